@@ -1,0 +1,35 @@
+# Quick start on a fresh machine with only Python and pip:
+#   make demo   -- set up .venv, install the package, run the built-in example
+#   make test   -- set up .venv, install the package with test extras, run the tests
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+STAMP   = $(VENV)/.installed
+
+.PHONY: demo test test-slow lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/oed demo
+
+test: $(STAMP)
+	$(PY) -m ruff check design rounding bandits tests benchmarks
+	$(PY) -m pytest
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -m slow
+
+lint: $(STAMP)
+	$(PY) -m ruff check design rounding bandits tests benchmarks
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_gd.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

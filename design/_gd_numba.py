@@ -1,0 +1,339 @@
+"""Jitted kernels of the G/D-optimal design solver.
+
+Small, allocation-free numba functions over plain arrays; the validated Python API is in
+:mod:`design.gd`. Notation: rows ``X[a]`` are arms, ``w`` the design weights,
+``M(w) = sum_a w_a x_a x_a^T`` the information matrix, ``omega_a = x_a^T M(w)^{-1} x_a``
+the variance function. Kiefer & Wolfowitz (1960): ``min_w max_a omega_a = d``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# Outcome codes of the Wolfe–Atwood kernel.
+CONVERGED = 0
+MAX_ITER = 1
+SINGULAR = 2
+
+
+@njit(cache=True)
+def initial_support(X: np.ndarray) -> np.ndarray:
+    """Kumar–Yildirim style initial support of ``d`` linearly independent arms.
+
+    Householder form of Todd (2016, §3) as given in Mason, Jun & Jain (2022,
+    Algorithm 4): pick the arm with the largest ``|v^T x|`` for a direction ``v`` orthogonal
+    to the arms picked so far, then reflect ``Q`` so that its next column is orthogonal to
+    all of them.
+    """
+    K, d = X.shape
+    Q = np.eye(d)
+    chosen = np.empty(d, dtype=np.int64)
+    taken = np.zeros(K, dtype=np.bool_)
+    w = np.empty(d)
+    u = np.empty(d)
+    for j in range(d):
+        best = -1.0
+        arg = 0
+        for k in range(K):
+            if taken[k]:
+                continue
+            s = 0.0
+            for i in range(d):
+                s += Q[i, j] * X[k, i]
+            s = abs(s)
+            if s > best:
+                best = s
+                arg = k
+        chosen[j] = arg
+        taken[arg] = True
+        # w = Q^T y, with the first j entries zeroed
+        for i in range(d):
+            s = 0.0
+            for r in range(d):
+                s += Q[r, i] * X[arg, r]
+            w[i] = s if i >= j else 0.0
+        norm_w = 0.0
+        for i in range(j, d):
+            norm_w += w[i] * w[i]
+        norm_w = np.sqrt(norm_w)
+        if norm_w == 0.0:
+            continue
+        sign = 1.0 if w[j] >= 0.0 else -1.0
+        for i in range(d):
+            u[i] = w[i]
+        u[j] += sign * norm_w
+        uu = 2.0 * norm_w * (norm_w + abs(w[j]))
+        # Q <- Q (I - 2 u u^T / u^T u)
+        for r in range(d):
+            s = 0.0
+            for i in range(d):
+                s += Q[r, i] * u[i]
+            s *= 2.0 / uu
+            for i in range(d):
+                Q[r, i] -= s * u[i]
+    return chosen
+
+
+@njit(cache=True)
+def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarray) -> bool:
+    """Recompute ``M(w)^{-1}`` (Cholesky) and every variance from scratch.
+
+    Returns False when ``M(w)`` is not numerically positive definite.
+    """
+    K, d = X.shape
+    M = np.zeros((d, d))
+    for a in range(K):
+        wa = w[a]
+        if wa > 0.0:
+            for i in range(d):
+                xi = wa * X[a, i]
+                for j in range(i + 1):
+                    M[i, j] += xi * X[a, j]
+    for i in range(d):
+        for j in range(i):
+            M[j, i] = M[i, j]
+    # Cholesky with a positivity check (np.linalg.cholesky raises inside numba)
+    L = np.zeros((d, d))
+    for j in range(d):
+        s = M[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not s > 1e-300:
+            return False
+        L[j, j] = np.sqrt(s)
+        for i in range(j + 1, d):
+            s = M[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            L[i, j] = s / L[j, j]
+    # Linv (lower triangular)
+    Linv = np.zeros((d, d))
+    for j in range(d):
+        Linv[j, j] = 1.0 / L[j, j]
+        for i in range(j + 1, d):
+            s = 0.0
+            for k in range(j, i):
+                s -= L[i, k] * Linv[k, j]
+            Linv[i, j] = s / L[i, i]
+    Minv[:, :] = Linv.T @ Linv
+    # omega_a = ||Linv x_a||^2, via one matrix product (BLAS)
+    Z = X @ Linv.T
+    for a in range(K):
+        s = 0.0
+        for i in range(d):
+            s += Z[a, i] * Z[a, i]
+        omega[a] = s
+    return True
+
+
+@njit(cache=True)
+def sm_update(
+    X: np.ndarray,
+    Minv: np.ndarray,
+    omega: np.ndarray,
+    k: int,
+    s: float,
+    u: np.ndarray,
+    g: np.ndarray,
+) -> None:
+    """Add ``s x_k x_k^T`` to ``M``: update ``M^{-1}`` and every variance in O(Kd + d^2).
+
+    Sherman–Morrison with ``u = M^{-1} x_k``: ``M'^{-1} = M^{-1} - c u u^T`` and
+    ``omega'_a = omega_a - c (x_a^T u)^2`` with ``c = s / (1 + s omega_k)``.
+    """
+    K, d = X.shape
+    for i in range(d):
+        t = 0.0
+        for j in range(d):
+            t += Minv[i, j] * X[k, j]
+        u[i] = t
+    c = s / (1.0 + s * omega[k])
+    for a in range(K):
+        t = 0.0
+        for i in range(d):
+            t += X[a, i] * u[i]
+        omega[a] -= c * t * t
+    for i in range(d):
+        for j in range(d):
+            Minv[i, j] -= c * u[i] * u[j]
+
+
+@njit(cache=True)
+def rank_one_step(
+    X: np.ndarray,
+    w: np.ndarray,
+    Minv: np.ndarray,
+    omega: np.ndarray,
+    k: int,
+    tau: float,
+    u: np.ndarray,
+    g: np.ndarray,
+) -> None:
+    """Apply ``w <- (1 - tau) w + tau e_k`` and update ``M^{-1}`` and all variances in O(Kd).
+
+    ``(1 - tau) M + tau x_k x_k^T = (1 - tau)(M + s x_k x_k^T)`` with ``s = tau / (1 - tau)``:
+    a Sherman–Morrison update (:func:`sm_update`) followed by a rescaling by ``1/(1 - tau)``.
+    """
+    sm_update(X, Minv, omega, k, tau / (1.0 - tau), u, g)
+    scale = 1.0 / (1.0 - tau)
+    omega *= scale
+    Minv *= scale
+    w *= 1.0 - tau
+    w[k] += tau
+
+
+@njit(cache=True)
+def exchange_step(
+    X: np.ndarray,
+    w: np.ndarray,
+    Minv: np.ndarray,
+    omega: np.ndarray,
+    i: int,
+    j: int,
+    u: np.ndarray,
+    g: np.ndarray,
+) -> bool:
+    """Move weight from arm ``j`` to arm ``i`` with the exact D-optimal line search.
+
+    Vertex-exchange step (Böhning 1986; the exchange of Harman, Filová & Richtárik 2020):
+    ``M(alpha) = M + alpha (x_i x_i^T - x_j x_j^T)`` has
+    ``det M(alpha) / det M = 1 + alpha (omega_i - omega_j)
+    - alpha^2 (omega_i omega_j - omega_ij^2)``
+    with ``omega_ij = x_i^T M^{-1} x_j``, maximised at
+    ``alpha* = (omega_i - omega_j) / (2 (omega_i omega_j - omega_ij^2))``, clipped to
+    ``alpha <= w_j`` (which drops ``j``). Returns True when ``j`` was dropped.
+    """
+    K, d = X.shape
+    ui = u[:d]
+    uj = u[d:]
+    for r in range(d):
+        ti = 0.0
+        tj = 0.0
+        for c in range(d):
+            ti += Minv[r, c] * X[i, c]
+            tj += Minv[r, c] * X[j, c]
+        ui[r] = ti
+        uj[r] = tj
+    om_i = omega[i]
+    om_j = omega[j]
+    om_ij = 0.0
+    for r in range(d):
+        om_ij += X[i, r] * uj[r]
+    den = 2.0 * (om_i * om_j - om_ij * om_ij)
+    alpha = w[j]
+    if den > 0.0:
+        alpha = min(alpha, (om_i - om_j) / den)
+    dropped = alpha >= w[j]
+    # Woodbury for M + U C U^T, U = [x_i, x_j], C = diag(alpha, -alpha):
+    # (M + U C U^T)^{-1} = M^{-1} - V S V^T with V = [u_i, u_j] and
+    # S = (C^{-1} + U^T M^{-1} U)^{-1}, a 2x2 matrix.
+    p11 = 1.0 / alpha + om_i
+    p22 = -1.0 / alpha + om_j
+    p12 = om_ij
+    det = p11 * p22 - p12 * p12
+    s11 = p22 / det
+    s22 = p11 / det
+    s12 = -p12 / det
+    for a in range(K):
+        gi = 0.0
+        gj = 0.0
+        for r in range(d):
+            gi += X[a, r] * ui[r]
+            gj += X[a, r] * uj[r]
+        omega[a] -= s11 * gi * gi + 2.0 * s12 * gi * gj + s22 * gj * gj
+    for r in range(d):
+        for c in range(d):
+            Minv[r, c] -= (s11 * ui[r] * ui[c] + s12 * (ui[r] * uj[c] + uj[r] * ui[c])
+                           + s22 * uj[r] * uj[c])
+    w[i] += alpha
+    if dropped:
+        w[j] = 0.0
+    else:
+        w[j] -= alpha
+    return dropped
+
+
+@njit(cache=True)
+def wolfe_atwood(
+    X: np.ndarray,
+    w: np.ndarray,
+    Minv: np.ndarray,
+    omega: np.ndarray,
+    tol: float,
+    max_iter: int,
+    refresh: int,
+    pairwise: bool,
+) -> tuple[int, int]:
+    """Wolfe–Atwood (Fedorov–Wynn with away and drop steps) for the D/G-optimal design.
+
+    Each iteration compares the toward candidate ``i = argmax_a omega_a`` (gain
+    ``eps+ = omega_i / d - 1``) with the away candidate ``j = argmin_{w_a > 0} omega_a``
+    (gain ``eps- = 1 - omega_j / d``) and moves along the better one with the exact
+    log-det line search ``tau = (omega - d) / (d (omega - 1))`` (Atwood 1973; Todd 2016,
+    Alg. 5 as in Mason et al. 2022, Algorithm 5). An away step is clipped at
+    ``tau = -w_j / (1 - w_j)``, which removes arm ``j`` (drop step). With ``pairwise``, the
+    step is instead the vertex exchange from ``j`` to ``i`` (:func:`exchange_step`).
+    ``M^{-1}`` and all variances are updated by rank-one formulas and recomputed exactly
+    every ``refresh`` iterations and before convergence is declared.
+
+    Stops when ``max_a omega_a <= d (1 + tol)`` (G-efficiency ``>= 1 / (1 + tol)``).
+    ``w``, ``Minv`` and ``omega`` are updated in place and must be consistent on entry.
+    Returns ``(status, iterations)``.
+    """
+    K, d = X.shape
+    u = np.empty(2 * d)
+    g = np.empty(K)
+    since_refresh = 0
+    it = 0
+    while True:
+        i = 0
+        om_max = -1.0
+        j = -1
+        om_min = np.inf
+        for a in range(K):
+            if omega[a] > om_max:
+                om_max = omega[a]
+                i = a
+            if w[a] > 0.0 and omega[a] < om_min:
+                om_min = omega[a]
+                j = a
+        if om_max <= d * (1.0 + tol):
+            if since_refresh == 0:
+                return CONVERGED, it
+            if not exact_state(X, w, Minv, omega):
+                return SINGULAR, it
+            since_refresh = 0
+            continue
+        if it >= max_iter:
+            return MAX_ITER, it
+        if pairwise and j >= 0 and j != i:
+            exchange_step(X, w, Minv, omega, i, j, u, g)
+        else:
+            eps_plus = om_max / d - 1.0
+            eps_minus = 1.0 - om_min / d
+            toward = True
+            tau = 0.0
+            if eps_minus > eps_plus and j >= 0 and w[j] < 1.0:
+                # away step on j; its exact line search, clipped into a drop step
+                tau_drop = -w[j] / (1.0 - w[j])
+                if om_min > 1.0:
+                    tau = max((om_min - d) / (d * (om_min - 1.0)), tau_drop)
+                else:
+                    tau = tau_drop
+                if 1.0 + tau / (1.0 - tau) * om_min > 1e-8:  # M(w) stays invertible
+                    toward = False
+            if toward:
+                tau = (om_max - d) / (d * (om_max - 1.0))
+                rank_one_step(X, w, Minv, omega, i, tau, u, g)
+            else:
+                drop = tau <= -w[j] / (1.0 - w[j])
+                rank_one_step(X, w, Minv, omega, j, tau, u, g)
+                if drop or w[j] < 1e-15:
+                    w[j] = 0.0
+        it += 1
+        since_refresh += 1
+        if since_refresh >= refresh:
+            if not exact_state(X, w, Minv, omega):
+                return SINGULAR, it
+            since_refresh = 0

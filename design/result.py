@@ -1,0 +1,105 @@
+"""Result and certificate objects shared by every design criterion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def _fmt_weights(weights: np.ndarray, support: np.ndarray, limit: int = 8) -> str:
+    items = [f"{int(i)}: {weights[i]:.6g}" for i in support[:limit]]
+    more = "" if support.size <= limit else f", ... ({support.size - limit} more)"
+    return "{" + ", ".join(items) + more + "}"
+
+
+@dataclass(frozen=True, repr=False)
+class DesignResult:
+    """An approximate design (weights on the candidate arms) with its certificate.
+
+    Every criterion is written as a *minimisation* over the simplex, so that
+    ``lower_bound <= optimum <= value`` always holds and the certified relative gap is
+    ``gap = value / lower_bound - 1`` (for positive criteria).
+
+    Attributes
+    ----------
+    weights : ndarray, shape (K,)
+        Design weights, non-negative, summing to one.
+    value : float
+        The criterion evaluated at ``weights``.
+    lower_bound : float
+        A certified lower bound on the optimal value (duality / equivalence theorem).
+    gap : float
+        Certified relative gap ``value / lower_bound - 1``; the weights are within a
+        factor ``1 + gap`` of optimal.
+    support : ndarray of int64
+        Indices of the arms with positive weight.
+    iterations : int
+        Iterations used by the solver.
+    solver : str
+        Which solver produced the design.
+    converged : bool
+        Whether the requested tolerance was certified (``gap <= tol``).
+    criterion : str
+        Name of the criterion (``"G"``, ``"D"``, ``"c"``, ...).
+    info : dict
+        Extra, criterion-specific data (e.g. signed coefficients of the c-optimal LP).
+    """
+
+    weights: np.ndarray
+    value: float
+    lower_bound: float
+    gap: float
+    support: np.ndarray
+    iterations: int
+    solver: str
+    converged: bool
+    criterion: str = ""
+    info: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        status = "converged" if self.converged else "NOT converged"
+        return (
+            f"DesignResult({self.criterion}-optimal, {status}, solver={self.solver!r}, "
+            f"iterations={self.iterations},\n"
+            f"  value={self.value:.10g}, lower_bound={self.lower_bound:.10g}, "
+            f"gap={self.gap:.3e},\n"
+            f"  support ({self.support.size} of {self.weights.size} arms)="
+            f"{_fmt_weights(self.weights, self.support)})"
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class Certificate:
+    """Kiefer–Wolfowitz / equivalence-theorem certificate of a given design.
+
+    Attributes
+    ----------
+    max_variance : float
+        ``max_x x^T A(w)^{-1} x`` over the candidate arms.
+    argmax : int
+        Arm attaining the maximum variance.
+    d : int
+        Dimension, the optimal value of the maximum variance (Kiefer–Wolfowitz 1960).
+    g_efficiency : float
+        ``d / max_variance``; also a lower bound on the D-efficiency
+        ``(det A(w) / det A(w*))^{1/d}``.
+    within_tol : bool
+        ``g_efficiency >= 1 - tol``.
+    tol : float
+        Tolerance used for ``within_tol``.
+    """
+
+    max_variance: float
+    argmax: int
+    d: int
+    g_efficiency: float
+    within_tol: bool
+    tol: float
+
+    def __repr__(self) -> str:
+        verdict = "within" if self.within_tol else "NOT within"
+        return (
+            f"Certificate(max_variance={self.max_variance:.10g} (arm {self.argmax}), d={self.d}, "
+            f"G-efficiency={self.g_efficiency:.10f}, {verdict} tol={self.tol:g})"
+        )
