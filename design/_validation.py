@@ -6,6 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 
+def _rank(X: np.ndarray) -> int:
+    """Numerical rank of ``X``: a cheap Gram-matrix test, the SVD only when borderline."""
+    d = X.shape[1]
+    ev = np.linalg.eigvalsh(X.T @ X)
+    if ev[0] > 1e-10 * ev[-1] and ev[-1] > 0:
+        return d
+    return int(np.linalg.matrix_rank(X))
+
+
 def as_arms(X: object, name: str = "X", *, need_span: bool = True) -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 (K, d) array, after checking it.
 
@@ -32,7 +41,7 @@ def as_arms(X: object, name: str = "X", *, need_span: bool = True) -> np.ndarray
                 f"{name} has K={K} arms in dimension d={d}: K < d arms cannot span R^d; "
                 "project the arms onto their span (e.g. X @ U[:, :r] from an SVD) first"
             )
-        rank = np.linalg.matrix_rank(arr)
+        rank = _rank(arr)
         if rank < d:
             raise ValueError(
                 f"{name} has rank {rank} < d={d}: the arms do not span R^d, so no design has an "
