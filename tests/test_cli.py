@@ -1,0 +1,75 @@
+"""The oed command line, the demo report and the Soare instance."""
+
+import json
+
+import numpy as np
+import pytest
+
+from bandits.cli import main
+from bandits.demo import demo_report
+from bandits.instances import soare
+
+
+def test_soare_instance():
+    inst = soare(d=5, omega=0.01)
+    assert inst.X.shape == (6, 5)
+    np.testing.assert_allclose(inst.X[:5], np.eye(5))
+    np.testing.assert_allclose(inst.X[5], [np.cos(0.01), np.sin(0.01), 0, 0, 0])
+    np.testing.assert_allclose(inst.theta, [2, 0, 0, 0, 0])
+    assert inst.best.tolist() == [0]
+    assert inst.means[5] == pytest.approx(2 * np.cos(0.01))
+    for kwargs, name in [({"d": 1}, "d"), ({"omega": 0.0}, "omega"), ({"scale": -1}, "scale"),
+                         ({"sigma": 0}, "sigma"), ({"d": 2.5}, "d")]:
+        with pytest.raises(ValueError, match=name):
+            soare(**kwargs)
+
+
+def test_demo_report_numbers():
+    text = demo_report(d=5, omega=0.01, n=100)
+    # G-optimal on the Soare instance: uniform on e_1..e_5, value d = 5, rounds to 20 each
+    assert "weights      = [0.2000, 0.2000, 0.2000, 0.2000, 0.2000, 0.0000]" in text
+    assert "counts = [20, 20, 20, 20, 20, 0]" in text
+    # c-optimal for y = x_1 - x_6: y = (1 - cos w) e_1 - sin w e_2, so w* = (1 - cos w, -sin w)
+    # and the pull ratio is sin w / (1 - cos w) = cot(w/2) ~ 200 (Xu et al. 2018, Table 1)
+    assert "about 1 : 200" in text
+    assert "counts = [1, 99, 0, 0, 0, 0]" in text
+    assert "NOT OK" not in text
+
+
+def test_cli_demo_runs(capsys):
+    assert main(["demo", "--d", "3", "--n", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "G-optimal design" in out and "c-optimal design" in out
+
+
+def test_cli_design_and_round(tmp_path, capsys):
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    arms = tmp_path / "arms.csv"
+    np.savetxt(arms, X, delimiter=",", header="a,b,c", comments="")
+    out = tmp_path / "g.json"
+    assert main(["design", "g", "--arms", str(arms), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["criterion"] == "G" and data["converged"]
+    assert sum(data["weights"]) == pytest.approx(1.0)
+    assert data["certificate"]["g_efficiency"] >= 1 - 1e-6
+    capsys.readouterr()
+    assert main(["round", "--weights", str(out), "--n", "50", "--arms", str(arms)]) == 0
+    rounded = json.loads(capsys.readouterr().out)
+    assert sum(rounded["counts"]) == 50
+    assert rounded["loss"]["ratio"] <= rounded["loss"]["bound"] + 1e-12
+    np.save(tmp_path / "arms.npy", X)
+    assert main(["design", "c", "--arms", str(tmp_path / "arms.npy"), "--target", "1,0,0"]) == 0
+    c = json.loads(capsys.readouterr().out)
+    assert c["criterion"] == "c"
+    assert c["value"] == pytest.approx(sum(abs(v) for v in c["info"]["coefficients"]) ** 2)
+
+
+def test_cli_errors_are_clean(tmp_path, capsys):
+    assert main(["design", "g", "--arms", str(tmp_path / "missing.csv")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1,2\n2,4\n3,6\n")
+    assert main(["design", "d", "--arms", str(bad)]) == 2
+    assert "do not span" in capsys.readouterr().err
+    assert main(["design", "c", "--arms", str(bad)]) == 2
+    assert "--target" in capsys.readouterr().err
