@@ -159,6 +159,23 @@ def test_working_set_reaches_global_optimum() -> None:
     assert res.value == pytest.approx(_full_lp_optimum(X, y) ** 2, rel=1e-9)
 
 
+def test_working_set_made_feasible_when_top_arms_do_not_span() -> None:
+    # 300 copies of e_1 are the arms best aligned with y, so the initial working set does
+    # not span R^4; spanning arms must be added for the restricted LP to be feasible.
+    from unittest import mock
+
+    import design.elfving as elfving
+
+    X = np.vstack([np.tile([1.0, 0.0, 0.0, 0.0], (300, 1)),
+                   np.random.default_rng(0).standard_normal((300, 4))])
+    y = np.array([1.0, 0.05, 0.0, 0.0])
+    with mock.patch.object(elfving, "_spanning_arms", wraps=elfving._spanning_arms) as spy:
+        res = c_optimal(X, y)
+    assert spy.call_count == 1
+    _check_result(res, X, y)
+    assert res.value == pytest.approx(_full_lp_optimum(X, y) ** 2, rel=1e-9)
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), K=st.integers(1, 60), d=st.integers(1, 6))
 def test_property_certificate(seed: int, K: int, d: int) -> None:
