@@ -1,0 +1,12 @@
+"""Design-driven bandits: instances, environments, algorithms, runners.
+
+* :func:`run` -- simulate one run of a named algorithm on an instance.
+* :class:`Policy` -- ask/tell front-end for real experiments.
+* :mod:`bandits.gifa` -- the GIFA family (LinGapE, m-LinGapE, LinGIFA, LUCB, UGapE).
+* :mod:`bandits.instances` -- named problem instances.
+"""
+
+from bandits.gifa import ALGORITHMS, GIFA, Policy, RunResult, make_algorithm
+from bandits.runner import run
+
+__all__ = ["ALGORITHMS", "GIFA", "Policy", "RunResult", "make_algorithm", "run"]

@@ -1,0 +1,139 @@
+"""Regularised least squares with rank-one updates (jitted).
+
+State of a linear bandit after ``t`` pulls, for features ``X`` (K, d) and regulariser
+``lam``: ``V = lam I + sum_a N_a x_a x_a^T``, ``b = sum_s r_s x_{a_s}`` and
+``theta_hat = V^{-1} b``. We keep ``V^{-1}``, the cached products ``P = X V^{-1}`` (so that
+``mu_hat = P b`` and ``x_a^T V^{-1} y = P_a . y``), the variances
+``diag_a = x_a^T V^{-1} x_a`` and ``log det V - d log lam``. A pull updates all of them in
+``O(Kd + d^2)`` by Sherman–Morrison; every ``refresh`` pulls they are recomputed exactly from
+the counts to stop rounding drift.
+
+``stats`` holds ``[t, log det ratio, pulls since refresh, ready]``; ``ready = 0`` while
+``V`` is singular (``lam = 0`` before every arm was pulled), when only counts and ``b``
+are accumulated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+T, LOGDET, SINCE, READY = 0, 1, 2, 3
+
+
+def new_state(X: np.ndarray, lam: float) -> dict[str, np.ndarray]:
+    """Fresh arrays for features ``X`` and regulariser ``lam`` (no pull yet)."""
+    K, d = X.shape
+    st = {
+        "Vinv": np.zeros((d, d)),
+        "P": np.zeros((K, d)),
+        "diag": np.zeros(K),
+        "bvec": np.zeros(d),
+        "counts": np.zeros(K, dtype=np.int64),
+        "stats": np.zeros(4),
+    }
+    if lam > 0:
+        st["Vinv"][:] = np.eye(d) / lam
+        st["P"][:] = X / lam
+        st["diag"][:] = np.einsum("ij,ij->i", X, X) / lam
+        st["stats"][READY] = 1.0
+    return st
+
+
+@njit(cache=True)
+def refresh(X, lam, Vinv, P, diag, counts, stats) -> bool:
+    """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio exactly from the counts.
+
+    Returns False (and leaves ``ready = 0``) when ``V`` is singular.
+    """
+    K, d = X.shape
+    V = np.zeros((d, d))
+    for i in range(d):
+        V[i, i] = lam
+    for a in range(K):
+        n = counts[a]
+        if n > 0:
+            for i in range(d):
+                xi = n * X[a, i]
+                for j in range(d):
+                    V[i, j] += xi * X[a, j]
+    # Cholesky with a positivity check
+    L = np.zeros((d, d))
+    for j in range(d):
+        s = V[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not s > 1e-300:
+            stats[READY] = 0.0
+            return False
+        L[j, j] = np.sqrt(s)
+        for i in range(j + 1, d):
+            s = V[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            L[i, j] = s / L[j, j]
+    Linv = np.linalg.inv(L)
+    Vinv[:, :] = Linv.T @ Linv
+    P[:, :] = X @ Vinv
+    for a in range(K):
+        s = 0.0
+        for i in range(d):
+            s += P[a, i] * X[a, i]
+        diag[a] = s
+    logdet = 0.0
+    for i in range(d):
+        logdet += 2.0 * np.log(L[i, i])
+    stats[LOGDET] = logdet - d * np.log(lam) if lam > 0 else logdet
+    stats[SINCE] = 0.0
+    stats[READY] = 1.0
+    return True
+
+
+@njit(cache=True)
+def update(X, lam, Vinv, P, diag, bvec, counts, stats, k, reward, refresh_every) -> None:
+    """Record reward ``reward`` of arm ``k``: Sherman–Morrison update in ``O(Kd + d^2)``.
+
+    ``V' = V + x x^T``, ``u = V^{-1} x``, ``c = 1 / (1 + x^T V^{-1} x)``:
+    ``V'^{-1} = V^{-1} - c u u^T``, ``P' = P - c (P x) u^T``,
+    ``diag'_a = diag_a - c (x_a^T u)^2``, ``log det V' = log det V + log(1 + x^T V^{-1} x)``.
+    """
+    K, d = X.shape
+    for i in range(d):
+        bvec[i] += reward * X[k, i]
+    counts[k] += 1
+    stats[T] += 1.0
+    if stats[READY] == 0.0:
+        return
+    u = np.empty(d)
+    for i in range(d):
+        s = 0.0
+        for j in range(d):
+            s += Vinv[i, j] * X[k, j]
+        u[i] = s
+    c = 1.0 / (1.0 + diag[k])
+    stats[LOGDET] += np.log1p(diag[k])
+    for a in range(K):
+        g = 0.0
+        for i in range(d):
+            g += P[a, i] * X[k, i]
+        diag[a] -= c * g * g
+        cg = c * g
+        for i in range(d):
+            P[a, i] -= cg * u[i]
+    for i in range(d):
+        for j in range(d):
+            Vinv[i, j] -= c * u[i] * u[j]
+    stats[SINCE] += 1.0
+    if stats[SINCE] >= refresh_every:
+        refresh(X, lam, Vinv, P, diag, counts, stats)
+
+
+@njit(cache=True)
+def estimated_means(P, bvec, mu) -> None:
+    """``mu_hat = X V^{-1} b = P b``."""
+    K, d = P.shape
+    for a in range(K):
+        s = 0.0
+        for i in range(d):
+            s += P[a, i] * bvec[i]
+        mu[a] = s

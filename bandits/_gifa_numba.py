@@ -1,0 +1,239 @@
+"""Jitted GIFA template (Réda, Kaufmann & Delahaye-Duriez 2021, Algorithm 1).
+
+One round: estimated means ``mu``, gap indices ``B_{i,j} = mu_i - mu_j + W(i,j)``, the
+estimated top-m set ``J`` (compute_Jt), the ambiguous arm ``b`` (compute_bt), the challenger
+``c = argmax_{i not in J} B_{i,b}``, the stopping rule, and the arm(s) to pull (selection
+rule). Rules are integer codes (numba cannot take Python callables cheaply); the Python
+side (:mod:`bandits.gifa`) maps names to codes. Ties are broken uniformly at random with
+the policy's own generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bandits import _rng
+from bandits._estimation import estimated_means
+
+# integer configuration layout
+J_RULE, B_RULE, STOP_RULE, SELECTION, PAIRED, THRESHOLD, M = range(7)
+J_EMPIRICAL, J_UGAPE = 0, 1
+B_LUCB, B_GIFA = 0, 1
+STOP_LUCB, STOP_UGAPE = 0, 1
+SEL_LARGEST_VARIANCE, SEL_GREEDY, SEL_OPTIMIZED, SEL_BOTH = 0, 1, 2, 3
+THR_THEORETICAL, THR_LINGAPE, THR_HEURISTIC, THR_LUCB1 = 0, 1, 2, 3
+# float configuration layout
+DELTA, EPS, SIGMA, LAM, S_BOUND, L_BOUND = range(6)
+# decision output layout
+OUT_STOP, OUT_ARM1, OUT_ARM2, OUT_B, OUT_C = range(5)
+
+
+@njit(cache=True)
+def threshold(kind: int, t: float, K: int, d: int, logdet_ratio: float, f: np.ndarray) -> float:
+    """Confidence multiplier ``C(t, delta)`` (indices are ``Delta_hat + C sigma ||.||_{V^-1}``).
+
+    * theoretical (Réda et al. 2021, Eq. 2; Abbasi-Yadkori et al. 2011 with
+      ``log det V / det(lam I) <= d log(1 + (t+1) L^2 / (lam d))``):
+      ``sqrt(2 log(1/delta) + d log(1 + (t+1) L^2 / (lam d))) + sqrt(lam) S / sigma``.
+    * lingape (Xu, Honda & Sugiyama 2018, Eq. 3 with ``delta / K^2``):
+      ``sqrt(2 log(K^2 / delta) + log(det V / det(lam I))) + sqrt(lam) S / sigma``.
+    * heuristic (Réda et al. 2021, §5): ``sqrt(2 log((log t + 1) / delta))``.
+    * lucb1 (Kalyanakrishnan et al. 2012, as in Réda et al.'s code):
+      ``sqrt(2 log(5 K t^4 / (4 delta)))``.
+    """
+    delta = f[DELTA]
+    t = max(t, 1.0)
+    if kind == THR_THEORETICAL:
+        inner = 2.0 * np.log(1.0 / delta) + d * np.log(
+            1.0 + (t + 1.0) * f[L_BOUND] ** 2 / (f[LAM] * d))
+        return np.sqrt(inner) + np.sqrt(f[LAM]) * f[S_BOUND] / f[SIGMA]
+    if kind == THR_LINGAPE:
+        inner = 2.0 * np.log(K * K / delta) + max(logdet_ratio, 0.0)
+        return np.sqrt(inner) + np.sqrt(f[LAM]) * f[S_BOUND] / f[SIGMA]
+    if kind == THR_HEURISTIC:
+        return np.sqrt(2.0 * np.log((np.log(t) + 1.0) / delta))
+    return np.sqrt(2.0 * np.log(5.0 * K * t ** 4 / (4.0 * delta)))
+
+
+@njit(cache=True)
+def gap_index(i, j, X, P, diag, mu, scale, paired) -> float:
+    """``B_{i,j} = mu_i - mu_j + W(i,j)`` with ``scale = C sigma``.
+
+    paired: ``W = scale ||x_i - x_j||_{V^-1}``; individual:
+    ``W = scale (||x_i||_{V^-1} + ||x_j||_{V^-1})``.
+    """
+    if paired:
+        g = 0.0
+        for r in range(X.shape[1]):
+            g += P[i, r] * X[j, r]
+        v = diag[i] + diag[j] - 2.0 * g
+        w = scale * np.sqrt(v) if v > 0.0 else 0.0
+    else:
+        w = scale * (np.sqrt(max(diag[i], 0.0)) + np.sqrt(max(diag[j], 0.0)))
+    return mu[i] - mu[j] + w
+
+
+@njit(cache=True)
+def _mth_largest_other(j, m, X, P, diag, mu, scale, paired, buf) -> float:
+    """``max^m_{i != j} B_{i,j}``: the m-th largest index against ``j``."""
+    K = X.shape[0]
+    n = 0
+    for i in range(K):
+        if i != j:
+            buf[n] = gap_index(i, j, X, P, diag, mu, scale, paired)
+            n += 1
+    view = buf[:n]
+    view.sort()  # in place: no allocation in the hot loop
+    return view[n - m]
+
+
+@njit(cache=True)
+def decide(X, P, diag, bvec, counts, stats, cfg, f, ratios, rng, mu, ind, inJ, J, buf, out):
+    """One GIFA decision; fills ``out = [stop, arm1, arm2, b, c]`` and ``J``.
+
+    ``arm2`` is -1 unless the selection rule pulls both ``b`` and ``c``. Returns ``B_{c,b}``.
+    """
+    K, d = X.shape
+    m = cfg[M]
+    paired = cfg[PAIRED] == 1
+    estimated_means(P, bvec, mu)
+    C = threshold(cfg[THRESHOLD], stats[0], K, d, stats[1], f)
+    scale = C * f[SIGMA]
+    need_ind = cfg[J_RULE] == J_UGAPE or cfg[B_RULE] == B_GIFA or cfg[STOP_RULE] == STOP_UGAPE
+    # compute_Jt
+    for a in range(K):
+        inJ[a] = False
+    if cfg[J_RULE] == J_UGAPE:
+        for j in range(K):
+            ind[j] = _mth_largest_other(j, m, X, P, diag, mu, scale, paired, buf)
+        for r in range(m):  # m arms with the smallest index, random ties
+            best = np.inf
+            arg = -1
+            cnt = 0
+            for a in range(K):
+                if inJ[a]:
+                    continue
+                if ind[a] < best:
+                    best, arg, cnt = ind[a], a, 1
+                elif ind[a] == best:
+                    cnt += 1
+                    if _rng.integer(rng, cnt) == 0:
+                        arg = a
+            inJ[arg] = True
+            J[r] = arg
+    else:
+        for r in range(m):  # m largest estimated means, random ties
+            best = -np.inf
+            arg = -1
+            cnt = 0
+            for a in range(K):
+                if inJ[a]:
+                    continue
+                if mu[a] > best:
+                    best, arg, cnt = mu[a], a, 1
+                elif mu[a] == best:
+                    cnt += 1
+                    if _rng.integer(rng, cnt) == 0:
+                        arg = a
+            inJ[arg] = True
+            J[r] = arg
+        if need_ind:
+            for r in range(m):
+                ind[J[r]] = _mth_largest_other(J[r], m, X, P, diag, mu, scale, paired, buf)
+    # compute_bt
+    b = -1
+    best = -np.inf
+    cnt = 0
+    for r in range(m):
+        j = J[r]
+        if cfg[B_RULE] == B_GIFA:
+            v = ind[j]
+        else:
+            v = -np.inf
+            for i in range(K):
+                if not inJ[i]:
+                    v = max(v, gap_index(i, j, X, P, diag, mu, scale, paired))
+        if v > best:
+            best, b, cnt = v, j, 1
+        elif v == best:
+            cnt += 1
+            if _rng.integer(rng, cnt) == 0:
+                b = j
+    # challenger
+    c = -1
+    bcb = -np.inf
+    cnt = 0
+    for i in range(K):
+        if inJ[i]:
+            continue
+        v = gap_index(i, b, X, P, diag, mu, scale, paired)
+        if v > bcb:
+            bcb, c, cnt = v, i, 1
+        elif v == bcb:
+            cnt += 1
+            if _rng.integer(rng, cnt) == 0:
+                c = i
+    out[OUT_B] = b
+    out[OUT_C] = c
+    out[OUT_ARM2] = -1
+    # stopping rule
+    if cfg[STOP_RULE] == STOP_UGAPE:
+        worst = -np.inf
+        for r in range(m):
+            worst = max(worst, ind[J[r]])
+        stop = worst <= f[EPS]
+    else:
+        stop = bcb <= f[EPS]
+    out[OUT_STOP] = 1 if stop else 0
+    if stop:
+        out[OUT_ARM1] = -1
+        return bcb
+    # selection rule
+    sel = cfg[SELECTION]
+    if sel == SEL_BOTH:
+        out[OUT_ARM1] = b
+        out[OUT_ARM2] = c
+    elif sel == SEL_LARGEST_VARIANCE:
+        # variances within 1e-9 (relative) are a tie: equal counts give equal variances up to
+        # rounding, and the tie must be broken at random whatever the rounding did
+        if abs(diag[b] - diag[c]) <= 1e-9 * max(diag[b], diag[c]):
+            out[OUT_ARM1] = b if _rng.integer(rng, 2) == 0 else c
+        elif diag[b] > diag[c]:
+            out[OUT_ARM1] = b
+        else:
+            out[OUT_ARM1] = c
+    elif sel == SEL_GREEDY:
+        # argmin_a ||y||^2_{(V + x_a x_a^T)^-1} = argmax_a (x_a^T V^-1 y)^2 / (1 + diag_a)
+        arg = -1
+        best = -np.inf
+        cnt = 0
+        for a in range(K):
+            s = 0.0
+            for r in range(d):
+                s += P[a, r] * (X[b, r] - X[c, r])
+            v = s * s / (1.0 + diag[a])
+            if v > best:
+                best, arg, cnt = v, a, 1
+            elif v == best:
+                cnt += 1
+                if _rng.integer(rng, cnt) == 0:
+                    arg = a
+        out[OUT_ARM1] = arg
+    else:  # optimized: track p = |w*(b, c)| / ||w*||_1, argmin_{p_a > 0} N_a / p_a
+        arg = -1
+        best = np.inf
+        cnt = 0
+        for a in range(K):
+            p = ratios[b, c, a]
+            if p <= 0.0:
+                continue
+            v = counts[a] / p
+            if v < best:
+                best, arg, cnt = v, a, 1
+            elif v == best:
+                cnt += 1
+                if _rng.integer(rng, cnt) == 0:
+                    arg = a
+        out[OUT_ARM1] = arg
+    return bcb

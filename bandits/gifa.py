@@ -1,0 +1,455 @@
+"""The GIFA family of fully adaptive top-m identification algorithms.
+
+Réda, Kaufmann & Delahaye-Duriez (2021), "Top-m identification for linear bandits"
+(AISTATS), Algorithm 1 and Table 1: every algorithm is the same loop with four pluggable
+rules. :class:`GIFA` is that configuration; the named algorithms are instances of it:
+
+============ ============ =========== ============ ================== =========== =========
+name         compute_Jt   compute_bt  stopping     selection          indices     features
+============ ============ =========== ============ ================== =========== =========
+lingape      empirical    lucb        lucb         greedy             paired      yes (m=1)
+m-lingape    empirical    lucb        lucb         greedy             paired      yes
+lingifa      ugape        gifa        ugape        largest-variance   paired      yes
+lucb         empirical    lucb        lucb         largest-variance   individual  no
+ugape        ugape        lucb        ugape        largest-variance   individual  no
+============ ============ =========== ============ ================== =========== =========
+
+* compute_Jt ``empirical``: the m largest estimated means; ``ugape``: the m arms ``j``
+  with the smallest ``max^m_{i != j} B_{i,j}``.
+* compute_bt ``lucb``: ``argmax_{j in J} max_{i not in J} B_{i,j}``; ``gifa``:
+  ``argmax_{j in J} max^m_{i != j} B_{i,j}``. The challenger is
+  ``c = argmax_{i not in J} B_{i,b}`` (Algorithm 1; the prose's max over [K] is not used).
+* stopping ``lucb``: ``B_{c,b} <= eps``; ``ugape``: ``max_{j in J} max^m_{i!=j} B_{i,j} <= eps``.
+* selection ``largest-variance``: the arm of ``{b, c}`` with the larger
+  ``||x||_{V^-1}``; ``greedy`` (Xu et al. 2018, Eq. 9):
+  ``argmin_a ||x_b - x_c||_{(V + x_a x_a^T)^-1}``; ``optimized`` (Xu et al. Eq. 10-12):
+  track ``p = |w*(b, c)| / ||w*||_1`` from the l1 program
+  ``min ||w||_1 s.t. X^T w = x_b - x_c`` by pulling ``argmin_{p_a > 0} N_a / p_a`` (the
+  paper prints argmax; we follow Xu et al. and the authors' code); ``both``: pull b and c.
+* indices ``paired``: ``B_{i,j} = mu_i - mu_j + C sigma ||x_i - x_j||_{V^-1}``;
+  ``individual``: ``... + C sigma (||x_i||_{V^-1} + ||x_j||_{V^-1})``.
+* unstructured algorithms (features = no) use canonical features ``I_K`` with no
+  regularisation, so that ``mu_hat`` are empirical means and ``||e_a||_{V^-1} = 1/sqrt(N_a)``.
+
+Estimation is regularised least squares, ``V = reg I + sum_a N_a x_a x_a^T``; the paper
+uses ``reg = sigma / 20`` (Hoffman et al. 2014) and Xu et al. ``reg = 1``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import numpy as np
+
+from bandits import _gifa_numba as G
+from bandits import _rng
+from bandits._estimation import new_state, refresh, update
+from bandits._simulate import (
+    ENV_GAUSSIAN,
+    ENV_TABLE,
+    STOPPED_BY_BUDGET,
+    pull,
+    simulate,
+)
+
+_CHOICES = {
+    "compute_jt": {"empirical": G.J_EMPIRICAL, "ugape": G.J_UGAPE},
+    "compute_bt": {"lucb": G.B_LUCB, "gifa": G.B_GIFA},
+    "stopping": {"lucb": G.STOP_LUCB, "ugape": G.STOP_UGAPE},
+    "selection": {"largest-variance": G.SEL_LARGEST_VARIANCE, "greedy": G.SEL_GREEDY,
+                  "optimized": G.SEL_OPTIMIZED, "both": G.SEL_BOTH},
+    "indices": {"individual": 0, "paired": 1},
+    "threshold": {"theoretical": G.THR_THEORETICAL, "lingape": G.THR_LINGAPE,
+                  "heuristic": G.THR_HEURISTIC, "lucb1": G.THR_LUCB1},
+}
+MAX_OPTIMIZED_K = 300
+
+
+@dataclass(frozen=True)
+class GIFA:
+    """A configuration of the GIFA template (see the module docstring for the rules).
+
+    Parameters
+    ----------
+    name : str
+        Label used in results tables.
+    compute_jt, compute_bt, stopping, selection, indices, threshold : str
+        Rule names (module docstring); ``threshold`` is one of ``"theoretical"``
+        (Réda et al. Eq. 2), ``"lingape"`` (Xu et al. Eq. 3 with delta/K^2),
+        ``"heuristic"`` and ``"lucb1"``.
+    structured : bool
+        Use the arms' features (linear model). False: unstructured, features ``I_K``,
+        ``reg = 0``, initialisation required.
+    reg : float or None
+        Regulariser ``V_0 = reg I``; None means ``sigma / 20`` (Réda et al. §5).
+    init : bool
+        Pull every arm once before the adaptive phase.
+    m_fixed : int or None
+        Forces ``m`` (LinGapE is the ``m = 1`` case).
+    refresh_every : int
+        Exact recomputation of ``V^{-1}`` every so many pulls.
+    """
+
+    name: str = "gifa"
+    compute_jt: str = "empirical"
+    compute_bt: str = "lucb"
+    stopping: str = "lucb"
+    selection: str = "largest-variance"
+    indices: str = "paired"
+    structured: bool = True
+    threshold: str = "theoretical"
+    reg: float | None = None
+    init: bool = True
+    m_fixed: int | None = None
+    refresh_every: int = 1000
+
+    def __post_init__(self) -> None:
+        for key, options in _CHOICES.items():
+            value = getattr(self, key)
+            if value not in options:
+                raise ValueError(f"{key} must be one of {sorted(options)}; got {value!r}")
+        if self.reg is not None and not (np.isfinite(self.reg) and self.reg >= 0):
+            raise ValueError(f"reg must be a finite number >= 0; got {self.reg!r}")
+        if isinstance(self.refresh_every, bool) or int(self.refresh_every) < 1:
+            raise ValueError("refresh_every must be a positive integer; "
+                             f"got {self.refresh_every!r}")
+
+
+ALGORITHMS: dict[str, GIFA] = {
+    "lingape": GIFA(name="lingape", selection="greedy", threshold="lingape", reg=1.0,
+                    m_fixed=1),
+    "m-lingape": GIFA(name="m-lingape", selection="greedy"),
+    "lingifa": GIFA(name="lingifa", compute_jt="ugape", compute_bt="gifa", stopping="ugape",
+                    init=False),
+    "lucb": GIFA(name="lucb", indices="individual", structured=False, threshold="lucb1"),
+    "ugape": GIFA(name="ugape", compute_jt="ugape", stopping="ugape", indices="individual",
+                  structured=False, threshold="lucb1"),
+}
+
+
+def make_algorithm(algorithm: str | GIFA, **overrides: object) -> GIFA:
+    """A :class:`GIFA` from a name in :data:`ALGORITHMS` (or a GIFA) with rule overrides.
+
+    Examples: ``make_algorithm("m-lingape", selection="optimized")``,
+    ``make_algorithm("lingifa", stopping="lucb")`` (LinGIFA with tau^LUCB),
+    ``make_algorithm("lucb", selection="both")``.
+    """
+    if isinstance(algorithm, GIFA):
+        base = algorithm
+    elif isinstance(algorithm, str) and algorithm in ALGORITHMS:
+        base = ALGORITHMS[algorithm]
+    else:
+        raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)} or a GIFA; "
+                         f"got {algorithm!r}")
+    unknown = set(overrides) - set(GIFA.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for {base.name}")
+    if not overrides:
+        return base
+    suffix = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
+    name = overrides.pop("name", None) or f"{base.name}({suffix})"
+    return replace(base, name=name, **overrides)
+
+
+@lru_cache(maxsize=16)
+def _pair_ratios_cached(key: bytes, shape: tuple[int, int]) -> np.ndarray:
+    from design import c_optimal
+
+    X = np.frombuffer(key, dtype=np.float64).reshape(shape)
+    K = shape[0]
+    ratios = np.zeros((K, K, K))
+    for i in range(K):
+        for j in range(i + 1, K):
+            y = X[i] - X[j]
+            if not np.any(y):
+                continue
+            w = np.abs(c_optimal(X, y).info["coefficients"])
+            ratios[i, j] = ratios[j, i] = w / w.sum()
+    return ratios
+
+
+def pair_ratios(X: np.ndarray) -> np.ndarray:
+    """``p[i, j] = |w*(i, j)| / ||w*(i, j)||_1`` for every pair (the optimized rule).
+
+    ``w*(i, j) = argmin ||w||_1 s.t. X^T w = x_i - x_j`` (Xu et al. 2018, Eq. 11), solved
+    once per pair with HiGHS (:func:`design.c_optimal`) and cached per feature matrix.
+    """
+    Xc = np.ascontiguousarray(X, dtype=np.float64)
+    if Xc.shape[0] > MAX_OPTIMIZED_K:
+        raise ValueError(f"the optimized rule precomputes K^2/2 linear programs and K^3 "
+                         f"ratios; K={Xc.shape[0]} > {MAX_OPTIMIZED_K} is too large "
+                         "(use selection='greedy')")
+    return _pair_ratios_cached(Xc.tobytes(), Xc.shape)
+
+
+def _check_probability(x: float, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
+        raise ValueError(f"{name} must be a number in (0, 1); got {x!r}")
+    if not (0.0 < float(x) < 1.0):
+        raise ValueError(f"{name} must be in (0, 1); got {x!r}")
+    return float(x)
+
+
+class _Engine:
+    """Arrays and configuration shared by the simulation and ask/tell front-ends."""
+
+    def __init__(self, algo: GIFA, X: np.ndarray, *, m: int, delta: float, epsilon: float,
+                 sigma: float, S: float | None, seed: int, max_samples: int | None) -> None:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] < 2:
+            raise ValueError(f"X must be a (K, d) array with K >= 2 arms; got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X (the features) contains NaN or inf")
+        K = X.shape[0]
+        if algo.m_fixed is not None:
+            m = algo.m_fixed
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m < K:
+            raise ValueError(f"m must be an integer with 1 <= m < K={K}; got {m!r}")
+        self.delta = _check_probability(delta, "delta")
+        if not (np.isfinite(epsilon) and epsilon >= 0):
+            raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
+        if not (np.isfinite(sigma) and sigma > 0):
+            raise ValueError(f"sigma must be a positive number; got {sigma!r}")
+        if max_samples is not None and (isinstance(max_samples, bool) or int(max_samples) < 1):
+            raise ValueError(f"max_samples must be a positive integer; got {max_samples!r}")
+        if seed is None or isinstance(seed, bool) or int(seed) < 0:
+            raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        self.algo, self.K, self.m = algo, K, int(m)
+        self.features = X if algo.structured else np.eye(K)
+        self.lam = float(sigma / 20.0 if algo.reg is None else algo.reg)
+        if not algo.structured:
+            self.lam = 0.0
+        if self.lam == 0.0 and not algo.init:
+            raise ValueError("reg = 0 (or an unstructured algorithm) needs init=True: "
+                             "V is singular until every arm has been pulled")
+        if algo.threshold in ("theoretical", "lingape"):
+            if self.lam == 0.0 and algo.threshold == "theoretical":
+                raise ValueError("the theoretical threshold needs reg > 0; use "
+                                 "threshold='lucb1' or 'heuristic' for unstructured runs")
+            if S is None:
+                raise ValueError(f"the {algo.threshold!r} threshold needs S, a bound on "
+                                 "||theta||; pass S=... or use threshold='heuristic'")
+            if not (np.isfinite(S) and S >= 0):
+                raise ValueError(f"S must be a finite number >= 0; got {S!r}")
+        Xf = np.ascontiguousarray(self.features)
+        self.features = Xf
+        self.cfg = np.zeros(7, dtype=np.int64)
+        self.cfg[G.J_RULE] = _CHOICES["compute_jt"][algo.compute_jt]
+        self.cfg[G.B_RULE] = _CHOICES["compute_bt"][algo.compute_bt]
+        self.cfg[G.STOP_RULE] = _CHOICES["stopping"][algo.stopping]
+        self.cfg[G.SELECTION] = _CHOICES["selection"][algo.selection]
+        self.cfg[G.PAIRED] = _CHOICES["indices"][algo.indices]
+        self.cfg[G.THRESHOLD] = _CHOICES["threshold"][algo.threshold]
+        self.cfg[G.M] = self.m
+        L = float(np.sqrt(np.max(np.einsum("ij,ij->i", Xf, Xf))))
+        self.f = np.array([self.delta, float(epsilon), float(sigma), self.lam,
+                           0.0 if S is None else float(S), L])
+        if algo.selection == "optimized":
+            self.ratios = pair_ratios(Xf)
+        else:
+            self.ratios = np.zeros((1, 1, 1))
+        self.state = new_state(Xf, self.lam)
+        self.rng_policy = _rng.make_state(int(seed), 0)
+        self.rng_env = _rng.make_state(int(seed), 1)
+        self.max_samples = None if max_samples is None else int(max_samples)
+        self.mu = np.zeros(K)
+        self.ind = np.zeros(K)
+        self.inJ = np.zeros(K, dtype=np.bool_)
+        self.J = np.zeros(self.m, dtype=np.int64)
+        self.buf = np.zeros(K)
+        self.out = np.zeros(5, dtype=np.int64)
+
+    def decide(self) -> float:
+        s = self.state
+        return G.decide(self.features, s["P"], s["diag"], s["bvec"], s["counts"], s["stats"],
+                        self.cfg, self.f, self.ratios, self.rng_policy, self.mu, self.ind,
+                        self.inJ, self.J, self.buf, self.out)
+
+    def update(self, arm: int, reward: float) -> None:
+        s = self.state
+        update(self.features, self.lam, s["Vinv"], s["P"], s["diag"], s["bvec"], s["counts"],
+               s["stats"], arm, reward, self.algo.refresh_every)
+
+    def refresh(self) -> None:
+        s = self.state
+        refresh(self.features, self.lam, s["Vinv"], s["P"], s["diag"], s["counts"],
+                s["stats"])
+
+    @property
+    def samples(self) -> int:
+        return int(self.state["stats"][0])
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Outcome of one simulated run.
+
+    ``stopped_by`` is ``"rule"`` when the stopping rule fired and ``"budget"`` when
+    ``max_samples`` pulls were spent first; in the latter case ``recommendation`` is the
+    current estimate, *not* a certified answer, and ``correct`` reports it for information.
+    """
+
+    algorithm: str
+    instance: str
+    seed: int
+    samples: int
+    recommendation: np.ndarray
+    correct: bool
+    counts: np.ndarray
+    stopped_by: str
+    wall_time: float
+    extra: dict = field(default_factory=dict)
+
+
+def _environment(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
+    table = getattr(instance, "reward_table", None)
+    if table is not None:
+        table = np.ascontiguousarray(table, dtype=np.float64)
+        return ENV_TABLE, table.mean(axis=0), 0.0, table
+    return ENV_GAUSSIAN, np.ascontiguousarray(instance.means, dtype=np.float64), \
+        float(instance.sigma), np.zeros((1, 1))
+
+
+def correct_set(means: np.ndarray, recommendation: np.ndarray, m: int, epsilon: float) -> bool:
+    """Whether the recommended set is in ``S_m^{*,eps} = {a : mu_a >= mu_(m) - eps}``."""
+    mth = np.sort(means)[::-1][m - 1]
+    return bool(np.all(means[recommendation] >= mth - epsilon - 1e-12))
+
+
+def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float = 0.0,
+             seed: int = 0, max_samples: int = 10**7, S: float | None = None,
+             sigma: float | None = None, **overrides: object) -> RunResult:
+    """Simulate a GIFA-family algorithm on an instance (jitted loop). See :func:`bandits.run`."""
+    algo = make_algorithm(algorithm, **overrides)
+    if S is None and getattr(instance, "theta", None) is not None:
+        S = float(np.linalg.norm(instance.theta))
+    eng = _Engine(algo, instance.X, m=instance.m, delta=delta, epsilon=epsilon,
+                  sigma=instance.sigma if sigma is None else sigma, S=S, seed=seed,
+                  max_samples=max_samples)
+    env_kind, means, env_sigma, table = _environment(instance)
+    s = eng.state
+    t0 = time.perf_counter()
+    status = simulate(eng.features, eng.lam, s["Vinv"], s["P"], s["diag"], s["bvec"],
+                      s["counts"], s["stats"], eng.cfg, eng.f, eng.ratios, eng.rng_policy,
+                      eng.rng_env, env_kind, means, env_sigma, table, algo.init,
+                      eng.max_samples, algo.refresh_every, eng.mu, eng.ind, eng.inJ, eng.J,
+                      eng.buf, eng.out)
+    wall = time.perf_counter() - t0
+    rec = np.sort(eng.J.copy())
+    return RunResult(
+        algorithm=algo.name, instance=getattr(instance, "name", "instance"), seed=int(seed),
+        samples=eng.samples, recommendation=rec,
+        correct=correct_set(means, rec, eng.m, epsilon), counts=s["counts"].copy(),
+        stopped_by="budget" if status == STOPPED_BY_BUDGET else "rule", wall_time=wall,
+    )
+
+
+class Policy:
+    """Ask/tell front-end for real experiments, over the same jitted step functions.
+
+    >>> pol = Policy("m-lingape", X, m=2, sigma=0.5, S=1.0, seed=0)   # doctest: +SKIP
+    >>> while not pol.done:                                           # doctest: +SKIP
+    ...     arm = pol.ask()
+    ...     pol.tell(arm, measure(arm))      # your experiment's outcome
+    >>> pol.recommendation                                            # doctest: +SKIP
+
+    The sequence of decisions equals that of :func:`bandits.run` for the same seed and the
+    same rewards. ``max_samples`` (optional) ends the run with ``stopped_by="budget"``.
+    """
+
+    def __init__(self, algorithm: str | GIFA, X: np.ndarray, *, m: int = 1,
+                 delta: float = 0.05, epsilon: float = 0.0, sigma: float = 1.0,
+                 S: float | None = None, seed: int = 0, max_samples: int | None = None,
+                 **overrides: object) -> None:
+        self.algorithm = make_algorithm(algorithm, **overrides)
+        self._eng = _Engine(self.algorithm, X, m=m, delta=delta, epsilon=epsilon,
+                            sigma=sigma, S=S, seed=seed, max_samples=max_samples)
+        self._queue: list[int] = list(range(self._eng.K)) if self.algorithm.init else []
+        self._in_init = self.algorithm.init
+        self._pending: int | None = None
+        self.done = False
+        self.stopped_by: str | None = None
+        self.recommendation: np.ndarray | None = None
+        if not self._queue:
+            self._advance()
+
+    @property
+    def samples(self) -> int:
+        """Number of rewards told so far."""
+        return self._eng.samples
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Pulls per arm so far."""
+        return self._eng.state["counts"].copy()
+
+    def _advance(self) -> None:
+        eng = self._eng
+        if self._in_init:
+            self._in_init = False
+            eng.refresh()
+        if eng.max_samples is not None and eng.samples >= eng.max_samples:
+            eng.decide()
+            self._finish("budget")
+            return
+        eng.decide()
+        if eng.out[G.OUT_STOP] == 1:
+            self._finish("rule")
+            return
+        self._queue = [int(eng.out[G.OUT_ARM1])]
+        if eng.out[G.OUT_ARM2] >= 0:
+            self._queue.append(int(eng.out[G.OUT_ARM2]))
+
+    def _finish(self, how: str) -> None:
+        self.done = True
+        self.stopped_by = how
+        self.recommendation = np.sort(self._eng.J.copy())
+        self._queue = []
+
+    def ask(self) -> int:
+        """The next arm to measure. Raises RuntimeError once the policy is done."""
+        if self.done:
+            raise RuntimeError(f"the policy has stopped ({self.stopped_by}); read "
+                               "policy.recommendation")
+        if self._pending is None:
+            self._pending = self._queue.pop(0)
+        return self._pending
+
+    def tell(self, arm: int, reward: float) -> None:
+        """Report the measured ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
+        if self._pending is None:
+            raise ValueError("tell() without a pending ask(): call ask() first")
+        if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) \
+                or int(arm) != self._pending:
+            raise ValueError(f"arm {arm!r} was told but arm {self._pending} was asked")
+        try:
+            r = float(reward)
+        except (TypeError, ValueError):
+            raise ValueError(f"reward must be a number; got {reward!r}") from None
+        if not np.isfinite(r):
+            raise ValueError(f"reward must be finite; got {reward!r}")
+        self._eng.update(int(arm), r)
+        self._pending = None
+        if eng_budget_reached(self._eng) and self._queue:
+            self._queue = []
+        if not self._queue:
+            self._advance()
+
+
+def eng_budget_reached(eng: _Engine) -> bool:
+    """Whether the engine spent its optional budget."""
+    return eng.max_samples is not None and eng.samples >= eng.max_samples
+
+
+def simulated_rewards(instance, seed: int):
+    """A reward oracle drawing exactly the rewards :func:`run_gifa` would draw for ``seed``
+    (same stream), to drive a :class:`Policy` in tests and examples."""
+    env_kind, means, env_sigma, table = _environment(instance)
+    rng = _rng.make_state(int(seed), 1)
+
+    def draw(arm: int) -> float:
+        return float(pull(env_kind, means, env_sigma, table, int(arm), rng))
+
+    return draw
