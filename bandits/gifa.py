@@ -155,26 +155,20 @@ def make_algorithm(algorithm: str | GIFA, **overrides: object) -> GIFA:
 
 @lru_cache(maxsize=16)
 def _pair_ratios_cached(key: bytes, shape: tuple[int, int]) -> np.ndarray:
-    from design import c_optimal
+    from design.complexity import l1_weights_all_pairs
 
     X = np.frombuffer(key, dtype=np.float64).reshape(shape)
-    K = shape[0]
-    ratios = np.zeros((K, K, K))
-    for i in range(K):
-        for j in range(i + 1, K):
-            y = X[i] - X[j]
-            if not np.any(y):
-                continue
-            w = np.abs(c_optimal(X, y).info["coefficients"])
-            ratios[i, j] = ratios[j, i] = w / w.sum()
-    return ratios
+    W = np.abs(l1_weights_all_pairs(X))
+    total = W.sum(axis=2, keepdims=True)
+    return np.divide(W, total, out=np.zeros_like(W), where=total > 0)
 
 
 def pair_ratios(X: np.ndarray) -> np.ndarray:
     """``p[i, j] = |w*(i, j)| / ||w*(i, j)||_1`` for every pair (the optimized rule).
 
     ``w*(i, j) = argmin ||w||_1 s.t. X^T w = x_i - x_j`` (Xu et al. 2018, Eq. 11), solved
-    once per pair with HiGHS (:func:`design.c_optimal`) and cached per feature matrix.
+    once per pair (:func:`design.complexity.l1_weights_all_pairs`, each solution checked
+    against its LP dual) and cached per feature matrix.
     """
     Xc = np.ascontiguousarray(X, dtype=np.float64)
     if Xc.shape[0] > MAX_OPTIMIZED_K:
