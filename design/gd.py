@@ -28,13 +28,11 @@ _METHODS = ("auto", "fw", "fw-away", "cvxpy")
 
 def variances(X: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Variance function ``omega_a = x_a^T A(w)^{-1} x_a`` of every arm (inf if A singular)."""
-    A = (X * weights[:, None]).T @ X
+    support = weights > 0
     try:
-        L = np.linalg.cholesky(A)
+        return _variances_fast(X, X[support], weights[support])
     except np.linalg.LinAlgError:
         return np.full(X.shape[0], np.inf)
-    Z = np.linalg.solve(L, X.T)  # L^{-1} X^T
-    return np.einsum("ij,ij->j", Z, Z)
 
 
 def _variances_fast(Xc: np.ndarray, Xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
@@ -110,6 +108,7 @@ def _initial_support(X: np.ndarray) -> np.ndarray:
 def _solve_fw(
     X: np.ndarray, tol: float, max_iter: int, batch: int | None = None,
     pairwise: bool = True,
+    shrink: float = 0.01,
 ) -> tuple[np.ndarray, bool, int, dict]:
     """Working-set Wolfe–Atwood solver; returns ``(weights, converged, iterations, info)``.
 
@@ -127,7 +126,7 @@ def _solve_fw(
         return w, True, 0, {"rounds": 0, "deleted": K - 1}
     refresh = max(100, 10 * d)
     if batch is None:
-        batch = max(4 * d, 64)
+        batch = max(20 * d, 256)
     init = _initial_support(X)
     cand = np.arange(K)  # candidates not deleted (indices into X)
     Xc = X  # compacted copy of the candidate rows
@@ -145,7 +144,7 @@ def _solve_fw(
         if not kern.exact_state(Xs, wS, Minv, omS):
             raise RuntimeError("information matrix of the working set became singular")
         # no need to solve the working set far below the current global gap
-        inner_tol = tol if om_max_prev is None else max(tol, 0.05 * (om_max_prev / d - 1.0))
+        inner_tol = tol if om_max_prev is None else max(tol, shrink * (om_max_prev / d - 1.0))
         status, its = kern.wolfe_atwood(
             Xs, wS, Minv, omS, inner_tol, max_iter - total_it, refresh, pairwise
         )
