@@ -7,6 +7,8 @@
 """
 
 from bandits.gifa import ALGORITHMS, GIFA, Policy, RunResult, make_algorithm
+from bandits.replicate import ReplicationTable, replicate
 from bandits.runner import run
 
-__all__ = ["ALGORITHMS", "GIFA", "Policy", "RunResult", "make_algorithm", "run"]
+__all__ = ["ALGORITHMS", "GIFA", "Policy", "ReplicationTable", "RunResult", "make_algorithm",
+           "replicate", "run"]

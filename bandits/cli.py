@@ -1,15 +1,26 @@
 """The ``oed`` command line.
 
 Subcommands: ``demo`` (the built-in example), ``design`` (compute and certify a design
-from a file of arms), ``round`` (turn weights into integer counts).
+from a file of arms), ``round`` (turn weights into integer counts), ``run`` (simulate one
+run of a bandit algorithm on a named instance) and ``replicate`` (many seeds, several
+algorithms side by side, summary table, CSV/JSON and box plot).
+
+Algorithms are given as ``NAME`` or ``NAME:key=value,key=value`` with rule overrides of
+:class:`bandits.GIFA`, e.g. ``m-lingape:selection=optimized`` or
+``lingifa:stopping=lucb,selection=greedy,name=LinGIFA-tauLUCB``.  Instance parameters are
+``--param key=value`` (repeatable; values may use ``pi``, e.g. ``omega=pi/6``).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
+import math
+import operator
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -71,6 +82,256 @@ def _cmd_round(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------------------
+# run / replicate
+# --------------------------------------------------------------------------------------
+
+_RULES = ("compute_jt", "compute_bt", "stopping", "selection", "indices", "threshold")
+_BOOL_FIELDS = ("init", "structured")
+_INT_FIELDS = ("refresh_every", "m_fixed")
+_FLOAT_FIELDS = ("reg", "S", "sigma")
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow}
+
+
+def _eval_number(text: str) -> float:
+    """A number written as ``0.5``, ``1e-3``, ``pi/6`` or ``2*pi/3`` (no other names)."""
+    def ev(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.Name) and node.id == "pi":
+            return math.pi
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            return _BINOPS[type(node.op)](ev(node.left), ev(node.right))
+        raise ValueError
+    try:
+        return ev(ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
+        raise ValueError(f"not a number: {text!r}") from None
+
+
+def _param_value(text: str) -> Any:
+    """An instance parameter: int, float (``pi`` allowed), None/true/false, else a string."""
+    low = text.strip().lower()
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return _eval_number(text)
+    except ValueError:
+        return text
+
+
+def _key_values(items: Sequence[str], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{what} must be KEY=VALUE; got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _typed_option(key: str, value: str) -> Any:
+    from bandits.gifa import GIFA
+
+    if key in _FLOAT_FIELDS:
+        if key == "reg" and value.lower() == "none":
+            return None
+        return float(_eval_number(value))
+    if key in _BOOL_FIELDS:
+        low = value.lower()
+        if low not in ("true", "false", "1", "0", "yes", "no"):
+            raise ValueError(f"{key} must be true or false; got {value!r}")
+        return low in ("true", "1", "yes")
+    if key in _INT_FIELDS:
+        if key == "m_fixed" and value.lower() == "none":
+            return None
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError(f"{key} must be an integer; got {value!r}") from None
+    if key not in GIFA.__dataclass_fields__:
+        raise ValueError(f"unknown algorithm option {key!r}; known: "
+                         f"{sorted([*GIFA.__dataclass_fields__, 'S', 'sigma'])}")
+    return value
+
+
+def parse_algorithm(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"m-lingape:selection=optimized,reg=1"`` -> ``("m-lingape", {...})``."""
+    from bandits.gifa import ALGORITHMS
+
+    name, _, rest = spec.partition(":")
+    name = name.strip()
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHMS)}")
+    opts = {k: _typed_option(k, v)
+            for k, v in _key_values([p for p in rest.split(",") if p.strip()],
+                                    f"options of {name!r}").items()}
+    return name, opts
+
+
+def _common_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Rule overrides and S / sigma given as flags (apply to every algorithm)."""
+    opts: dict[str, Any] = {}
+    for key in (*_RULES, "reg", "S", "sigma"):
+        value = getattr(args, key, None)
+        if value is not None:
+            opts[key] = value
+    return opts
+
+
+def _instance(args: argparse.Namespace):
+    from bandits.replicate import instance_by_name
+
+    params = {k: _param_value(v) for k, v in _key_values(args.param or [], "--param").items()}
+    if args.m is not None:
+        params["m"] = args.m
+    return instance_by_name(args.instance, **params)
+
+
+def _result_dict(res, inst) -> dict[str, Any]:
+    return {
+        "algorithm": res.algorithm, "instance": res.instance, "seed": res.seed,
+        "samples": res.samples, "stopped_by": res.stopped_by,
+        "recommendation": res.recommendation.tolist(), "correct": res.correct,
+        "best": sorted(int(a) for a in inst.best), "counts": res.counts.tolist(),
+        "wall_time": res.wall_time,
+    }
+
+
+def format_result(res, inst=None) -> str:
+    """A readable multi-line report of a :class:`bandits.RunResult`."""
+    rows = [("algorithm", res.algorithm), ("instance", res.instance), ("seed", res.seed),
+            ("samples", f"{res.samples:,}"),
+            ("stopped_by", res.stopped_by + ("  (budget spent: the recommendation is NOT "
+                                             "certified)" if res.stopped_by == "budget"
+                                             else "")),
+            ("recommendation", res.recommendation.tolist())]
+    best = "" if inst is None else f"  (true top-{inst.m}: {sorted(int(a) for a in inst.best)})"
+    rows += [("correct", f"{res.correct}{best}"), ("counts", res.counts.tolist()),
+             ("wall_time", f"{res.wall_time * 1e3:.3f} ms")]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from bandits.runner import run
+
+    name, opts = parse_algorithm(args.algorithm)
+    opts = {**_common_options(args), **opts}
+    inst = _instance(args)
+    kwargs = {"delta": args.delta, "epsilon": args.epsilon, **opts}
+    # load the jitted code first (a run capped at K + 2 pulls), so that wall_time measures
+    # the run and not numba's loading of the cached machine code
+    run(name, inst, seed=args.seed, max_samples=min(args.max_samples, inst.K + 2), **kwargs)
+    res = run(name, inst, seed=args.seed, max_samples=args.max_samples, **kwargs)
+    if args.json:
+        print(json.dumps(_result_dict(res, inst), indent=2))
+    else:
+        print(format_result(res, inst))
+    return 0
+
+
+def _cmd_replicate(args: argparse.Namespace) -> int:
+    from bandits.gifa import make_algorithm
+    from bandits.replicate import _RUN_OPTIONS, replicate
+
+    common = _common_options(args)
+    specs = []
+    for text in args.algorithms:
+        name, opts = parse_algorithm(text)
+        opts = {**common, **opts}
+        rules = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
+        specs.append((make_algorithm(name, **rules).name, name, opts))
+    if args.runs < 1:
+        raise ValueError(f"--runs must be a positive integer; got {args.runs}")
+    if args.first_seed < 0:
+        raise ValueError(f"--first-seed must be >= 0; got {args.first_seed}")
+    for path, flag in ((args.out, "--out"), (args.plot, "--plot")):
+        if path is not None:
+            from pathlib import Path
+
+            parent = Path(path).resolve().parent
+            if not parent.is_dir():
+                raise ValueError(f"{flag}: directory {str(parent)!r} does not exist")
+    inst = _instance(args)
+    client = None
+    backend = args.backend
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ValueError("--scheduler needs dask.distributed: "
+                             "pip install 'oed-bandits[dask]'") from None
+        client = Client(args.scheduler)
+        backend = "dask"
+    try:
+        table = replicate(specs, inst, args.runs,
+                          seeds=range(args.first_seed, args.first_seed + args.runs),
+                          n_jobs=args.jobs, backend=backend, client=client,
+                          progress=args.progress, delta=args.delta, epsilon=args.epsilon,
+                          max_samples=args.max_samples)
+    finally:
+        if client is not None:
+            client.close()
+    summary = table.summary()
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=2))
+    else:
+        print(f"{args.runs} runs per algorithm, delta={args.delta}, epsilon={args.epsilon}, "
+              f"{table.meta['backend']} x{table.meta['n_jobs']}, "
+              f"{table.meta['elapsed']:.2f} s")
+        print(summary)
+    if args.out:
+        table.save(args.out)
+        print(f"table written to {args.out}", file=sys.stderr if args.json else sys.stdout)
+    if args.plot:
+        from bandits.plots import boxplot_samples
+
+        boxplot_samples(table, args.plot, log=args.log, title=args.title)
+        print(f"plot written to {args.plot}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def _add_sim_options(p: argparse.ArgumentParser) -> None:
+    from bandits.gifa import _CHOICES
+
+    try:
+        from bandits.instances import INSTANCES
+        known = ", ".join(INSTANCES)
+    except ImportError:  # pragma: no cover - the registry ships with the package
+        known = "soare"
+    p.add_argument("--instance", required=True, help=f"registered instance name ({known})")
+    p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                   help="instance parameter, repeatable (e.g. --param K=3 --param "
+                        "omega=0.1)")
+    p.add_argument("--m", type=int, default=None, help="size of the top set (instance m)")
+    p.add_argument("--delta", type=float, default=0.05, help="confidence level (0.05)")
+    p.add_argument("--epsilon", type=float, default=0.0, help="tolerance (0)")
+    p.add_argument("--max-samples", type=int, default=10**7, help="sample budget (1e7)")
+    rules = p.add_argument_group("rule overrides (applied to every algorithm)")
+    for key in _RULES:
+        rules.add_argument(f"--{key.replace('_', '-')}", dest=key,
+                           choices=sorted(_CHOICES[key]), default=None)
+    rules.add_argument("--reg", type=float, default=None,
+                       help="regulariser V_0 = reg I (default sigma/20; lingape: 1)")
+    rules.add_argument("--sigma", type=float, default=None,
+                       help="noise level the algorithm assumes (default: the instance's)")
+    rules.add_argument("--S", type=float, default=None, dest="S",
+                       help="bound on ||theta|| for the thresholds (default: the instance's)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``oed`` (exposed for tests and documentation)."""
     p = argparse.ArgumentParser(prog="oed", description="Optimal experimental design and "
@@ -99,6 +360,35 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--arms", help="arms file, to report the efficiency lost")
     r.add_argument("--criterion", choices=["g", "d"], default="g")
     r.set_defaults(func=_cmd_round)
+
+    u = sub.add_parser("run", help="simulate one run of a bandit algorithm",
+                       description="Simulate one run of ALGO on a named instance.")
+    u.add_argument("algorithm", metavar="ALGO",
+                   help="lingape, m-lingape, lingifa, lucb, ugape (optionally "
+                        "NAME:key=value,...)")
+    u.add_argument("--seed", type=int, default=0)
+    _add_sim_options(u)
+    u.set_defaults(func=_cmd_run)
+
+    q = sub.add_parser("replicate", help="replicate runs over seeds and summarise",
+                       description="Run one or several algorithms on the same seeds, print "
+                                   "the summary, optionally save the table and a box plot.")
+    q.add_argument("algorithms", metavar="ALGO", nargs="+",
+                   help="algorithms (NAME or NAME:key=value,...)")
+    q.add_argument("--runs", type=int, default=500, help="runs per algorithm (500)")
+    q.add_argument("--first-seed", type=int, default=0, help="seeds are first-seed, ... (0)")
+    q.add_argument("--jobs", type=int, default=-1, help="worker processes (-1: all cores)")
+    q.add_argument("--backend", choices=["processes", "dask", "serial"], default="processes")
+    q.add_argument("--scheduler", default=None,
+                   help="address of a running dask scheduler (implies --backend dask)")
+    q.add_argument("--out", help="write the tidy table (.csv, or .json)")
+    q.add_argument("--plot", help="write a box plot of the sample complexity (.png/.pdf/.svg)")
+    q.add_argument("--log", action="store_true", help="log scale for the plot")
+    q.add_argument("--title", default=None, help="plot title")
+    q.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal for >= 50 runs)")
+    _add_sim_options(q)
+    q.set_defaults(func=_cmd_replicate)
     return p
 
 
@@ -108,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     np.set_printoptions(precision=6, suppress=True)
     try:
         return int(args.func(args))
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         print(f"oed: error: {exc}", file=sys.stderr)
         return 2
 

@@ -1,0 +1,113 @@
+"""The ``oed run`` and ``oed replicate`` subcommands."""
+
+import json
+
+import numpy as np
+import pytest
+
+from bandits import ReplicationTable, replicate, run
+from bandits.cli import _eval_number, main, parse_algorithm
+from bandits.instances import get_instance
+
+PI3 = ["--instance", "reda-classic", "--param", "omega=pi/3"]
+
+
+def test_run_prints_the_result_of_bandits_run(capsys):
+    assert main(["run", "m-lingape", *PI3, "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    ref = run("m-lingape", get_instance("reda-classic", omega=np.pi / 3), seed=2)
+    assert f"samples         {ref.samples:,}" in out
+    assert "stopped_by      rule" in out
+    assert f"counts          {ref.counts.tolist()}" in out
+    assert "true top-2: [0, 1]" in out
+
+
+def test_run_json_with_rule_overrides(capsys):
+    args = ["run", "lingifa:stopping=lucb", *PI3, "--selection", "greedy", "--seed", "5",
+            "--delta", "0.1", "--json"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    ref = run("lingifa", get_instance("reda-classic", omega=np.pi / 3), seed=5, delta=0.1,
+              stopping="lucb", selection="greedy")
+    assert data["algorithm"] == ref.algorithm == "lingifa(selection=greedy,stopping=lucb)"
+    assert data["samples"] == ref.samples and data["counts"] == ref.counts.tolist()
+    assert data["recommendation"] == data["best"] == [0, 1]
+
+
+def test_run_budget_and_instance_parameters(capsys):
+    assert main(["run", "m-lingape", "--instance", "reda-classic", "--param", "K=3",
+                 "--m", "1", "--param", "omega=0.1", "--max-samples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "samples         50" in out and "budget spent" in out
+    assert "reda_classic(K=3, m=1, omega=0.1)" in out
+
+
+def test_replicate_summary_table_and_files(tmp_path, capsys):
+    out_csv, out_png = tmp_path / "r.csv", tmp_path / "r.png"
+    args = ["replicate", "m-lingape", "lucb:selection=both", *PI3, "--runs", "6",
+            "--jobs", "1", "--out", str(out_csv), "--plot", str(out_png)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "m-lingape " in out and "lucb(selection=both)" in out and "error" in out
+    table = ReplicationTable.read_csv(out_csv)
+    ref = replicate(["m-lingape", ("lucb(selection=both)", "lucb", {"selection": "both"})],
+                    get_instance("reda-classic", omega=np.pi / 3), 6, backend="serial")
+    assert table.equals(ref, wall_time=False)
+    assert out_png.read_bytes()[:4] == b"\x89PNG"
+    mean = ref.summary()["m-lingape"]["mean"]
+    assert f"{mean:.1f}" in out
+
+
+def test_replicate_json_and_seeds(tmp_path, capsys):
+    out_json = tmp_path / "r.json"
+    assert main(["replicate", "m-lingape", *PI3, "--runs", "4", "--first-seed", "10",
+                 "--backend", "serial", "--json", "--out", str(out_json)]) == 0
+    summ = json.loads(capsys.readouterr().out)
+    assert summ[0]["algorithm"] == "m-lingape" and summ[0]["runs"] == 4
+    table = ReplicationTable.read_json(out_json)
+    assert table["seed"].tolist() == [10, 11, 12, 13]
+    assert summ[0]["mean"] == pytest.approx(table["samples"].mean())
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "m-lingape", "--instance", "nope"], "unknown instance 'nope'; known: soare"),
+    (["run", "nope", "--instance", "reda-classic"], "unknown algorithm 'nope'"),
+    (["run", "m-lingape:foo=1", "--instance", "reda-classic"], "unknown algorithm option"),
+    (["run", "m-lingape:selection", "--instance", "reda-classic"], "KEY=VALUE"),
+    (["run", "m-lingape", "--instance", "reda-classic", "--param", "omega"], "KEY=VALUE"),
+    (["run", "m-lingape", "--instance", "soare", "--m", "2"], "m: not a parameter"),
+    (["run", "m-lingape", "--instance", "reda-classic", "--delta", "2"], "delta"),
+    (["replicate", "m-lingape", "--instance", "reda-classic", "--runs", "0"], "--runs"),
+    (["replicate", "m-lingape", "m-lingape", "--instance", "reda-classic", "--runs", "2"],
+     "duplicate"),
+    (["replicate", "m-lingape", "--instance", "reda-classic", "--jobs", "0"], "n_jobs"),
+    (["replicate", "m-lingape", "--instance", "reda-classic", "--out", "/no/such/dir/r.csv"],
+     "--out"),
+])
+def test_bad_input_exits_2_with_a_message(args, message, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("oed: error: ") and message in err
+
+
+def test_argparse_errors_exit_2():
+    with pytest.raises(SystemExit) as exc:
+        main(["replicate", "m-lingape", "--instance", "reda-classic", "--backend", "threads"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "m-lingape"])  # --instance is required
+    assert exc.value.code == 2
+
+
+def test_option_parsing():
+    assert _eval_number("pi/6") == pytest.approx(np.pi / 6)
+    assert _eval_number("-2*pi/3") == pytest.approx(-2 * np.pi / 3)
+    assert _eval_number("1e-3") == 1e-3
+    for bad in ("__import__('os')", "pi/0", "x", ""):
+        with pytest.raises(ValueError):
+            _eval_number(bad)
+    name, opts = parse_algorithm("lucb:selection=both,init=false,reg=0.5,refresh_every=10")
+    assert name == "lucb"
+    assert opts == {"selection": "both", "init": False, "reg": 0.5, "refresh_every": 10}
+    with pytest.raises(ValueError, match="init"):
+        parse_algorithm("lucb:init=maybe")
