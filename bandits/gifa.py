@@ -312,11 +312,25 @@ def correct_set(means: np.ndarray, recommendation: np.ndarray, m: int, epsilon: 
     return bool(np.all(means[recommendation] >= mth - epsilon - 1e-12))
 
 
+def check_identifiable(means: np.ndarray, m: int, epsilon: float) -> None:
+    """Reject a simulation that can never stop: with ``epsilon = 0`` the top-m set must be
+    unique (``mu_(m) > mu_(m+1)``), otherwise every run would spend its whole budget."""
+    if epsilon == 0 and means.size > m:
+        ordered = np.sort(means)[::-1]
+        if ordered[m - 1] <= ordered[m]:
+            raise ValueError(f"the instance has no unique top-{m} set (mu_({m}) = mu_({m + 1}) "
+                             f"= {ordered[m]:g}); pass epsilon > 0")
+
+
 def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float = 0.0,
              seed: int = 0, max_samples: int = 10**7, S: float | None = None,
              sigma: float | None = None, **overrides: object) -> RunResult:
     """Simulate a GIFA-family algorithm on an instance (jitted loop). See :func:`bandits.run`."""
     algo = make_algorithm(algorithm, **overrides)
+    if algo.m_fixed is not None and instance.m != algo.m_fixed:
+        raise ValueError(f"{algo.name} identifies m={algo.m_fixed} arm(s) but the instance has "
+                         f"m={instance.m}; use 'm-lingape' for top-m identification")
+    check_identifiable(np.asarray(instance.means, dtype=float), instance.m, epsilon)
     if S is None and getattr(instance, "theta", None) is not None:
         S = float(np.linalg.norm(instance.theta))
     eng = _Engine(algo, instance.X, m=instance.m, delta=delta, epsilon=epsilon,

@@ -175,3 +175,10 @@ def test_bad_features_and_options():
         Policy(make_algorithm("lingifa", reg=0.0), classic().X, m=2, S=1.0)
     with pytest.raises(ValueError, match="unknown algorithm"):
         run("xy-magic", classic())
+    # LinGapE is the m = 1 algorithm; the classic instance asks for the top 2
+    with pytest.raises(ValueError, match="m-lingape"):
+        run("lingape", classic())
+    tied = Instance(name="tied", X=np.eye(3), theta=np.array([1.0, 1.0, 0.0]), m=1)
+    with pytest.raises(ValueError, match="no unique top-1"):
+        run("lucb", tied)
+    assert run("lucb", tied, epsilon=0.1).stopped_by == "rule"
