@@ -332,11 +332,35 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from bandits.reproduce import REPRODUCTIONS, format_rows, reproduce
+
+    if args.name == "list":
+        for name, fn in REPRODUCTIONS.items():
+            print(f"{name:<16} {(fn.__doc__ or '').strip().splitlines()[0]}")
+        return 0
+    rows = reproduce(args.name, args.out, runs=args.runs, jobs=args.jobs, seed=args.seed,
+                     full=args.full)
+    print(format_rows(rows))
+    print(f"\nfiles written to {args.out}/{args.name}/")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``oed`` (exposed for tests and documentation)."""
     p = argparse.ArgumentParser(prog="oed", description="Optimal experimental design and "
                                 "design-driven bandits.")
     sub = p.add_subparsers(dest="command", required=True)
+
+    rp = sub.add_parser("reproduce", help="reproduce a published table or figure "
+                        "('oed reproduce list' for the names)")
+    rp.add_argument("name", help="reproduction name, or 'list'")
+    rp.add_argument("--out", default="out", help="output folder (default: out)")
+    rp.add_argument("--runs", type=int, default=None, help="runs per configuration")
+    rp.add_argument("--jobs", type=int, default=-1, help="worker processes (-1: all cores)")
+    rp.add_argument("--seed", type=int, default=0, help="first seed")
+    rp.add_argument("--full", action="store_true", help="the paper's full settings")
+    rp.set_defaults(func=_cmd_reproduce)
 
     d = sub.add_parser("demo", help="run the built-in example and print a report")
     d.add_argument("--d", type=int, default=5, help="dimension of the Soare instance")
