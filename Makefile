@@ -29,6 +29,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_gd.py
+	$(PY) benchmarks/bench_gifa.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
