@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from design._linalg import cholesky_lower, lower_inverse
+
 T, LOGDET, SINCE, READY = 0, 1, 2, 3
 
 
@@ -57,22 +59,11 @@ def refresh(X, lam, Vinv, P, diag, counts, stats) -> bool:
                 xi = n * X[a, i]
                 for j in range(d):
                     V[i, j] += xi * X[a, j]
-    # Cholesky with a positivity check
     L = np.zeros((d, d))
-    for j in range(d):
-        s = V[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not s > 1e-300:
-            stats[READY] = 0.0
-            return False
-        L[j, j] = np.sqrt(s)
-        for i in range(j + 1, d):
-            s = V[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            L[i, j] = s / L[j, j]
-    Linv = np.linalg.inv(L)
+    if not cholesky_lower(V, L):
+        stats[READY] = 0.0
+        return False
+    Linv = lower_inverse(L)
     Vinv[:, :] = Linv.T @ Linv
     P[:, :] = X @ Vinv
     for a in range(K):

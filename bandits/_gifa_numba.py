@@ -57,6 +57,27 @@ def threshold(kind: int, t: float, K: int, d: int, logdet_ratio: float, f: np.nd
 
 
 @njit(cache=True)
+def argmax_random_ties(vals: np.ndarray, rng: np.ndarray) -> int:
+    """Index of the largest entry, uniformly at random among ties; entries equal to
+    ``-inf`` are excluded (returns -1 if all are). One generator draw per tie met
+    (reservoir sampling), none when the maximum is unique."""
+    arg = -1
+    best = -np.inf
+    cnt = 0
+    for a in range(vals.shape[0]):
+        v = vals[a]
+        if v == -np.inf:
+            continue
+        if v > best:
+            best, arg, cnt = v, a, 1
+        elif v == best:
+            cnt += 1
+            if _rng.integer(rng, cnt) == 0:
+                arg = a
+    return arg
+
+
+@njit(cache=True)
 def gap_index(i, j, X, P, diag, mu, scale, paired) -> float:
     """``B_{i,j} = mu_i - mu_j + W(i,j)`` with ``scale = C sigma``.
 
@@ -101,79 +122,44 @@ def decide(X, P, diag, bvec, counts, stats, cfg, f, ratios, rng, mu, ind, inJ, J
     C = threshold(cfg[THRESHOLD], stats[0], K, d, stats[1], f)
     scale = C * f[SIGMA]
     need_ind = cfg[J_RULE] == J_UGAPE or cfg[B_RULE] == B_GIFA or cfg[STOP_RULE] == STOP_UGAPE
-    # compute_Jt
+    # compute_Jt: the m best arms by -ind (UGapE) or by mu (empirical), random ties
     for a in range(K):
         inJ[a] = False
     if cfg[J_RULE] == J_UGAPE:
         for j in range(K):
             ind[j] = _mth_largest_other(j, m, X, P, diag, mu, scale, paired, buf)
-        for r in range(m):  # m arms with the smallest index, random ties
-            best = np.inf
-            arg = -1
-            cnt = 0
-            for a in range(K):
-                if inJ[a]:
-                    continue
-                if ind[a] < best:
-                    best, arg, cnt = ind[a], a, 1
-                elif ind[a] == best:
-                    cnt += 1
-                    if _rng.integer(rng, cnt) == 0:
-                        arg = a
-            inJ[arg] = True
-            J[r] = arg
+        for a in range(K):
+            buf[a] = -ind[a]
     else:
-        for r in range(m):  # m largest estimated means, random ties
-            best = -np.inf
-            arg = -1
-            cnt = 0
-            for a in range(K):
-                if inJ[a]:
-                    continue
-                if mu[a] > best:
-                    best, arg, cnt = mu[a], a, 1
-                elif mu[a] == best:
-                    cnt += 1
-                    if _rng.integer(rng, cnt) == 0:
-                        arg = a
-            inJ[arg] = True
-            J[r] = arg
-        if need_ind:
-            for r in range(m):
-                ind[J[r]] = _mth_largest_other(J[r], m, X, P, diag, mu, scale, paired, buf)
+        for a in range(K):
+            buf[a] = mu[a]
+    for r in range(m):
+        arg = argmax_random_ties(buf, rng)
+        buf[arg] = -np.inf
+        inJ[arg] = True
+        J[r] = arg
+    if cfg[J_RULE] != J_UGAPE and need_ind:
+        for r in range(m):
+            ind[J[r]] = _mth_largest_other(J[r], m, X, P, diag, mu, scale, paired, buf)
     # compute_bt
-    b = -1
-    best = -np.inf
-    cnt = 0
+    for a in range(K):
+        buf[a] = -np.inf
     for r in range(m):
         j = J[r]
         if cfg[B_RULE] == B_GIFA:
-            v = ind[j]
+            buf[j] = ind[j]
         else:
             v = -np.inf
             for i in range(K):
                 if not inJ[i]:
                     v = max(v, gap_index(i, j, X, P, diag, mu, scale, paired))
-        if v > best:
-            best, b, cnt = v, j, 1
-        elif v == best:
-            cnt += 1
-            if _rng.integer(rng, cnt) == 0:
-                b = j
-    # challenger
-    c = -1
-    bcb = -np.inf
-    cnt = 0
+            buf[j] = v
+    b = argmax_random_ties(buf, rng)
+    # challenger c = argmax_{i not in J} B_{i,b}
     for i in range(K):
-        if inJ[i]:
-            continue
-        v = gap_index(i, b, X, P, diag, mu, scale, paired)
-        if v > bcb:
-            bcb, c, cnt = v, i, 1
-        elif v == bcb:
-            cnt += 1
-            if _rng.integer(rng, cnt) == 0:
-                c = i
+        buf[i] = -np.inf if inJ[i] else gap_index(i, b, X, P, diag, mu, scale, paired)
+    c = argmax_random_ties(buf, rng)
+    bcb = buf[c]
     out[OUT_B] = b
     out[OUT_C] = c
     out[OUT_ARM2] = -1
@@ -205,35 +191,15 @@ def decide(X, P, diag, bvec, counts, stats, cfg, f, ratios, rng, mu, ind, inJ, J
             out[OUT_ARM1] = c
     elif sel == SEL_GREEDY:
         # argmin_a ||y||^2_{(V + x_a x_a^T)^-1} = argmax_a (x_a^T V^-1 y)^2 / (1 + diag_a)
-        arg = -1
-        best = -np.inf
-        cnt = 0
         for a in range(K):
             s = 0.0
             for r in range(d):
                 s += P[a, r] * (X[b, r] - X[c, r])
-            v = s * s / (1.0 + diag[a])
-            if v > best:
-                best, arg, cnt = v, a, 1
-            elif v == best:
-                cnt += 1
-                if _rng.integer(rng, cnt) == 0:
-                    arg = a
-        out[OUT_ARM1] = arg
+            buf[a] = s * s / (1.0 + diag[a])
+        out[OUT_ARM1] = argmax_random_ties(buf, rng)
     else:  # optimized: track p = |w*(b, c)| / ||w*||_1, argmin_{p_a > 0} N_a / p_a
-        arg = -1
-        best = np.inf
-        cnt = 0
         for a in range(K):
             p = ratios[b, c, a]
-            if p <= 0.0:
-                continue
-            v = counts[a] / p
-            if v < best:
-                best, arg, cnt = v, a, 1
-            elif v == best:
-                cnt += 1
-                if _rng.integer(rng, cnt) == 0:
-                    arg = a
-        out[OUT_ARM1] = arg
+            buf[a] = -counts[a] / p if p > 0.0 else -np.inf
+        out[OUT_ARM1] = argmax_random_ties(buf, rng)
     return bcb

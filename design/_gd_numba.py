@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from design._linalg import cholesky_lower, lower_inverse
+
 # Outcome codes of the Wolfe–Atwood kernel.
 CONVERGED = 0
 MAX_ITER = 1
@@ -93,29 +95,10 @@ def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarra
     for i in range(d):
         for j in range(i):
             M[j, i] = M[i, j]
-    # Cholesky with a positivity check (np.linalg.cholesky raises inside numba)
     L = np.zeros((d, d))
-    for j in range(d):
-        s = M[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not s > 1e-300:
-            return False
-        L[j, j] = np.sqrt(s)
-        for i in range(j + 1, d):
-            s = M[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            L[i, j] = s / L[j, j]
-    # Linv (lower triangular)
-    Linv = np.zeros((d, d))
-    for j in range(d):
-        Linv[j, j] = 1.0 / L[j, j]
-        for i in range(j + 1, d):
-            s = 0.0
-            for k in range(j, i):
-                s -= L[i, k] * Linv[k, j]
-            Linv[i, j] = s / L[i, i]
+    if not cholesky_lower(M, L):
+        return False
+    Linv = lower_inverse(L)
     Minv[:, :] = Linv.T @ Linv
     # omega_a = ||Linv x_a||^2, via one matrix product (BLAS)
     Z = X @ Linv.T
