@@ -309,8 +309,10 @@ def _environment(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
     if table is not None:
         table = np.ascontiguousarray(table, dtype=np.float64)
         return ENV_TABLE, table.mean(axis=0), 0.0, table
-    return ENV_GAUSSIAN, np.ascontiguousarray(instance.means, dtype=np.float64), \
-        float(instance.sigma), np.zeros((1, 1))
+    # pulls measure the arms X (the decision targets Z only matter for correctness)
+    arm_means = np.asarray(instance.X, dtype=np.float64) @ np.asarray(instance.theta, float)
+    return ENV_GAUSSIAN, np.ascontiguousarray(arm_means), float(instance.sigma), \
+        np.zeros((1, 1))
 
 
 def correct_set(means: np.ndarray, recommendation: np.ndarray, m: int, epsilon: float) -> bool:

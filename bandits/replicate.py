@@ -491,7 +491,12 @@ def _run_chunk(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any
 
 
 def _label_of(algo: Any, options: dict) -> str:
+    from bandits.runner import DESIGN_ALGORITHMS
+
     overrides = {k: v for k, v in options.items() if k not in _RUN_OPTIONS}
+    if isinstance(algo, str) and algo in DESIGN_ALGORITHMS:
+        suffix = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
+        return f"{algo}({suffix})" if suffix else algo
     return make_algorithm(algo, **overrides).name
 
 

@@ -9,6 +9,23 @@ This package is a leaf: it imports nothing from ``design`` or ``bandits``.
 """
 
 from .efficient import efficient_round, incremental_allocation
+from .guarantee import (
+    GuaranteedRounding,
+    reduce_support,
+    round_with_guarantee,
+    rounding_requirement,
+)
 from .loss import RoundingLoss, efficiency_loss
+from .tracking import track
 
-__all__ = ["RoundingLoss", "efficiency_loss", "efficient_round", "incremental_allocation"]
+__all__ = [
+    "GuaranteedRounding",
+    "RoundingLoss",
+    "efficiency_loss",
+    "efficient_round",
+    "incremental_allocation",
+    "reduce_support",
+    "round_with_guarantee",
+    "rounding_requirement",
+    "track",
+]

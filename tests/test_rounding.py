@@ -536,7 +536,13 @@ def test_public_api():
         "incremental_allocation",
         "efficiency_loss",
         "RoundingLoss",
+        "GuaranteedRounding",
+        "reduce_support",
+        "round_with_guarantee",
+        "rounding_requirement",
+        "track",
     }
+    assert all(callable(getattr(rounding, name)) for name in rounding.__all__)
 
 
 def test_rounding_imports_nothing_from_design_or_bandits():

@@ -1,0 +1,671 @@
+r"""Phased elimination: XY-adaptive (Soare et al. 2014) and RAGE (Fiez et al. 2019).
+
+Both algorithms run in phases; each phase is a *static* design chosen from the previous
+phases' outcome, and its estimate uses **only the phase's own samples**, so the
+non-adaptive confidence bound (Soare et al. Prop. 1) applies.  Within a phase the pulls are
+simulated in jitted code (:mod:`bandits._static_numba`) that keeps only counts and reward
+sums per arm; the Python level runs once per phase (design, elimination).
+
+XY-adaptive (Soare, Lazaric & Munos 2014, §5, Fig. 3)
+-----------------------------------------------------
+Phase ``j`` (active set ``X_j``, directions ``Y_j = {z - z' : z, z' in X_j}``):
+
+1. fresh statistics; ``phase_init`` pulls (``"basis"``: the first ``d`` independent arms --
+   "each phase begins with an initialisation matrix A_0, obtained by pulling once each
+   canonical arm", §6 -- or ``"all"``), counted in the budget and used by the estimate;
+2. greedy rule ``x_t = argmin_x max_{y in Y_j} y^T (A + x x^T)^{-1} y`` (Eq. 17) until
+   the phase-length rule (Eq. 18) ``max_{y in Y_j} y^T A_t^{-1} y <= alpha u_{j-1}`` holds
+   and at least ``min_phase_length`` pulls were made, where ``u_{j-1}`` is the previous
+   phase's final value and ``u_0 = rho^0 / n_0 = 1 / (d(d+1)+1)`` (Fig. 3: ``rho^0 = 1``,
+   ``n_0 = d(d+1)+1``);
+3. ``theta_j`` from the phase's samples; discard ``z`` if some active ``z'`` dominates it
+   (Eq. 16): ``beta(n) ||z' - z||_{A^{-1}} < (z' - z)^T theta_j``; stop when one is left.
+
+Choices where the printed algorithm is inconsistent (spec 001 §3.6), all parameters:
+
+* discard test: Eq. 16 (factor ``c``, strict ``<``), not Fig. 3's missing ``c``;
+* directions: ``Y_j`` (Eq. 17), not Fig. 3's ``Y``;
+* normalisation: ``normalization="eq18"`` (default, ``rho^j(lambda_t)/t = max_y y^T
+  A_t^{-1} y``) or ``"fig3"`` (the figure's ``max_y y^T A_t^{-1} y / t``);
+* ``rho0`` (default 1) and ``n0`` (default ``d(d+1)+1``); ``min_phase_length`` (default
+  ``d(d+1)+1``, the "forced" length of the proof of Lemma 8);
+* ``monotone=True`` (default): only active arms are tested and discarded arms never return
+  (Eq. 16 and the proof of Thm. 3); ``False``: Fig. 3 literally (``X_{j+1}`` restarts from
+  ``X`` each phase), the reading under which Xu et al. (2018) found XY-adaptive worse than
+  XY-static;
+* ``stop_in_phase=True`` (default): the empirical stopping rule (Eq. 11, §3.1 "used by G,
+  XY and inside XY-adaptive"), restricted to the active targets, is checked after every
+  pull of a phase with the phase's own estimate (valid: Prop. 1 holds for all ``n`` at
+  once for the phase's static allocation); ``False``: stop only at the end of a phase when
+  one target is left (Fig. 3 literally).  Without it the last phase overshoots by up to a
+  factor ``1/alpha`` (the phase lengths form a geometric grid);
+* ``log_n``: the ``n`` in ``log_n(K^2/delta)`` is the total number of samples at the end of
+  the phase (``"global"``, default: distinct phases end at distinct ``n``, so the union
+  bound ``sum_n 6 delta / (pi^2 n^2) <= delta`` covers all phases) or the phase length
+  (``"phase"``).
+
+RAGE (Fiez, Jain, Jamieson & Ratliff 2019, Algorithm 1)
+-------------------------------------------------------
+Transductive: measure on ``X``, decide on ``Z`` (``Z = X`` by default).  Phase
+``k = 1, 2, ...`` with active set ``Z_k``:
+
+* ``delta_k = delta / k^2``;
+* ``lambda_k = argmin_lambda max_{y in Y(Z_k)} ||y||^2_{A(lambda)^{-1}}`` and
+  ``rho_k`` its value;
+* ``N_k = max(ceil(2 (2^{k+1})^2 rho_k (1 + eps) log(|Z|^2 / delta_k)), r(eps))``
+  (``= 2^{2k+3}``; times ``sigma^2`` for sigma-sub-Gaussian noise, the paper has
+  ``sigma = 1``), pulls ``ROUND(lambda_k, N_k)`` with the ``(1 + eps)`` guarantee
+  (:func:`rounding.round_with_guarantee`: Carathéodory + efficient rounding,
+  ``r(eps) = ceil((p-1)(1+eps)/eps)``);
+* ``theta_k`` from the phase's samples; ``Z_{k+1} = Z_k \ {z : exists z' in Z_k,
+  (z' - z)^T theta_k >= 2^{-(k+2)}}``; stop when ``|Z_k| = 1``.
+
+``variant="code"`` reproduces the authors' reference implementation
+(``fiezt/Transductive-Linear-Bandit-Code``, ``RAGE.py``): ``N_k = max(ceil(2 (2^k)^2 rho_k
+(1 + eps) log(2 |Z|^2 / delta_k)), 2 p / eps)``, plain efficient rounding, and elimination
+by the confidence test ``sqrt(2 ||y||^2_{A_k^{-1}} log(2 |X|^2 / delta_k)) <= y^T
+theta_k`` with the phase's design matrix ``A_k``.  The speed benchmark compares with it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from bandits import _rng
+from bandits import _static_numba as S
+from bandits.gifa import RunResult, _check_probability
+from bandits.static import (
+    _budget,
+    _check_tell,
+    _env,
+    _seed,
+    as_matrix,
+    check_arms_span,
+    check_int,
+    check_positive,
+    confidence_constants,
+    pair_targets,
+    spanning_arms,
+    target_means,
+)
+
+__all__ = ["PHASED_ALGORITHMS", "AdaptivePolicy", "RagePolicy", "rage_design",
+           "run_rage", "run_xy_adaptive"]
+
+PHASED_ALGORITHMS = ("xy-adaptive", "rage")
+MAX_PHASES = 200
+
+
+# ----------------------------------------------------------------------------------------
+# XY-adaptive
+# ----------------------------------------------------------------------------------------
+
+
+class _AdaptiveEngine:
+    """Phase bookkeeping of XY-adaptive shared by the simulation and the ask/tell policy."""
+
+    def __init__(self, X: object, Z: object, *, delta: float, sigma: float, alpha: float,
+                 confidence: str | float, c: float | None, phase_init: str,
+                 normalization: str, monotone: bool, log_n: str, rho0: float,
+                 n0: int | None, min_phase_length: int | None,
+                 stop_in_phase: bool = True) -> None:
+        self.X = as_matrix(X, "X")
+        K, d = self.X.shape
+        if K < 2:
+            raise ValueError("X must have at least 2 arms")
+        check_arms_span(self.X)
+        self.Z = self.X if Z is None else as_matrix(Z, "Z", d)
+        if self.Z.shape[0] < 2:
+            raise ValueError("Z must have at least 2 decision targets")
+        if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
+                and 0.0 < float(alpha) < 1.0):
+            raise ValueError(f"alpha must be in (0, 1); got {alpha!r}")
+        if phase_init not in ("basis", "all"):
+            raise ValueError(f"phase_init must be 'basis' or 'all'; got {phase_init!r}")
+        if normalization not in ("eq18", "fig3"):
+            raise ValueError(f"normalization must be 'eq18' or 'fig3'; got {normalization!r}")
+        if log_n not in ("global", "phase"):
+            raise ValueError(f"log_n must be 'global' or 'phase'; got {log_n!r}")
+        self.c, self.log_const, self.fixed = confidence_constants(
+            confidence, sigma=check_positive(sigma, "sigma"), delta=delta, K=self.Z.shape[0],
+            c=c)
+        self.alpha = float(alpha)
+        self.stop_in = bool(stop_in_phase)
+        self.fig3 = normalization == "fig3"
+        self.monotone = bool(monotone)
+        self.log_n = log_n
+        n0 = d * (d + 1) + 1 if n0 is None else check_int(n0, "n0", 1)
+        self.min_len = (d * (d + 1) + 1 if min_phase_length is None
+                        else check_int(min_phase_length, "min_phase_length", 1))
+        self.init_arms = (spanning_arms(self.X) if phase_init == "basis"
+                          else np.arange(K, dtype=np.int64))
+        self.target = self.alpha * check_positive(rho0, "rho0") / n0
+        self.active = np.ones(self.Z.shape[0], dtype=np.bool_)
+        self.theta_rec = np.zeros(d)
+        self.phases: list[dict] = []
+        self.Y = pair_targets(self.Z)
+
+    def start_phase(self) -> tuple[np.ndarray, int]:
+        """Targets ``Y_j`` (the active pairs) for the next phase."""
+        self.Y = pair_targets(self.Z, self.active)
+        return self.Y, self.Y.shape[0]
+
+    def end_phase(self, n_phase: int, t_total: int, u: float, Ainv: np.ndarray,
+                  theta: np.ndarray) -> bool:
+        """Discard dominated targets (Eq. 16); returns True when one target is left."""
+        n_log = t_total if self.log_n == "global" else n_phase
+        b = S.beta(n_log, self.c, self.log_const, self.fixed)
+        KZ = self.Z.shape[0]
+        keep = np.zeros(KZ, dtype=np.bool_)
+        if self.monotone:
+            S.confidence_discard(self.Z, self.active, self.active, Ainv, theta, b, keep)
+        else:
+            everyone = np.ones(KZ, dtype=np.bool_)
+            S.confidence_discard(self.Z, everyone, everyone, Ainv, theta, b, keep)
+        self.phases.append({"pulls": int(n_phase), "active_before": int(self.active.sum()),
+                            "active_after": int(keep.sum()), "uncertainty": float(u),
+                            "target": float(self.target), "beta": float(b)})
+        self.active = keep
+        self.theta_rec = theta.copy()
+        self.target = self.alpha * (u / n_phase if self.fig3 else u)
+        return int(keep.sum()) == 1
+
+    def stop_in_phase(self, n_phase: int, u: float, best: int, theta: np.ndarray) -> None:
+        """The in-phase stopping rule fired: ``best`` dominates every other active target."""
+        keep = np.zeros(self.Z.shape[0], dtype=np.bool_)
+        keep[best] = True
+        self.phases.append({"pulls": int(n_phase), "active_before": int(self.active.sum()),
+                            "active_after": 1, "uncertainty": float(u),
+                            "target": float(self.target), "beta": float("nan"),
+                            "stopped_in_phase": True})
+        self.active = keep
+        self.theta_rec = theta.copy()
+
+    def recommendation(self) -> int:
+        a = int(S.argmax_active(self.Z, self.theta_rec, self.active))
+        return a if a >= 0 else 0
+
+
+def _adaptive_engine(X, Z, delta, sigma, options) -> _AdaptiveEngine:
+    known = {"alpha", "confidence", "c", "phase_init", "normalization", "monotone", "log_n",
+             "rho0", "n0", "min_phase_length", "refresh_every", "stop_in_phase"}
+    unknown = set(options) - known
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for xy-adaptive")
+    return _AdaptiveEngine(
+        X, Z, delta=_check_probability(delta, "delta"), sigma=sigma,
+        alpha=options.get("alpha", 0.1), confidence=options.get("confidence", "soare"),
+        c=options.get("c"), phase_init=options.get("phase_init", "basis"),
+        normalization=options.get("normalization", "eq18"),
+        monotone=options.get("monotone", True), log_n=options.get("log_n", "global"),
+        rho0=options.get("rho0", 1.0), n0=options.get("n0"),
+        min_phase_length=options.get("min_phase_length"),
+        stop_in_phase=options.get("stop_in_phase", True))
+
+
+def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
+                    max_samples: int = 10**7, sigma: float | None = None,
+                    **options: object) -> RunResult:
+    r"""Simulate XY-adaptive (Soare et al. 2014, Fig. 3) on an instance.
+
+    Parameters
+    ----------
+    instance : bandits.instances.Instance
+    delta : float
+        Confidence in (0, 1).
+    seed : int
+        Tie-breaking stream 0, rewards stream 1.
+    max_samples : int
+        Budget (``stopped_by="budget"`` when reached).
+    sigma : float, optional
+        Noise scale of the confidence bound (default the instance's).
+    **options
+        ``alpha`` (0.1), ``confidence`` ("soare" | "xu" | number), ``c``, ``phase_init``
+        ("basis" | "all"), ``normalization`` ("eq18" | "fig3"), ``monotone`` (True),
+        ``log_n`` ("global" | "phase"), ``rho0`` (1), ``n0`` (d(d+1)+1),
+        ``min_phase_length`` (d(d+1)+1), ``stop_in_phase`` (True), ``refresh_every``
+        (1000).  See the module
+        docstring.
+
+    Returns
+    -------
+    RunResult
+        ``extra["phases"]``: per phase its pulls, active set sizes, final uncertainty
+        ``max_y y^T A^{-1} y``, target and multiplier.
+    """
+    sig = float(instance.sigma if sigma is None else sigma)
+    refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every", 1)
+    eng = _adaptive_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
+    seed, max_samples = _seed(seed), _budget(max_samples)
+    env_kind, means, env_sigma, table = _env(instance)
+    X = eng.X
+    K, d = X.shape
+    M_max = eng.Y.shape[0]
+    Ybuf = np.zeros((max(M_max, 1), d))
+    vals = np.zeros(max(M_max, 1))
+    pcounts, psums = np.zeros(K, dtype=np.int64), np.zeros(K)
+    counts = np.zeros(K, dtype=np.int64)
+    Ainv, theta = np.zeros((d, d)), np.zeros(d)
+    g, scores, out = np.zeros(d), np.zeros(K), np.zeros(3, dtype=np.int64)
+    rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
+    t = 0
+    stopped = "budget"
+    t0 = time.perf_counter()
+    for _ in range(MAX_PHASES):
+        Y, M = eng.start_phase()
+        Ybuf[:M] = Y
+        u = S.adaptive_phase(X, Ybuf, M, eng.init_arms, eng.target, eng.min_len, eng.fig3,
+                             env_kind, means, env_sigma, table, rng_pol, rng_env, t,
+                             max_samples, refresh_every, pcounts, psums, Ainv, vals, theta, g,
+                             scores, out, eng.Z, eng.active, eng.stop_in, eng.c, eng.log_const,
+                             eng.fixed, eng.log_n == "global")
+        t += int(out[0])
+        counts += pcounts
+        if u < 0:
+            raise ValueError("phase_init: the initial pulls of a phase do not span R^d")
+        if out[1] == 1:
+            break
+        if out[2] >= 0:
+            eng.stop_in_phase(int(out[0]), float(u), int(out[2]), theta)
+            stopped = "rule"
+            break
+        if eng.end_phase(int(out[0]), t, float(u), Ainv, theta):
+            stopped = "rule"
+            break
+    wall = time.perf_counter() - t0
+    rec = np.array([eng.recommendation()])
+    mu = target_means(instance)
+    return RunResult(
+        algorithm="xy-adaptive", instance=getattr(instance, "name", "instance"), seed=seed,
+        samples=t, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
+        counts=counts, stopped_by=stopped, wall_time=wall,
+        extra={"phases": eng.phases, "n_phases": len(eng.phases),
+               "active": np.flatnonzero(eng.active)},
+    )
+
+
+class AdaptivePolicy:
+    """Ask/tell XY-adaptive over the same kernels as :func:`run_xy_adaptive`.
+
+    Parameters: ``X``, ``Z``, ``delta``, ``sigma``, ``seed``, ``max_samples`` and the options
+    of :func:`run_xy_adaptive`.  Attributes ``done``, ``recommendation``, ``stopped_by``,
+    ``samples``, ``counts``, ``phases``.
+    """
+
+    def __init__(self, X: object, *, Z: object = None, delta: float = 0.05,
+                 sigma: float = 1.0, seed: int = 0, max_samples: int | None = None,
+                 **options: object) -> None:
+        self._refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every",
+                                        1)
+        self._eng = _adaptive_engine(X, Z, delta, sigma, options)
+        self._rng = _rng.make_state(_seed(seed), 0)
+        self._max = None if max_samples is None else _budget(max_samples)
+        K, d = self._eng.X.shape
+        self._counts = np.zeros(K, dtype=np.int64)
+        self._pc, self._ps = np.zeros(K, dtype=np.int64), np.zeros(K)
+        self._Ainv, self._theta = np.zeros((d, d)), np.zeros(d)
+        self._g, self._scores = np.zeros(d), np.zeros(K)
+        self._t = 0
+        self.done = False
+        self.stopped_by: str | None = None
+        self.recommendation: np.ndarray | None = None
+        self._pending: int | None = None
+        self._start()
+
+    @property
+    def samples(self) -> int:
+        return self._t
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self._counts.copy()
+
+    @property
+    def phases(self) -> list[dict]:
+        return list(self._eng.phases)
+
+    def _start(self) -> None:
+        self._Y, self._M = self._eng.start_phase()
+        self._vals = np.zeros(max(self._M, 1))
+        self._pc[:] = 0
+        self._ps[:] = 0.0
+        self._tp = 0
+        self._since = 0
+        self._queue = [int(a) for a in self._eng.init_arms]
+        self._in_init = True
+        if self._max is not None and self._t >= self._max:
+            self._finish("budget")
+
+    def _finish(self, how: str) -> None:
+        self.done = True
+        self.stopped_by = how
+        self.recommendation = np.array([self._eng.recommendation()])
+
+    def _decide(self) -> None:
+        """Mirror of the loop body of :func:`bandits._static_numba.adaptive_phase`."""
+        eng = self._eng
+        u = S.max_val(self._vals, self._M)
+        if eng.stop_in:
+            b = S.beta(self._t if eng.log_n == "global" else self._tp, eng.c, eng.log_const,
+                       eng.fixed)
+            s = S.check_stop_active(eng.Z, eng.active, self._Ainv, self._theta, b)
+            if s >= 0:
+                eng.stop_in_phase(self._tp, float(u), int(s), self._theta)
+                self._finish("rule")
+                return
+        crit = u / self._tp if eng.fig3 else u
+        if self._tp >= eng.min_len and crit <= eng.target:
+            if eng.end_phase(self._tp, self._t, float(u), self._Ainv, self._theta):
+                self._finish("rule")
+                return
+            self._start()
+            return
+        if self._max is not None and self._t >= self._max:
+            self._finish("budget")
+            return
+        a = S.greedy_choice(eng.X, self._Y, self._M, self._Ainv, self._vals, self._rng,
+                            self._g, self._scores)
+        self._queue = [int(a)]
+
+    def ask(self) -> int:
+        """The next arm to measure (RuntimeError once done)."""
+        if self.done:
+            raise RuntimeError(f"the policy has stopped ({self.stopped_by})")
+        if self._pending is None:
+            self._pending = self._queue.pop(0)
+        return self._pending
+
+    def tell(self, arm: int, reward: float) -> None:
+        """Report the ``reward`` of ``arm``."""
+        _check_tell(self._pending, arm, reward)
+        a, r = int(arm), float(reward)
+        self._pending = None
+        self._t += 1
+        self._tp += 1
+        self._counts[a] += 1
+        eng = self._eng
+        if self._in_init:
+            self._pc[a] += 1
+            self._ps[a] += r
+            if self._queue:
+                if self._max is not None and self._t >= self._max:
+                    self._finish("budget")
+                return
+            self._in_init = False
+            if not S.refresh(eng.X, self._Y, self._M, self._pc, self._ps, self._Ainv,
+                             self._vals, self._theta):
+                raise ValueError("phase_init: the initial pulls do not span R^d")
+            self._decide()
+            return
+        S.observe(eng.X, self._Y, self._M, self._Ainv, self._vals, self._theta, self._pc,
+                  self._ps, a, r, self._g)
+        self._since += 1
+        if self._since >= self._refresh_every:
+            S.refresh(eng.X, self._Y, self._M, self._pc, self._ps, self._Ainv, self._vals,
+                      self._theta)
+            self._since = 0
+        self._decide()
+
+
+# ----------------------------------------------------------------------------------------
+# RAGE
+# ----------------------------------------------------------------------------------------
+
+
+def rage_design(X: np.ndarray, Y: np.ndarray, tol: float = 1e-3) -> tuple[np.ndarray, float]:
+    """``(lambda, rho)``: an XY design on the targets ``Y`` and its criterion value
+    ``max_y ||y||^2_{A(lambda)^{-1}}`` (the value *of the returned weights*, so the phase
+    length is valid whatever the solver accuracy)."""
+    from design.minimax import xy_optimal
+
+    res = xy_optimal(X, Y, tol=tol)
+    return np.asarray(res.weights, dtype=np.float64), float(res.value)
+
+
+class _RageEngine:
+    """Phase bookkeeping of RAGE shared by the simulation and the ask/tell policy."""
+
+    def __init__(self, X: object, Z: object, *, delta: float, sigma: float, eps: float,
+                 variant: str, design_tol: float) -> None:
+        self.X = as_matrix(X, "X")
+        K, d = self.X.shape
+        if K < 2:
+            raise ValueError("X must have at least 2 arms")
+        check_arms_span(self.X)
+        self.Z = self.X if Z is None else as_matrix(Z, "Z", d)
+        if self.Z.shape[0] < 2:
+            raise ValueError("Z must have at least 2 decision targets")
+        if variant not in ("paper", "code"):
+            raise ValueError(f"variant must be 'paper' or 'code'; got {variant!r}")
+        self.delta = _check_probability(delta, "delta")
+        self.sigma = check_positive(sigma, "sigma")
+        self.eps = check_positive(eps, "eps")
+        self.variant = variant
+        self.design_tol = check_positive(design_tol, "design_tol")
+        self.active = np.ones(self.Z.shape[0], dtype=np.bool_)
+        self.theta_rec = np.zeros(d)
+        self.k = 0
+        self.phases: list[dict] = []
+
+    def plan_phase(self) -> np.ndarray:
+        """Allocation (pulls per arm) of the next phase."""
+        from rounding import efficient_round, round_with_guarantee
+
+        self.k += 1
+        k = self.k
+        delta_k = self.delta / k**2
+        Y = pair_targets(self.Z, self.active)
+        lam, rho = rage_design(self.X, Y, self.design_tol)
+        nZ = self.Z.shape[0]
+        s2 = self.sigma**2
+        if self.variant == "paper":
+            base = 2.0 * (2.0 ** (k + 1)) ** 2 * rho * (1 + self.eps) * math.log(nZ**2 / delta_k)
+            # rounding with the (1 + eps) guarantee needs n >= r(eps) for the reduced support
+            from rounding import reduce_support, rounding_requirement
+
+            lam = reduce_support(self.X, lam)
+            p = int(np.count_nonzero(lam))
+            r_eps = rounding_requirement(p, self.eps)
+            N = max(int(math.ceil(s2 * base)), r_eps)
+            alloc = round_with_guarantee(self.X, lam, N, self.eps).counts
+        else:
+            lam = np.where(lam < 1e-5, 0.0, lam)  # the reference code zeroes weights < 1e-5
+            lam = lam / lam.sum()
+            p = int(np.count_nonzero(lam))
+            base = 8.0 * (2.0 ** (k - 1)) ** 2 * rho * (1 + self.eps) * math.log(
+                2 * nZ**2 / delta_k)
+            N = max(int(math.ceil(s2 * base)), int(math.ceil(2 * p / self.eps)))
+            alloc = efficient_round(lam, N, zero_tol=0.0)
+        self._current = {"phase": k, "N": int(N), "rho": float(rho), "support": p,
+                         "active_before": int(self.active.sum()), "delta_k": delta_k}
+        return np.ascontiguousarray(alloc, dtype=np.int64)
+
+    def end_phase(self, pcounts: np.ndarray, psums: np.ndarray) -> bool:
+        """Estimate from the phase's samples only and eliminate; True when one is left."""
+        X = self.X
+        A = (X.T * pcounts) @ X
+        bvec = X.T @ psums
+        Ainv = np.linalg.pinv(A)
+        theta = Ainv @ bvec
+        KZ, d = self.Z.shape
+        keep = self.active.copy()
+        act = np.flatnonzero(self.active)
+        Za = self.Z[act]
+        if self.variant == "paper":
+            thr = 2.0 ** (-(self.k + 2))
+            mu = Za @ theta
+            drop = (mu.max() - mu) >= thr  # exists z' with (z' - z)^T theta >= 2^-(k+2)
+            keep[act[drop]] = False
+        else:
+            logt = math.log(2 * X.shape[0] ** 2 / self._current["delta_k"])
+            Ac = np.ascontiguousarray(Ainv)
+            for i, z in enumerate(act):
+                for j, zp in enumerate(act):
+                    if i == j or not keep[zp]:
+                        continue
+                    y = Za[j] - Za[i]
+                    if math.sqrt(2 * self.sigma**2 * max(y @ Ac @ y, 0.0) * logt) <= y @ theta:
+                        keep[z] = False
+                        break
+        if not keep.any():  # cannot happen for the paper rule; guard for the code rule
+            keep[act[int(np.argmax(Za @ theta))]] = True
+        self._current["active_after"] = int(keep.sum())
+        self.phases.append(self._current)
+        self.active = keep
+        self.theta_rec = theta
+        return int(keep.sum()) == 1
+
+    def recommendation(self) -> int:
+        a = int(S.argmax_active(self.Z, self.theta_rec, self.active))
+        return a if a >= 0 else int(np.flatnonzero(self.active)[0])
+
+
+def _rage_engine(X, Z, delta, sigma, options) -> _RageEngine:
+    known = {"eps", "variant", "design_tol"}
+    unknown = set(options) - known
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for rage")
+    return _RageEngine(X, Z, delta=delta, sigma=sigma, eps=options.get("eps", 0.1),
+                       variant=options.get("variant", "paper"),
+                       design_tol=options.get("design_tol", 1e-3))
+
+
+def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int = 10**8,
+             sigma: float | None = None, **options: object) -> RunResult:
+    r"""Simulate RAGE (Fiez et al. 2019, Algorithm 1) on an instance (transductive if the
+    instance has ``Z``).
+
+    Parameters
+    ----------
+    instance : bandits.instances.Instance
+    delta : float
+        Confidence in (0, 1).
+    seed : int
+        Rewards from stream 1 of the seed (the allocation is deterministic).
+    max_samples : int
+        Budget; a phase cut by it ends the run with ``stopped_by="budget"``.
+    sigma : float, optional
+        Sub-Gaussian scale assumed (default the instance's); ``N_k`` scales with sigma^2.
+    **options
+        ``eps`` (0.1, rounding tolerance; the authors' experiments use ``factor = 10``),
+        ``variant`` ("paper" | "code"), ``design_tol`` (1e-3, certified gap of the
+        phase designs; only efficiency depends on it).
+
+    Returns
+    -------
+    RunResult
+        ``extra["phases"]``: per phase ``N``, ``rho``, design support, ``delta_k`` and the
+        active-set sizes.
+    """
+    sig = float(instance.sigma if sigma is None else sigma)
+    eng = _rage_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
+    seed, max_samples = _seed(seed), _budget(max_samples)
+    env_kind, means, env_sigma, table = _env(instance)
+    K = eng.X.shape[0]
+    pcounts, psums = np.zeros(K, dtype=np.int64), np.zeros(K)
+    counts = np.zeros(K, dtype=np.int64)
+    rng_env = _rng.make_state(seed, 1)
+    t = 0
+    stopped = "budget"
+    t0 = time.perf_counter()
+    for _ in range(MAX_PHASES):
+        if t >= max_samples:
+            break
+        alloc = eng.plan_phase()
+        pcounts[:] = 0
+        psums[:] = 0.0
+        n = S.block_phase(alloc, env_kind, means, env_sigma, table, rng_env, t, max_samples,
+                          pcounts, psums)
+        t += int(n)
+        counts += pcounts
+        if n < int(alloc.sum()):
+            break
+        if eng.end_phase(pcounts, psums):
+            stopped = "rule"
+            break
+    wall = time.perf_counter() - t0
+    rec = np.array([eng.recommendation()])
+    mu = target_means(instance)
+    return RunResult(
+        algorithm="rage", instance=getattr(instance, "name", "instance"), seed=seed,
+        samples=t, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
+        counts=counts, stopped_by=stopped, wall_time=wall,
+        extra={"phases": eng.phases, "n_phases": len(eng.phases),
+               "active": np.flatnonzero(eng.active), "variant": eng.variant},
+    )
+
+
+class RagePolicy:
+    """Ask/tell RAGE over the same phase logic as :func:`run_rage` (pulls of a phase in
+    arm-block order).  Parameters: ``X``, ``Z``, ``delta``, ``sigma``, ``max_samples`` and
+    the options of :func:`run_rage`."""
+
+    def __init__(self, X: object, *, Z: object = None, delta: float = 0.05,
+                 sigma: float = 1.0, max_samples: int | None = None,
+                 **options: object) -> None:
+        self._eng = _rage_engine(X, Z, delta, sigma, options)
+        self._max = None if max_samples is None else _budget(max_samples)
+        K = self._eng.X.shape[0]
+        self._counts = np.zeros(K, dtype=np.int64)
+        self._pc, self._ps = np.zeros(K, dtype=np.int64), np.zeros(K)
+        self._t = 0
+        self.done = False
+        self.stopped_by: str | None = None
+        self.recommendation: np.ndarray | None = None
+        self._pending: int | None = None
+        self._plan()
+
+    @property
+    def samples(self) -> int:
+        return self._t
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self._counts.copy()
+
+    @property
+    def phases(self) -> list[dict]:
+        return list(self._eng.phases)
+
+    def _plan(self) -> None:
+        if self._max is not None and self._t >= self._max:
+            self._finish("budget")
+            return
+        alloc = self._eng.plan_phase()
+        self._queue = [a for a in range(alloc.shape[0]) for _ in range(int(alloc[a]))]
+        self._pc[:] = 0
+        self._ps[:] = 0.0
+
+    def _finish(self, how: str) -> None:
+        self.done = True
+        self.stopped_by = how
+        self.recommendation = np.array([self._eng.recommendation()])
+
+    def ask(self) -> int:
+        """The next arm to measure (RuntimeError once done)."""
+        if self.done:
+            raise RuntimeError(f"the policy has stopped ({self.stopped_by})")
+        if self._pending is None:
+            self._pending = self._queue.pop(0)
+        return self._pending
+
+    def tell(self, arm: int, reward: float) -> None:
+        """Report the ``reward`` of ``arm``."""
+        _check_tell(self._pending, arm, reward)
+        a = int(arm)
+        self._pending = None
+        self._pc[a] += 1
+        self._ps[a] += float(reward)
+        self._counts[a] += 1
+        self._t += 1
+        if self._queue:
+            if self._max is not None and self._t >= self._max:
+                self._finish("budget")
+            return
+        if self._eng.end_phase(self._pc, self._ps):
+            self._finish("rule")
+            return
+        self._plan()

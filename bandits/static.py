@@ -1,0 +1,548 @@
+r"""Static allocations for best-arm identification: G-static, XY-static and XY-oracle.
+
+Soare, Lazaric & Munos (2014), "Best-arm identification in linear bandits", NeurIPS, §3-4
+and App. C; Xu, Honda & Sugiyama (2018), "A fully adaptive algorithm for pure exploration
+in linear bandits", AISTATS, §7 (XY-oracle / XY-static baselines).
+
+The allocation does not look at the rewards; only the stopping rule does.
+
+Allocations (``method``):
+
+* ``"greedy"`` -- the incremental rule (Soare et al. Eq. 22 for G, Eq. 26 for XY)
+  ``x_t = argmin_x max_{y in Y} y^T (A_{t-1} + x x^T)^{-1} y`` by Sherman–Morrison,
+  uniformly random tie-breaking, after one pull of every arm (``init="all"``, as Xu et al.)
+  or of a spanning subset (``init="basis"``, Soare et al.'s "pull each canonical arm once");
+* ``"rounding"`` -- the convex relaxation ``lambda = argmin_lambda max_y
+  ||y||^2_{A(lambda)^{-1}}`` (:func:`design.g_optimal`, :func:`design.minimax.xy_optimal`,
+  :func:`design.minimax.minimax_optimal`) followed by efficient rounding in its incremental
+  order (App. C): ``x_t = argmin_{lambda_a > 0} N_a / lambda_a``
+  (:func:`rounding.tracking.track_ratio`), whose every prefix is the efficient rounding of
+  ``lambda`` (:func:`rounding.incremental_allocation`).
+
+Targets ``Y``: G -- the arms ``x``; XY -- all differences ``z - z'`` of the decision set
+``Z`` (``Z = X`` by default; Soare et al. Eq. 14); oracle -- ``(z* - z) / Delta(z)`` with the
+true parameter (Eq. 5; weighted minimax ``max_y ||y||^2 / Delta(y)^2``).
+
+Stopping rule (Eq. 11): stop at the first ``n`` such that for ``z^ = argmax_z z^T theta_n``
+
+.. math:: \beta(n)\, \|z^ - z\|_{A_n^{-1}} \le (z^ - z)^\top \hat\theta_n
+          \quad \forall z \in Z,
+
+and return ``z^``.  XY-oracle uses the same test with the true ``theta`` (Eq. 4; it is
+deterministic) and returns ``argmax_z z^T theta_n``.  The confidence multiplier
+(``confidence``):
+
+* ``"soare"`` (default): ``beta(n) = c sqrt(log(6 n^2 K^2 / (pi^2 delta)))`` with
+  ``c = 2 sigma sqrt(2)`` -- Soare et al. Prop. 1 with the union bound over the ``K^2``
+  directions (footnote 1, ``log_n(K^2/delta)``);
+* ``"xu"``: ``K`` instead of ``K^2`` in the logarithm, the constant in Xu et al.'s XY-oracle
+  (it reproduces their Table 1 total of 2,742,457 samples at d = 5 to 0.01%);
+* a number ``b``: a fixed multiplier ``beta(n) = b`` (no union bound over ``n``; used to
+  calibrate against Soare et al.'s Fig. 5, whose constant is not stated).
+
+``K`` is the number of decision targets ``|Z|``.  ``c`` may be overridden.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from bandits import _rng
+from bandits import _static_numba as S
+from bandits.gifa import RunResult, _check_probability
+from rounding.tracking import track_ratio
+
+__all__ = ["STATIC_ALGORITHMS", "StaticPolicy", "confidence_constants", "run_static",
+           "spanning_arms", "static_design"]
+
+STATIC_ALGORITHMS = ("g-static", "xy-static", "xy-oracle")
+_METHODS = ("greedy", "rounding")
+_INITS = ("all", "basis")
+
+
+# ----------------------------------------------------------------------------------------
+# validation and set-up shared with bandits.phased
+# ----------------------------------------------------------------------------------------
+
+
+def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:
+    """``value`` as a finite float64 (n, d) array, else ValueError naming ``name``."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric 2-D array") from None
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty 2-D array (rows are vectors); "
+                         f"got shape {arr.shape}")
+    if d is not None and arr.shape[1] != d:
+        raise ValueError(f"{name} must have d={d} columns like X; got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return np.ascontiguousarray(arr)
+
+
+def check_arms_span(X: np.ndarray, name: str = "X") -> None:
+    """ValueError naming ``name`` unless the rows of X span R^d."""
+    if np.linalg.matrix_rank(X) < X.shape[1]:
+        raise ValueError(f"the rows of {name} must span R^d (d={X.shape[1]}); least squares "
+                         "is not identifiable otherwise")
+
+
+def check_positive(x: object, name: str) -> float:
+    """A positive finite float, else ValueError naming ``name``."""
+    if isinstance(x, bool):
+        raise ValueError(f"{name} must be a positive number; got {x!r}")
+    try:
+        v = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number; got {x!r}") from None
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
+    return v
+
+
+def check_int(x: object, name: str, low: int) -> int:
+    """An int ``>= low``, else ValueError naming ``name``."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or int(x) < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {x!r}")
+    return int(x)
+
+
+def confidence_constants(confidence: str | float, *, sigma: float, delta: float, K: int,
+                         c: float | None = None) -> tuple[float, float, bool]:
+    r"""``(c, log_const, fixed)`` of the multiplier ``beta(n) = c sqrt(log_const + 2 log n)``.
+
+    ``"soare"``: ``c = 2 sigma sqrt 2``, ``log_const = log(6 K^2 / (pi^2 delta))``;
+    ``"xu"``: the same with ``K``; a number ``b``: ``beta(n) = b`` (``fixed=True``).
+    """
+    delta = _check_probability(delta, "delta")
+    if isinstance(confidence, str):
+        if confidence not in ("soare", "xu"):
+            raise ValueError("confidence must be 'soare', 'xu' or a positive number; "
+                             f"got {confidence!r}")
+        cc = 2.0 * sigma * math.sqrt(2.0) if c is None else check_positive(c, "c")
+        power = 2 if confidence == "soare" else 1
+        return cc, math.log(6.0 * K**power / (math.pi**2 * delta)), False
+    return check_positive(confidence, "confidence"), 0.0, True
+
+
+def spanning_arms(X: np.ndarray) -> np.ndarray:
+    """The first ``d`` arms (in index order) that are linearly independent: Soare et al.'s
+    "pull once each canonical arm" initialisation, generalised."""
+    K, d = X.shape
+    chosen: list[int] = []
+    basis = np.zeros((0, d))
+    for a in range(K):
+        cand = np.vstack([basis, X[a]])
+        if np.linalg.matrix_rank(cand, tol=1e-10) > basis.shape[0]:
+            basis = cand
+            chosen.append(a)
+            if len(chosen) == d:
+                break
+    if len(chosen) < d:
+        raise ValueError(f"the rows of X must span R^d (d={d})")
+    return np.asarray(chosen, dtype=np.int64)
+
+
+def pair_targets(Z: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+    """Differences ``z_i - z_j`` (``i < j``) of the (active) rows of ``Z``, non-zero only."""
+    idx = np.arange(Z.shape[0]) if active is None else np.flatnonzero(active)
+    i, j = np.triu_indices(idx.shape[0], k=1)
+    Y = Z[idx[i]] - Z[idx[j]]
+    keep = np.any(Y != 0.0, axis=1)
+    return np.ascontiguousarray(Y[keep])
+
+
+def static_design(kind: str, X: object, Z: object = None, theta: object = None, *,
+                  tol: float = 1e-9) -> np.ndarray:
+    r"""The relaxed design of a static allocation.
+
+    Parameters
+    ----------
+    kind : {"g", "xy", "oracle"}
+        ``"g"``: ``argmin_lambda max_x x^T A(lambda)^{-1} x`` (Soare et al. Eq. 21;
+        Kiefer–Wolfowitz value ``d``); ``"xy"``: ``argmin_lambda max_{z,z'} ||z -
+        z'||^2_{A(lambda)^{-1}}`` (Eq. 25; transductive when ``Z`` is given);
+        ``"oracle"``: ``argmin_lambda max_{z != z*} ||z* - z||^2_{A(lambda)^{-1}} /
+        Delta(z)^2`` (Eq. 6) with the true ``theta``.
+    X : array_like, shape (K, d)
+        Arms (must span R^d).
+    Z : array_like, shape (K_Z, d), optional
+        Decision set (default ``X``).
+    theta : array_like, shape (d,), optional
+        True parameter (oracle only).
+    tol : float
+        Certified relative gap requested from the solver.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+    """
+    from design import g_optimal
+    from design.minimax import minimax_optimal, xy_optimal
+
+    Xa = as_matrix(X, "X")
+    Za = Xa if Z is None else as_matrix(Z, "Z", Xa.shape[1])
+    if kind == "g":
+        return np.asarray(g_optimal(Xa, tol=min(tol, 1e-6)).weights)
+    if kind == "xy":
+        if Z is None:
+            return np.asarray(xy_optimal(Xa, None, tol=max(tol, 1e-9)).weights)
+        return np.asarray(xy_optimal(Xa, pair_targets(Za), tol=max(tol, 1e-9)).weights)
+    if kind == "oracle":
+        Y, gaps = oracle_targets(Za, theta)
+        return np.asarray(minimax_optimal(Xa, Y, c=1.0 / gaps**2, tol=max(tol, 1e-10)).weights)
+    raise ValueError(f"kind must be 'g', 'xy' or 'oracle'; got {kind!r}")
+
+
+def oracle_targets(Z: np.ndarray, theta: object) -> tuple[np.ndarray, np.ndarray]:
+    """``(z* - z, Delta(z))`` for ``z != z*`` (``z* = argmax z^T theta``, unique)."""
+    if theta is None:
+        raise ValueError("theta (the true parameter) is needed by the oracle")
+    th = np.asarray(theta, dtype=np.float64).ravel()
+    if th.shape[0] != Z.shape[1] or not np.all(np.isfinite(th)):
+        raise ValueError(f"theta must be a finite vector of length d={Z.shape[1]}")
+    mu = Z @ th
+    best = int(np.argmax(mu))
+    gaps = mu[best] - mu
+    others = np.flatnonzero(np.arange(Z.shape[0]) != best)
+    if np.any(gaps[others] <= 0):
+        raise ValueError("theta: the best decision target is not unique (zero gap); the "
+                         "oracle allocation is undefined")
+    return np.ascontiguousarray(Z[best] - Z[others]), gaps[others]
+
+
+# ----------------------------------------------------------------------------------------
+# the engine
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Setup:
+    X: np.ndarray
+    Z: np.ndarray
+    Y: np.ndarray
+    rule: int
+    w: np.ndarray
+    init_arms: np.ndarray
+    stop_kind: int
+    theta_true: np.ndarray
+    c: float
+    log_const: float
+    fixed: bool
+
+
+def _setup(algorithm: str, X: object, Z: object, theta: object, *, method: str, init: str,
+           confidence: str | float, c: float | None, sigma: float, delta: float) -> _Setup:
+    if algorithm not in STATIC_ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {STATIC_ALGORITHMS}; got {algorithm!r}")
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
+    if init not in _INITS:
+        raise ValueError(f"init must be one of {_INITS}; got {init!r}")
+    Xa = as_matrix(X, "X")
+    if Xa.shape[0] < 2:
+        raise ValueError("X must have at least 2 arms")
+    check_arms_span(Xa)
+    Za = Xa if Z is None else as_matrix(Z, "Z", Xa.shape[1])
+    if Za.shape[0] < 2:
+        raise ValueError("Z must have at least 2 decision targets")
+    sigma = check_positive(sigma, "sigma")
+    cc, log_const, fixed = confidence_constants(confidence, sigma=sigma, delta=delta,
+                                                K=Za.shape[0], c=c)
+    K = Xa.shape[0]
+    theta_true = np.zeros(Xa.shape[1])
+    stop_kind = S.STOP_EMPIRICAL
+    if algorithm == "g-static":
+        Y, kind = Xa.copy(), "g"
+    elif algorithm == "xy-static":
+        Y, kind = pair_targets(Za), "xy"
+    else:
+        Yo, gaps = oracle_targets(Za, theta)
+        Y, kind = np.ascontiguousarray(Yo / gaps[:, None]), "oracle"
+        theta_true = np.asarray(theta, dtype=np.float64).ravel().copy()
+        stop_kind = S.STOP_ORACLE
+    if method == "greedy":
+        rule = S.RULE_GREEDY
+        w = np.zeros(K)
+        init_arms = np.arange(K, dtype=np.int64) if init == "all" else spanning_arms(Xa)
+    else:
+        rule = S.RULE_RATIO
+        w = static_design(kind, Xa, None if Z is None else Za, theta)
+        w = np.where(w > 1e-12 * w.max(), w, 0.0)
+        w = w / w.sum()
+        # the first pulls of the incremental order: one per support arm, heaviest first
+        cnt = np.zeros(K, dtype=np.int64)
+        order = []
+        for _ in range(int(np.count_nonzero(w))):
+            a = int(track_ratio(cnt, w))
+            order.append(a)
+            cnt[a] += 1
+        init_arms = np.asarray(order, dtype=np.int64)
+    return _Setup(Xa, Za, np.ascontiguousarray(Y), rule, w, init_arms, stop_kind, theta_true,
+                  cc, log_const, fixed)
+
+
+def default_method(algorithm: str) -> str:
+    """``"rounding"`` for XY-oracle, ``"greedy"`` otherwise."""
+    return "rounding" if algorithm == "xy-oracle" else "greedy"
+
+
+def _env(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
+    """Environment arrays: the means of the *measurement* arms ``X theta`` (not of ``Z``)."""
+    table = getattr(instance, "reward_table", None)
+    if table is not None:
+        table = np.ascontiguousarray(table, dtype=np.float64)
+        return 1, table.mean(axis=0), 0.0, table
+    means = np.ascontiguousarray(np.asarray(instance.X) @ np.asarray(instance.theta))
+    return 0, means, float(instance.sigma), np.zeros((1, 1))
+
+
+def _budget(max_samples: object) -> int:
+    return check_int(max_samples, "max_samples", 1)
+
+
+def _seed(seed: object) -> int:
+    return check_int(seed, "seed", 0)
+
+
+def target_means(instance) -> np.ndarray:
+    """Means of the decision targets (``Z theta``, or the table's column means)."""
+    return np.asarray(instance.means, dtype=np.float64)
+
+
+def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
+               max_samples: int = 10**7, method: str | None = None, init: str = "all",
+               confidence: str | float = "soare", c: float | None = None,
+               sigma: float | None = None, refresh_every: int = 1000) -> RunResult:
+    r"""Simulate G-static, XY-static or XY-oracle on an instance (one jitted loop).
+
+    Parameters
+    ----------
+    algorithm : {"g-static", "xy-static", "xy-oracle"}
+    instance : bandits.instances.Instance
+        Arms ``X``, decision targets ``Z`` (default ``X``), ``theta`` and noise ``sigma``.
+    delta : float
+        Confidence in (0, 1).
+    seed : int
+        Seeds the tie-breaking (stream 0) and the rewards (stream 1).
+    max_samples : int
+        Budget; reaching it gives ``stopped_by="budget"``.
+    method : {"greedy", "rounding"}, optional
+        Greedy incremental rule or relaxation + efficient rounding order (module
+        docstring).  Default: ``"greedy"`` for G/XY-static, ``"rounding"`` for XY-oracle
+        (the exact oracle design, as Xu et al.; the greedy oracle rule wastes pulls on
+        ``x_{d+1}`` on Soare's instance).
+    init : {"all", "basis"}
+        Greedy only: initial pulls (every arm once, or a spanning subset).
+    confidence : {"soare", "xu"} or float
+        Confidence multiplier of the stopping rule (module docstring).
+    c : float, optional
+        Overrides ``c = 2 sigma sqrt 2``.
+    sigma : float, optional
+        Noise scale assumed by the algorithm (default the instance's).
+    refresh_every : int
+        Exact recomputation of ``A^{-1}`` and ``theta`` every so many pulls.
+
+    Returns
+    -------
+    RunResult
+        ``extra`` holds ``method``, ``confidence``, ``beta`` (multiplier at the end) and
+        ``design`` (the relaxed design for ``method="rounding"``).
+    """
+    sig = float(instance.sigma if sigma is None else sigma)
+    method = default_method(algorithm) if method is None else method
+    st = _setup(algorithm, instance.X, getattr(instance, "Z", None),
+                getattr(instance, "theta", None), method=method, init=init,
+                confidence=confidence, c=c, sigma=sig, delta=delta)
+    seed = _seed(seed)
+    max_samples = _budget(max_samples)
+    refresh_every = check_int(refresh_every, "refresh_every", 1)
+    env_kind, means, env_sigma, table = _env(instance)
+    K, d = st.X.shape
+    counts = np.zeros(K, dtype=np.int64)
+    sums = np.zeros(K)
+    Ainv = np.zeros((d, d))
+    vals = np.zeros(st.Y.shape[0])
+    theta = np.zeros(d)
+    out = np.zeros(2, dtype=np.int64)
+    rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
+    t0 = time.perf_counter()
+    status = S.simulate_static(st.X, st.Z, st.Y, st.rule, st.w, st.init_arms, st.stop_kind,
+                               st.theta_true, st.c, st.log_const, st.fixed, env_kind, means,
+                               env_sigma, table, rng_pol, rng_env, max_samples, refresh_every,
+                               counts, sums, Ainv, vals, theta, np.zeros(d), np.zeros(K), out)
+    wall = time.perf_counter() - t0
+    if status == S.STATUS_SINGULAR:
+        raise ValueError("instance: the initial pulls do not span R^d")
+    rec = np.array([int(out[0])])
+    mu = target_means(instance)
+    n = int(out[1])
+    return RunResult(
+        algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
+        samples=n, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
+        counts=counts, stopped_by="rule" if status == S.STATUS_RULE else "budget",
+        wall_time=wall,
+        extra={"method": method, "confidence": confidence,
+               "beta": float(S.beta(n, st.c, st.log_const, st.fixed)),
+               "design": st.w.copy() if st.rule == S.RULE_RATIO else None,
+               "theta_hat": theta.copy()},
+    )
+
+
+class StaticPolicy:
+    """Ask/tell front-end of G-static / XY-static / XY-oracle over the same jitted kernels.
+
+    >>> pol = StaticPolicy("xy-static", X, sigma=1.0, seed=0)    # doctest: +SKIP
+    >>> while not pol.done:                                       # doctest: +SKIP
+    ...     arm = pol.ask()
+    ...     pol.tell(arm, measure(arm))
+
+    For the same seed and the same rewards (e.g. :func:`bandits.gifa.simulated_rewards`)
+    the decisions equal those of :func:`run_static`.
+
+    Parameters
+    ----------
+    algorithm, method, init, confidence, c, delta, refresh_every
+        As in :func:`run_static`.
+    X : array_like, shape (K, d)
+        Arms.
+    Z : array_like, optional
+        Decision targets (default ``X``).
+    theta : array_like, optional
+        True parameter (``"xy-oracle"`` only: the oracle's design and stopping use it).
+    sigma : float
+        Noise scale assumed by the confidence bound.
+    seed : int
+        Seeds the tie-breaking stream (stream 0).
+    max_samples : int, optional
+        Budget; ends the run with ``stopped_by="budget"``.
+    """
+
+    def __init__(self, algorithm: str, X: object, *, Z: object = None, theta: object = None,
+                 delta: float = 0.05, sigma: float = 1.0, seed: int = 0,
+                 max_samples: int | None = None, method: str | None = None, init: str = "all",
+                 confidence: str | float = "soare", c: float | None = None,
+                 refresh_every: int = 1000) -> None:
+        self.algorithm = algorithm
+        method = default_method(algorithm) if method is None else method
+        self._st = _setup(algorithm, X, Z, theta, method=method, init=init,
+                          confidence=confidence, c=c, sigma=sigma, delta=delta)
+        self._rng = _rng.make_state(_seed(seed), 0)
+        self._max = None if max_samples is None else _budget(max_samples)
+        self._refresh_every = check_int(refresh_every, "refresh_every", 1)
+        K, d = self._st.X.shape
+        self._counts = np.zeros(K, dtype=np.int64)
+        self._sums = np.zeros(K)
+        self._Ainv = np.zeros((d, d))
+        self._vals = np.zeros(self._st.Y.shape[0])
+        self._theta = np.zeros(d)
+        self._g, self._scores = np.zeros(d), np.zeros(K)
+        self._t = 0
+        self._since = 0
+        self._queue = [int(a) for a in self._st.init_arms]
+        self._in_init = True
+        self._pending: int | None = None
+        self.done = False
+        self.stopped_by: str | None = None
+        self.recommendation: np.ndarray | None = None
+        if not self._queue:  # pragma: no cover - init is never empty
+            self._after_init()
+
+    @property
+    def samples(self) -> int:
+        """Rewards told so far."""
+        return self._t
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Pulls per arm so far."""
+        return self._counts.copy()
+
+    @property
+    def theta_hat(self) -> np.ndarray:
+        """Current least-squares estimate (zeros during the initialisation)."""
+        return self._theta.copy()
+
+    def _finish(self, how: str) -> None:
+        self.done = True
+        self.stopped_by = how
+        self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._theta))])
+        self._queue = []
+
+    def _after_init(self) -> None:
+        st = self._st
+        if not S.refresh(st.X, st.Y, st.Y.shape[0], self._counts, self._sums, self._Ainv,
+                         self._vals, self._theta):
+            raise ValueError("X: the initial pulls do not span R^d")
+        self._in_init = False
+        self._decide()
+
+    def _decide(self) -> None:
+        st = self._st
+        b = S.beta(self._t, st.c, st.log_const, st.fixed)
+        th = st.theta_true if st.stop_kind == S.STOP_ORACLE else self._theta
+        if S.check_stop(st.Z, self._Ainv, th, b) >= 0:
+            self._finish("rule")
+            return
+        if self._max is not None and self._t >= self._max:
+            self._finish("budget")
+            return
+        if st.rule == S.RULE_GREEDY:
+            a = S.greedy_choice(st.X, st.Y, st.Y.shape[0], self._Ainv, self._vals, self._rng,
+                                self._g, self._scores)
+        else:
+            a = track_ratio(self._counts, st.w)
+        self._queue = [int(a)]
+
+    def ask(self) -> int:
+        """The next arm to measure (RuntimeError once done)."""
+        if self.done:
+            raise RuntimeError(f"the policy has stopped ({self.stopped_by}); read "
+                               "policy.recommendation")
+        if self._pending is None:
+            self._pending = self._queue.pop(0)
+        return self._pending
+
+    def tell(self, arm: int, reward: float) -> None:
+        """Report the ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
+        _check_tell(self._pending, arm, reward)
+        r = float(reward)
+        st = self._st
+        a = int(arm)
+        self._pending = None
+        self._t += 1
+        if self._in_init:
+            self._counts[a] += 1
+            self._sums[a] += r
+            if self._queue:
+                if self._max is not None and self._t >= self._max:
+                    self._finish("budget")
+                return
+            self._after_init()
+            return
+        S.observe(st.X, st.Y, st.Y.shape[0], self._Ainv, self._vals, self._theta,
+                  self._counts, self._sums, a, r, self._g)
+        self._since += 1
+        if self._since >= self._refresh_every:
+            S.refresh(st.X, st.Y, st.Y.shape[0], self._counts, self._sums, self._Ainv,
+                      self._vals, self._theta)
+            self._since = 0
+        self._decide()
+
+
+def _check_tell(pending: int | None, arm: object, reward: object) -> None:
+    if pending is None:
+        raise ValueError("tell() without a pending ask(): call ask() first")
+    if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or int(arm) != pending:
+        raise ValueError(f"arm {arm!r} was told but arm {pending} was asked")
+    try:
+        r = float(reward)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"reward must be a number; got {reward!r}") from None
+    if not math.isfinite(r):
+        raise ValueError(f"reward must be finite; got {reward!r}")

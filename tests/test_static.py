@@ -1,0 +1,184 @@
+"""Fast tests of bandits.static (G-static, XY-static, XY-oracle)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bandits import _rng, run
+from bandits import _static_numba as S
+from bandits.gifa import simulated_rewards
+from bandits.instances import Instance, soare
+from bandits.static import (
+    StaticPolicy,
+    confidence_constants,
+    pair_targets,
+    run_static,
+    static_design,
+)
+from rounding import efficient_round
+
+EASY = soare(d=3, omega=0.3)
+
+
+def test_xu_table1_oracle_total():
+    """Xu et al. (2018) Table 1: XY-oracle used 2,742,457 samples at d = 5 (split
+    13,646 / 2,728,606 / 68 / 68 / 68 / 1) with log(6 n^2 K / (pi^2 delta))."""
+    res = run_static("xy-oracle", soare(d=5), method="rounding", confidence="xu",
+                     max_samples=10**8)
+    assert res.stopped_by == "rule" and res.correct
+    assert abs(res.samples - 2_742_457) / 2_742_457 < 1e-3
+    assert abs(res.counts[1] - 2_728_606) / 2_728_606 < 1e-3
+    assert res.counts[5] <= 2 and np.all(np.abs(res.counts[2:5] - 68) <= 2)
+
+
+def test_confidence_constants():
+    c, lc, fixed = confidence_constants("soare", sigma=1.0, delta=0.05, K=6)
+    assert math.isclose(c, 2 * math.sqrt(2)) and not fixed
+    assert math.isclose(lc, math.log(6 * 36 / (math.pi**2 * 0.05)))
+    _, lc_xu, _ = confidence_constants("xu", sigma=1.0, delta=0.05, K=6)
+    assert math.isclose(lc - lc_xu, math.log(6))
+    assert confidence_constants(3.0, sigma=1.0, delta=0.05, K=6) == (3.0, 0.0, True)
+    assert math.isclose(S.beta(100, c, lc, False),
+                        c * math.sqrt(math.log(6 * 100**2 * 36 / (math.pi**2 * 0.05))))
+
+
+def test_greedy_step_matches_sherman_morrison():
+    """The greedy rule's predicted criterion (Sherman–Morrison) is the exact criterion
+    after the update, and the criterion never increases."""
+    X = soare(d=4, omega=0.05).X
+    Y = pair_targets(X)
+    K, d = X.shape
+    counts, sums = np.ones(K, dtype=np.int64), np.zeros(K)
+    Ainv, vals, theta = np.zeros((d, d)), np.zeros(Y.shape[0]), np.zeros(d)
+    assert S.refresh(X, Y, Y.shape[0], counts, sums, Ainv, vals, theta)
+    rng = _rng.make_state(3, 0)
+    g, scores = np.zeros(d), np.zeros(K)
+    prev = vals.max()
+    for _ in range(300):
+        a = S.greedy_choice(X, Y, Y.shape[0], Ainv, vals, rng, g, scores)
+        predicted = scores[a]
+        assert predicted == pytest.approx(scores.min(), rel=1e-8)
+        S.observe(X, Y, Y.shape[0], Ainv, vals, theta, counts, sums, a, 0.0, g)
+        A = (X.T * counts) @ X
+        exact = np.max(np.einsum("ij,jk,ik->i", Y, np.linalg.inv(A), Y))
+        assert exact == pytest.approx(predicted, rel=1e-9)
+        assert exact <= prev * (1 + 1e-12)
+        prev = exact
+
+
+def test_rounding_order_prefixes_are_efficient_roundings():
+    res = run_static("g-static", EASY, method="rounding", seed=2)
+    w = res.extra["design"]
+    np.testing.assert_array_equal(res.counts, efficient_round(w, res.samples))
+    res = run_static("xy-static", soare(d=4, omega=0.2), method="rounding", seed=2)
+    np.testing.assert_array_equal(res.counts, efficient_round(res.extra["design"],
+                                                              res.samples))
+
+
+def test_static_designs_known_values():
+    X = soare(d=4).X
+    wg = static_design("g", X)
+    A = (X.T * wg) @ X
+    assert np.max(np.einsum("ij,jk,ik->i", X, np.linalg.inv(A), X)) == pytest.approx(4, rel=1e-5)
+    wxy = static_design("xy", X)
+    Y = pair_targets(X)
+    A = (X.T * wxy) @ X
+    assert np.max(np.einsum("ij,jk,ik->i", Y, np.linalg.inv(A), Y)) == pytest.approx(8, rel=1e-5)
+    wo = static_design("oracle", X, theta=soare(d=4).theta)
+    assert wo[1] > 0.99  # the oracle pulls e_2
+
+
+@pytest.mark.parametrize("algo", ["g-static", "xy-static", "xy-oracle"])
+@pytest.mark.parametrize("method", ["greedy", "rounding"])
+def test_runs_are_correct_and_deterministic(algo, method):
+    r1 = run(algo, EASY, seed=4, method=method)
+    r2 = run(algo, EASY, seed=4, method=method)
+    assert r1.stopped_by == "rule" and r1.correct
+    assert r1.samples == r2.samples and np.array_equal(r1.counts, r2.counts)
+    assert r1.counts.sum() == r1.samples
+    r3 = run(algo, EASY, seed=5, method=method)
+    if algo != "xy-oracle":  # the oracle's stopping time is deterministic
+        assert r3.samples != r1.samples
+
+
+@pytest.mark.parametrize("algo, method", [("xy-static", "greedy"), ("g-static", "rounding"),
+                                          ("xy-oracle", "rounding"), ("g-static", "greedy")])
+def test_policy_reproduces_simulation(algo, method):
+    inst = soare(d=3, omega=0.3)
+    sim = run_static(algo, inst, seed=7, method=method, refresh_every=50)
+    draw = simulated_rewards(inst, 7)
+    pol = StaticPolicy(algo, inst.X, theta=inst.theta, sigma=1.0, seed=7, method=method,
+                       refresh_every=50)
+    while not pol.done:
+        a = pol.ask()
+        pol.tell(a, draw(a))
+    assert pol.samples == sim.samples
+    np.testing.assert_array_equal(pol.counts, sim.counts)
+    assert pol.recommendation[0] == sim.recommendation[0]
+    assert pol.stopped_by == "rule"
+
+
+def test_budget_is_reported():
+    res = run("xy-static", soare(d=5), max_samples=500)
+    assert res.stopped_by == "budget" and res.samples == 500
+    pol = StaticPolicy("xy-static", soare(d=5).X, max_samples=40)
+    draw = simulated_rewards(soare(d=5), 0)
+    while not pol.done:
+        a = pol.ask()
+        pol.tell(a, draw(a))
+    assert pol.stopped_by == "budget" and pol.samples == 40
+    with pytest.raises(RuntimeError):
+        pol.ask()
+
+
+def test_transductive_static():
+    X = np.eye(3)
+    Z = np.array([[1.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.5, 0.5, 0.5]])
+    inst = Instance(name="transductive", X=X, theta=np.array([1.0, 0.6, 0.0]), Z=Z)
+    for algo in ("g-static", "xy-static", "xy-oracle"):
+        res = run(algo, inst, seed=1)
+        assert res.stopped_by == "rule" and res.recommendation[0] == 0 and res.correct
+
+
+def test_fixed_multiplier_stops_earlier():
+    a = run("xy-static", EASY, seed=1, confidence="soare")
+    b = run("xy-static", EASY, seed=1, confidence=2.0)
+    assert b.samples < a.samples
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(method="fedorov"), "method"), (dict(init="none"), "init"),
+    (dict(confidence="lucb"), "confidence"), (dict(confidence=-1.0), "confidence"),
+    (dict(delta=1.5), "delta"), (dict(max_samples=0), "max_samples"),
+    (dict(seed=-3), "seed"), (dict(c=0.0), "c"), (dict(refresh_every=0), "refresh_every"),
+    (dict(sigma=-1.0), "sigma"),
+])
+def test_bad_options(kw, match):
+    with pytest.raises(ValueError, match=match):
+        run("xy-static", EASY, **kw)
+
+
+def test_bad_instances():
+    with pytest.raises(ValueError, match="X"):
+        StaticPolicy("xy-static", np.array([[1.0, 0.0], [2.0, 0.0]]))
+    with pytest.raises(ValueError, match="theta"):
+        StaticPolicy("xy-oracle", np.eye(2))
+    with pytest.raises(ValueError, match="Z"):
+        StaticPolicy("xy-static", np.eye(2), Z=np.ones((3, 3)))
+    with pytest.raises(ValueError, match="algorithm"):
+        StaticPolicy("xy", np.eye(2))
+    with pytest.raises(ValueError, match="epsilon"):
+        run("xy-static", EASY, epsilon=0.1)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        run("xy-statics", EASY)
+    pol = StaticPolicy("xy-static", np.eye(2))
+    with pytest.raises(ValueError, match="ask"):
+        pol.tell(0, 1.0)
+    a = pol.ask()
+    with pytest.raises(ValueError, match="arm"):
+        pol.tell(1 - a, 1.0)
+    with pytest.raises(ValueError, match="reward"):
+        pol.tell(a, float("nan"))

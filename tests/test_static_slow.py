@@ -1,0 +1,74 @@
+"""Slow statistical checks of the static and phased algorithms (``pytest -m slow``).
+
+Published numbers: Soare, Lazaric & Munos (2014) Fig. 4/5 (d = 5, omega = 0.01,
+theta = 2 e_1, N(0,1) noise, delta = 0.05): oracle 41,652, XY-adaptive 52,988, XY 147,620,
+G 140,075 with an unstated constant; Xu et al. (2018) Table 1: XY-oracle 2,742,457,
+XY-static 12,758,934.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bandits import run
+from bandits.instances import soare
+
+pytestmark = pytest.mark.slow
+
+BIG = 10**9
+
+
+def test_xu_table1_xy_static_lands_at_12_to_18_million():
+    res = run("xy-static", soare(d=5), seed=0, max_samples=BIG)
+    assert res.stopped_by == "rule" and res.correct
+    assert 12_000_000 <= res.samples <= 18_000_000
+    share = res.counts / res.samples
+    np.testing.assert_allclose(share, [0.1, 0.2, 0.2, 0.2, 0.2, 0.1], atol=0.01)
+
+
+def test_soare_fig5_features_with_the_theoretical_constant():
+    inst = soare(d=5)
+    oracle = run("xy-oracle", inst, max_samples=BIG)
+    ada = [run("xy-adaptive", inst, seed=s, max_samples=BIG) for s in range(5)]
+    xy = [run("xy-static", inst, seed=s, max_samples=BIG) for s in range(2)]
+    g = [run("g-static", inst, seed=s, max_samples=BIG) for s in range(2)]
+    assert all(r.correct and r.stopped_by == "rule" for r in [oracle, *ada, *xy, *g])
+    n_ada = np.mean([r.samples for r in ada])
+    assert 1.0 <= n_ada / oracle.samples <= 2.0          # paper 1.27
+    assert 2.5 <= np.mean([r.samples for r in xy]) / n_ada <= 4.0   # paper 2.79
+    assert 2.5 <= np.mean([r.samples for r in g]) / n_ada <= 4.5    # paper 2.64
+    # allocation pattern: oracle and XY-adaptive on e_2, static ones spread out
+    assert oracle.counts[1] / oracle.samples > 0.99
+    assert all(r.counts[1] / r.samples > 0.98 for r in ada)
+    assert all(np.all(r.counts[:5] / r.samples > 0.09) for r in xy + g)
+
+
+def test_soare_fig4_oracle_and_adaptive_flat_static_grows():
+    small, large = soare(d=2), soare(d=10)
+    o2 = run("xy-oracle", small, max_samples=BIG).samples
+    o10 = run("xy-oracle", large, max_samples=BIG).samples
+    assert o10 / o2 < 1.1
+    a2 = np.mean([run("xy-adaptive", small, seed=s, max_samples=BIG).samples
+                  for s in range(3)])
+    a10 = np.mean([run("xy-adaptive", large, seed=s, max_samples=BIG).samples
+                   for s in range(3)])
+    assert a10 / a2 < 1.5
+    s2 = run("xy-static", soare(d=2), seed=0, max_samples=BIG).samples
+    s4 = run("xy-static", soare(d=4), seed=0, max_samples=BIG).samples
+    assert s4 / s2 > 1.5
+
+
+@pytest.mark.parametrize("algo", ["g-static", "xy-static", "xy-oracle", "xy-adaptive",
+                                  "rage"])
+def test_pac_error_below_delta(algo):
+    """Error <= delta over 1000 runs for each d = 2..5 (omega = 0.1)."""
+    delta = 0.05
+    for d in (2, 3, 4, 5):
+        inst = soare(d=d, omega=0.1)
+        errors = 0
+        for seed in range(1000):
+            res = run(algo, inst, seed=seed, delta=delta, max_samples=BIG)
+            assert res.stopped_by == "rule"
+            errors += not res.correct
+        assert errors / 1000 <= delta
