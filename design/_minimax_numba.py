@@ -1,0 +1,664 @@
+"""Jitted kernels of the weighted minimax (XY / transductive / H-optimal) design solver.
+
+The validated Python API is :mod:`design.minimax`; the working-set driver is
+:mod:`design._minimax_solver`. Notation used throughout:
+
+* ``X`` (k, d): measurement rows (arms), ``lam`` (k,) positive weights, **not** normalised:
+  the barrier solver works on the homogeneous form of the problem (see below);
+* ``Y`` (m, d): targets, already multiplied by ``sqrt(c_j)``, so that the criterion is
+  ``v_j(lam) = y_j^T A(lam)^{-1} y_j`` with ``A(lam) = sum_a lam_a x_a x_a^T``;
+* ``z_ja = y_j^T A^{-1} x_a`` and ``G_ab = x_a^T A^{-1} x_b``, so that
+  ``d v_j / d lam_a = -z_ja^2`` and ``d^2 v_j / d lam_a d lam_b = 2 z_ja z_jb G_ab``.
+
+Homogeneous form. ``v_j(s lam) = v_j(lam) / s``, hence
+``min_{lam in simplex} max_j v_j(lam) = min { sum_a lam_a : lam >= 0, v_j(lam) <= 1 for all j }``
+(a linear objective with convex constraints) and a feasible ``lam`` of this problem is the
+design ``lam / sum(lam)`` with criterion value ``max_j v_j(lam) * sum(lam)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# Outcome codes of the barrier kernel.
+CONVERGED = 0
+MAX_ITER = 1
+STALLED = 2
+SINGULAR = 3
+CENTRED = 4
+
+
+# ----------------------------------------------------------------------------------------
+# small dense linear algebra (allocation-free where it matters)
+# ----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def info_matrix(X: np.ndarray, lam: np.ndarray, A: np.ndarray) -> None:
+    """``A = sum_a lam_a x_a x_a^T`` (only arms with ``lam_a != 0`` are visited)."""
+    k, d = X.shape
+    for i in range(d):
+        for j in range(d):
+            A[i, j] = 0.0
+    for a in range(k):
+        la = lam[a]
+        if la != 0.0:
+            for i in range(d):
+                xi = la * X[a, i]
+                for j in range(i + 1):
+                    A[i, j] += xi * X[a, j]
+    for i in range(d):
+        for j in range(i):
+            A[j, i] = A[i, j]
+
+
+@njit(cache=True)
+def cholesky(A: np.ndarray, L: np.ndarray) -> bool:
+    """Lower Cholesky factor ``A = L L^T``; False if a pivot is not safely positive.
+
+    A pivot counts as non-positive below ``1e-14 * A_jj`` (numerically singular ``A``).
+    """
+    d = A.shape[0]
+    for j in range(d):
+        s = A[j, j]
+        for p in range(j):
+            s -= L[j, p] * L[j, p]
+        if not s > 1e-14 * abs(A[j, j]) or not s > 0.0:
+            return False
+        ljj = np.sqrt(s)
+        L[j, j] = ljj
+        for i in range(j):
+            L[i, j] = 0.0
+        for i in range(j + 1, d):
+            s = A[i, j]
+            for p in range(j):
+                s -= L[i, p] * L[j, p]
+            L[i, j] = s / ljj
+    return True
+
+
+@njit(cache=True)
+def lower_inverse(L: np.ndarray, Linv: np.ndarray) -> None:
+    """Inverse of a lower-triangular matrix (forward substitution, column by column)."""
+    d = L.shape[0]
+    for j in range(d):
+        for i in range(j):
+            Linv[i, j] = 0.0
+        Linv[j, j] = 1.0 / L[j, j]
+        for i in range(j + 1, d):
+            s = 0.0
+            for p in range(j, i):
+                s -= L[i, p] * Linv[p, j]
+            Linv[i, j] = s / L[i, i]
+
+
+@njit(cache=True)
+def inverse_factor(X: np.ndarray, lam: np.ndarray, Linv: np.ndarray) -> bool:
+    """``Linv`` with ``A(lam)^{-1} = Linv^T Linv``; False if ``A(lam)`` is singular."""
+    d = X.shape[1]
+    A = np.empty((d, d))
+    L = np.empty((d, d))
+    info_matrix(X, lam, A)
+    if not cholesky(A, L):
+        return False
+    lower_inverse(L, Linv)
+    return True
+
+
+@njit(cache=True)
+def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
+    """``v_j = ||Linv y_j||^2 = y_j^T A^{-1} y_j`` for every row of ``Y`` (one BLAS product)."""
+    T = np.dot(Y, Linv.T)
+    m, d = T.shape
+    for j in range(m):
+        s = 0.0
+        for i in range(d):
+            s += T[j, i] * T[j, i]
+        v[j] = s
+
+
+# ----------------------------------------------------------------------------------------
+# full passes over implicit pairwise-difference targets  y = x_i - x_j  (i < j)
+# ----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _heap_push(hv: np.ndarray, hi: np.ndarray, hj: np.ndarray, n: int, cap: int,
+               val: float, i: int, j: int) -> int:
+    """Keep the ``cap`` largest values in a binary min-heap; returns the new size."""
+    if n < cap:
+        pos = n
+        n += 1
+    else:
+        if val <= hv[0]:
+            return n
+        # replace the root and sift down
+        pos = 0
+        while True:
+            c = 2 * pos + 1
+            if c >= n:
+                break
+            if c + 1 < n and hv[c + 1] < hv[c]:
+                c += 1
+            if hv[c] >= val:
+                break
+            hv[pos] = hv[c]
+            hi[pos] = hi[c]
+            hj[pos] = hj[c]
+            pos = c
+        hv[pos] = val
+        hi[pos] = i
+        hj[pos] = j
+        return n
+    # sift up
+    while pos > 0:
+        par = (pos - 1) // 2
+        if hv[par] <= val:
+            break
+        hv[pos] = hv[par]
+        hi[pos] = hi[par]
+        hj[pos] = hj[par]
+        pos = par
+    hv[pos] = val
+    hi[pos] = i
+    hj[pos] = j
+    return n
+
+
+@njit(cache=True)
+def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
+              ) -> tuple[float, int, int, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Values ``scale * ||P_i - P_j||^2`` of all pairs ``i < j`` without materialising them.
+
+    With ``P = X Linv^T`` this is ``scale * (x_i - x_j)^T A^{-1} (x_i - x_j)``: O(K^2 d) time,
+    O(K d + cap) memory. Returns the maximum with its pair, and the ``cap`` largest values
+    above ``keep_above`` (unsorted) as ``(vals, I, J, n)``.
+    """
+    K, d = P.shape
+    hv = np.empty(cap)
+    hi = np.empty(cap, dtype=np.int64)
+    hj = np.empty(cap, dtype=np.int64)
+    n = 0
+    vmax = -1.0
+    imax = 0
+    jmax = 1
+    for i in range(K):
+        for j in range(i + 1, K):
+            s = 0.0
+            for p in range(d):
+                t = P[i, p] - P[j, p]
+                s += t * t
+            s *= scale
+            if s > vmax:
+                vmax = s
+                imax = i
+                jmax = j
+            if s > keep_above and cap > 0:
+                n = _heap_push(hv, hi, hj, n, cap, s, i, j)
+    return vmax, imax, jmax, hv, hi, hj, n
+
+
+# ----------------------------------------------------------------------------------------
+# log-barrier Newton method on the homogeneous restricted problem
+# ----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _values_at(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, v: np.ndarray) -> bool:
+    d = X.shape[1]
+    Linv = np.empty((d, d))
+    if not inverse_factor(X, lam, Linv):
+        return False
+    target_values(Y, Linv, v)
+    return True
+
+
+@njit(cache=True)
+def _barrier(lam: np.ndarray, v: np.ndarray, tau: float) -> float:
+    f = 0.0
+    for a in range(lam.shape[0]):
+        f += tau * lam[a] - np.log(lam[a])
+    for j in range(v.shape[0]):
+        f -= np.log(1.0 - v[j])
+    return f
+
+
+@njit(cache=True)
+def restricted_certificate(lam: np.ndarray, v: np.ndarray, Z: np.ndarray, u: np.ndarray
+                           ) -> tuple[float, float]:
+    """Value and Cauchy–Schwarz lower bound of the restricted problem.
+
+    ``value = sum(lam) * max_j v_j`` (the criterion at the normalised design) and, with the
+    target measure ``mu = u / sum(u)``,
+    ``lb = (sum_j mu_j v_j)^2 / max_a sum_j mu_j z_ja^2`` (scale-free in ``lam``).
+    """
+    m, k = Z.shape
+    su = 0.0
+    for j in range(m):
+        su += u[j]
+    tr = 0.0
+    vmax = 0.0
+    for j in range(m):
+        tr += u[j] * v[j]
+        if v[j] > vmax:
+            vmax = v[j]
+    gmax = 0.0
+    for a in range(k):
+        g = 0.0
+        for j in range(m):
+            g += u[j] * Z[j, a] * Z[j, a]
+        if g > gmax:
+            gmax = g
+    sl = 0.0
+    for a in range(k):
+        sl += lam[a]
+    value = vmax * sl
+    if su <= 0.0 or gmax <= 0.0:
+        return value, 0.0
+    tr /= su
+    gmax /= su
+    return value, tr * tr / gmax
+
+
+@njit(cache=True)
+def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, tol: float,
+                   max_iter: int, u: np.ndarray, growth: float
+                   ) -> tuple[int, int, float, float, float]:
+    """Log-barrier Newton method for ``min sum(lam) s.t. v_j(lam) <= 1, lam > 0``.
+
+    Minimises ``F(lam) = tau sum(lam) - sum_j log(1 - v_j(lam)) - sum_a log lam_a`` by damped
+    Newton steps (backtracking Armijo search that keeps ``lam`` strictly feasible) and
+    multiplies ``tau`` by ``growth`` whenever the Newton decrement says the point is
+    centred. Gradient and Hessian (``s_j = 1 - v_j``, ``q_ja = z_ja^2``)::
+
+        grad_a = tau - sum_j q_ja / s_j - 1 / lam_a
+        H_ab   = 2 G_ab sum_j z_ja z_jb / s_j + sum_j q_ja q_jb / s_j^2 + delta_ab / lam_a^2
+
+    On the central path the multipliers of the constraints are ``u_j = 1 / (tau s_j)``;
+    ``mu = u / sum(u)`` is the target measure of the certificate, which is checked after
+    every step: the kernel stops as soon as the restricted relative gap is ``<= tol``.
+
+    ``lam`` (strictly feasible on entry) is updated in place and ``u`` receives ``mu``.
+    Returns ``(status, iterations, tau, value, lower_bound)``.
+    """
+    k, d = X.shape
+    m = Y.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Linv = np.empty((d, d))
+    v = np.empty(m)
+    vt = np.empty(m)
+    lam_t = np.empty(k)
+    rhs = np.empty((k, 2))
+    value = np.inf
+    lb = 0.0
+    it = 0
+    if not inverse_factor(X, lam, Linv):
+        return SINGULAR, 0, tau, value, lb
+    status = MAX_ITER
+    while True:
+        Ainv = np.dot(Linv.T, Linv)
+        W = np.dot(Y, Ainv)  # rows A^{-1} y_j
+        for j in range(m):
+            s = 0.0
+            for i in range(d):
+                s += W[j, i] * Y[j, i]
+            v[j] = s
+        Z = np.dot(W, XT)  # z_ja
+        P = np.dot(X, Ainv)
+        G = np.dot(P, XT)
+        r = np.empty(m)
+        for j in range(m):
+            r[j] = 1.0 / (1.0 - v[j])
+        Zr = np.empty((m, k))
+        Qr = np.empty((m, k))
+        g0 = np.zeros(k)
+        for j in range(m):
+            sr = np.sqrt(r[j])
+            for a in range(k):
+                z = Z[j, a]
+                Zr[j, a] = z * sr
+                q = z * z * r[j]
+                Qr[j, a] = q
+                g0[a] -= q
+        for a in range(k):
+            g0[a] -= 1.0 / lam[a]
+        # certificate with the current multipliers u_j = 1 / (tau s_j) (up to scale)
+        for j in range(m):
+            u[j] = r[j]
+        value, lb = restricted_certificate(lam, v, Z, u)
+        if lb > 0.0 and value <= lb * (1.0 + tol):
+            status = CONVERGED
+            break
+        if it >= max_iter:
+            status = MAX_ITER
+            break
+        C = np.dot(Zr.T, Zr)
+        D = np.dot(Qr.T, Qr)
+        H = np.empty((k, k))
+        for a in range(k):
+            for b in range(k):
+                H[a, b] = 2.0 * G[a, b] * C[a, b] + D[a, b]
+            H[a, a] += 1.0 / (lam[a] * lam[a])
+        for a in range(k):
+            rhs[a, 0] = 1.0
+            rhs[a, 1] = g0[a]
+        sol = np.linalg.solve(H, rhs)
+        h1g = 0.0
+        h11 = 0.0
+        hgg = 0.0
+        for a in range(k):
+            h11 += sol[a, 0]
+            h1g += sol[a, 1]
+            hgg += g0[a] * sol[a, 1]
+        if tau <= 0.0:
+            tau = -h1g / h11 if h11 > 0.0 else 1.0
+            if not tau > 0.0:
+                s = 0.0
+                for a in range(k):
+                    s += lam[a]
+                tau = (m + k) / s
+        # Newton decrement^2 of F at the current tau: (tau 1 + g0)^T H^{-1} (tau 1 + g0)
+        dec2 = tau * tau * h11 + 2.0 * tau * h1g + hgg
+        if dec2 < 0.25:
+            # centred: the barrier bound sum(lam) - opt <= (m + k) / tau holds (nearly)
+            sl = 0.0
+            for a in range(k):
+                sl += lam[a]
+            if (m + k) / tau <= tol / (1.0 + tol) * sl:
+                status = CENTRED
+                break
+            while dec2 < 0.25:
+                tau *= growth
+                dec2 = tau * tau * h11 + 2.0 * tau * h1g + hgg
+        step = np.empty(k)
+        for a in range(k):
+            step[a] = -(tau * sol[a, 0] + sol[a, 1])
+        # largest step keeping lam > 0
+        amax = 1.0
+        for a in range(k):
+            if step[a] < 0.0:
+                t = -0.99 * lam[a] / step[a]
+                if t < amax:
+                    amax = t
+        f0 = _barrier(lam, v, tau)
+        alpha = amax
+        ok = False
+        for _ in range(60):
+            for a in range(k):
+                lam_t[a] = lam[a] + alpha * step[a]
+            if _values_at(X, Y, lam_t, vt):
+                feas = True
+                for j in range(m):
+                    if not vt[j] < 1.0:
+                        feas = False
+                        break
+                if feas and _barrier(lam_t, vt, tau) <= f0 - 0.25 * alpha * dec2:
+                    ok = True
+                    break
+            alpha *= 0.5
+        it += 1
+        if not ok:
+            status = STALLED
+            break
+        for a in range(k):
+            lam[a] = lam_t[a]
+        if not inverse_factor(X, lam, Linv):
+            status = SINGULAR
+            break
+    # normalise the multipliers into the target measure mu
+    su = 0.0
+    for j in range(m):
+        su += u[j]
+    if su > 0.0:
+        for j in range(m):
+            u[j] /= su
+    return status, it, tau, value, lb
+
+
+# ----------------------------------------------------------------------------------------
+# primal-dual interior-point method (Mehrotra predictor-corrector)
+# ----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
+    """Solve ``L L^T x = b`` with a lower Cholesky factor."""
+    n = L.shape[0]
+    for i in range(n):
+        s = b[i]
+        for p in range(i):
+            s -= L[i, p] * x[p]
+        x[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for p in range(i + 1, n):
+            s -= L[p, i] * x[p]
+        x[i] = s / L[i, i]
+
+
+@njit(cache=True)
+def _spd_factor(H: np.ndarray, L: np.ndarray) -> bool:
+    """Cholesky of an SPD Newton matrix, with a growing diagonal shift if it fails."""
+    n = H.shape[0]
+    if cholesky(H, L):
+        return True
+    shift = 0.0
+    for a in range(n):
+        if H[a, a] > shift:
+            shift = H[a, a]
+    shift *= 1e-14
+    H2 = H.copy()
+    for _ in range(12):
+        for a in range(n):
+            H2[a, a] = H[a, a] + shift
+        if cholesky(H2, L):
+            return True
+        shift *= 100.0
+    return False
+
+
+@njit(cache=True)
+def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
+                nu: np.ndarray, tol: float, max_iter: int, gamma: float = 1e-3
+                ) -> tuple[int, int, float, float]:
+    """Primal-dual interior-point method for ``min sum(lam) s.t. v_j(lam) <= 1, lam >= 0``.
+
+    Perturbed KKT system (``s_j = 1 - v_j(lam) > 0`` kept exactly, duals ``u, nu > 0``)::
+
+        1 - sum_j u_j q_j - nu = 0,   u_j s_j = sigma,   nu_a lam_a = sigma,
+
+    with ``q_ja = z_ja^2 = -d v_j / d lam_a``. Eliminating ``du, dnu`` leaves the
+    ``k x k`` system ``M dlam = -1 + sum_j q_j sigma'_j / s_j + sigma'_a / lam_a``,
+    ``M = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam)``; Mehrotra's
+    predictor-corrector chooses ``sigma``. Primal steps keep ``lam > 0`` and the *exact*
+    ``s > 0`` (backtracking), dual steps use the fraction-to-boundary rule.
+
+    Unlike the pure barrier, the multipliers ``u`` are iterated, so that the stationarity
+    residual is driven to zero and ``mu = u / sum(u)`` gives a tight Cauchy–Schwarz
+    certificate even when many more targets than arms are active. Stops when the restricted
+    certificate has relative gap ``<= tol``. ``lam`` (strictly feasible), ``u`` (> 0) and
+    ``nu`` (> 0) are updated in place. Returns ``(status, iterations, value, lb)``.
+    """
+    k, d = X.shape
+    m = Y.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Linv = np.empty((d, d))
+    v = np.empty(m)
+    vt = np.empty(m)
+    s = np.empty(m)
+    lam_t = np.empty(k)
+    H = np.empty((k, k))
+    Lh = np.empty((k, k))
+    rhs = np.empty(k)
+    dl = np.empty(k)
+    dl_aff = np.empty(k)
+    ds = np.empty(m)
+    ds_aff = np.empty(m)
+    du = np.empty(m)
+    du_aff = np.empty(m)
+    dn = np.empty(k)
+    dn_aff = np.empty(k)
+    value = np.inf
+    lb = 0.0
+    it = 0
+    floor = 0.0
+    status = MAX_ITER
+    if not inverse_factor(X, lam, Linv):
+        return SINGULAR, 0, value, lb
+    while True:
+        Ainv = np.dot(Linv.T, Linv)
+        W = np.dot(Y, Ainv)
+        for j in range(m):
+            t = 0.0
+            for i in range(d):
+                t += W[j, i] * Y[j, i]
+            v[j] = t
+            s[j] = 1.0 - t
+        Z = np.dot(W, XT)
+        value, lb = restricted_certificate(lam, v, Z, u)
+        if lb > 0.0 and value <= lb * (1.0 + tol):
+            status = CONVERGED
+            break
+        if it >= max_iter:
+            status = MAX_ITER
+            break
+        P = np.dot(X, Ainv)
+        G = np.dot(P, XT)
+        Zu = np.empty((m, k))
+        Qw = np.empty((m, k))
+        Q = np.empty((m, k))
+        for j in range(m):
+            su = np.sqrt(u[j])
+            sw = np.sqrt(u[j] / s[j])
+            for a in range(k):
+                z = Z[j, a]
+                Zu[j, a] = z * su
+                Q[j, a] = z * z
+                Qw[j, a] = z * z * sw
+        C = np.dot(Zu.T, Zu)
+        D = np.dot(Qw.T, Qw)
+        for a in range(k):
+            for b in range(k):
+                H[a, b] = 2.0 * G[a, b] * C[a, b] + D[a, b]
+            H[a, a] += nu[a] / lam[a]
+        if not _spd_factor(H, Lh):
+            status = SINGULAR
+            break
+        comp = 0.0
+        for j in range(m):
+            comp += u[j] * s[j]
+        for a in range(k):
+            comp += nu[a] * lam[a]
+        mu_c = comp / (m + k)
+        # --- predictor (sigma = 0)
+        for a in range(k):
+            rhs[a] = -1.0
+        _chol_solve(Lh, rhs, dl_aff)
+        for j in range(m):
+            t = 0.0
+            for a in range(k):
+                t += Q[j, a] * dl_aff[a]
+            ds_aff[j] = t
+            du_aff[j] = (-u[j] * s[j] - u[j] * t) / s[j]
+        for a in range(k):
+            dn_aff[a] = (-nu[a] * lam[a] - nu[a] * dl_aff[a]) / lam[a]
+        ap = 1.0
+        for a in range(k):
+            if dl_aff[a] < 0.0:
+                ap = min(ap, -lam[a] / dl_aff[a])
+        for j in range(m):
+            if ds_aff[j] < 0.0:
+                ap = min(ap, -s[j] / ds_aff[j])
+        ad = 1.0
+        for j in range(m):
+            if du_aff[j] < 0.0:
+                ad = min(ad, -u[j] / du_aff[j])
+        for a in range(k):
+            if dn_aff[a] < 0.0:
+                ad = min(ad, -nu[a] / dn_aff[a])
+        comp_aff = 0.0
+        for j in range(m):
+            comp_aff += (u[j] + ad * du_aff[j]) * (s[j] + ap * ds_aff[j])
+        for a in range(k):
+            comp_aff += (nu[a] + ad * dn_aff[a]) * (lam[a] + ap * dl_aff[a])
+        sigma = (comp_aff / comp) ** 3 * mu_c
+        if sigma < floor * mu_c:
+            # after a short step (curvature of v), favour centring
+            sigma = floor * mu_c
+        # --- corrector
+        for a in range(k):
+            rhs[a] = -1.0 + (sigma - dl_aff[a] * dn_aff[a]) / lam[a]
+        for j in range(m):
+            sj = (sigma - ds_aff[j] * du_aff[j]) / s[j]
+            for a in range(k):
+                rhs[a] += Q[j, a] * sj
+        _chol_solve(Lh, rhs, dl)
+        for j in range(m):
+            t = 0.0
+            for a in range(k):
+                t += Q[j, a] * dl[a]
+            ds[j] = t
+            du[j] = (sigma - ds_aff[j] * du_aff[j] - u[j] * s[j] - u[j] * t) / s[j]
+        for a in range(k):
+            dn[a] = (sigma - dl_aff[a] * dn_aff[a] - nu[a] * lam[a] - nu[a] * dl[a]) / lam[a]
+        ap = 1.0
+        for a in range(k):
+            if dl[a] < 0.0:
+                ap = min(ap, -0.995 * lam[a] / dl[a])
+        for j in range(m):
+            if ds[j] < 0.0:
+                ap = min(ap, -0.995 * s[j] / ds[j])
+        ad = 1.0
+        for j in range(m):
+            if du[j] < 0.0:
+                ad = min(ad, -0.995 * u[j] / du[j])
+        for a in range(k):
+            if dn[a] < 0.0:
+                ad = min(ad, -0.995 * nu[a] / dn[a])
+        # exact feasibility of the primal step (v is convex: s may fall below its
+        # linearisation)
+        # and stay in the wide neighbourhood  min_i (dual_i slack_i) >= gamma * average
+        ok = False
+        for _ in range(60):
+            for a in range(k):
+                lam_t[a] = lam[a] + ap * dl[a]
+            if _values_at(X, Y, lam_t, vt):
+                ok = True
+                for j in range(m):
+                    if not 1.0 - vt[j] > 0.0:
+                        ok = False
+                        break
+                if ok:
+                    pmin = np.inf
+                    psum = 0.0
+                    for j in range(m):
+                        p = (u[j] + ad * du[j]) * (1.0 - vt[j])
+                        psum += p
+                        pmin = min(pmin, p)
+                    for a in range(k):
+                        p = (nu[a] + ad * dn[a]) * lam_t[a]
+                        psum += p
+                        pmin = min(pmin, p)
+                    ok = pmin >= gamma * psum / (m + k)
+                    if ok:
+                        break
+            ap *= 0.5
+            ad *= 0.5
+        it += 1
+        if not ok:
+            status = STALLED
+            break
+        floor = 0.0 if ap > 0.2 else (0.1 if ap > 0.05 else 0.5)
+        for a in range(k):
+            lam[a] = lam_t[a]
+            nu[a] += ad * dn[a]
+        for j in range(m):
+            u[j] += ad * du[j]
+        if not inverse_factor(X, lam, Linv):
+            status = SINGULAR
+            break
+    su = 0.0
+    for j in range(m):
+        su += u[j]
+    return status, it, value, lb

@@ -1,0 +1,504 @@
+"""Working-set barrier solver and certificates for weighted minimax designs.
+
+Internal module behind :mod:`design.minimax`. Problem (targets already multiplied by
+``sqrt(c_j)``)::
+
+    rho* = min_{lam in simplex} max_j  y_j^T A(lam)^{-1} y_j,   A(lam) = sum_a lam_a x_a x_a^T.
+
+Certificate (general equivalence theorem, proof in :func:`cs_lower_bound`): for any design
+``lam`` with ``A = A(lam)`` invertible and any probability measure ``mu`` on the targets,
+with ``B = sum_j mu_j y_j y_j^T``::
+
+    rho* >= tr(A^{-1} B)^2 / max_a x_a^T A^{-1} B A^{-1} x_a.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from design import _minimax_numba as kern
+
+# ----------------------------------------------------------------------------------------
+# targets: explicit rows or implicit pairwise differences
+# ----------------------------------------------------------------------------------------
+
+_BLOCK = 1 << 15  # rows per block in explicit full passes (bounds the temporaries)
+
+
+@dataclass
+class Targets:
+    """Target set of a minimax problem, explicit or implicit.
+
+    * explicit: ``rows`` (M, d) are the (scaled) targets; ``orig`` maps each row to the
+      user's index (after dropping zero rows and duplicates).
+    * pairs: the targets are ``sqrt(scale) (pts_i - pts_j)`` for all ``i < j``; the id of a
+      pair is ``i * K + j``. Nothing of size O(K^2) is ever stored.
+    """
+
+    d: int
+    rows: np.ndarray | None = None
+    orig: np.ndarray | None = None
+    pts: np.ndarray | None = None
+    scale: float = 1.0
+
+    @property
+    def is_pairs(self) -> bool:
+        return self.pts is not None
+
+    @property
+    def count(self) -> int:
+        if self.pts is not None:
+            K = self.pts.shape[0]
+            return K * (K - 1) // 2
+        return self.rows.shape[0]
+
+    def get(self, ids: np.ndarray) -> np.ndarray:
+        """Explicit (n, d) rows of the targets with the given ids."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if self.pts is None:
+            return np.ascontiguousarray(self.rows[ids])
+        K = self.pts.shape[0]
+        i, j = ids // K, ids % K
+        return np.ascontiguousarray((self.pts[i] - self.pts[j]) * np.sqrt(self.scale))
+
+    def user_ids(self, ids: np.ndarray) -> np.ndarray:
+        """Indices in the user's terms: rows of ``Y`` or an (n, 2) array of arm pairs."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if self.pts is None:
+            return self.orig[ids]
+        K = self.pts.shape[0]
+        return np.stack([ids // K, ids % K], axis=1)
+
+    def scan(self, Linv: np.ndarray, cap: int, keep_above: float
+             ) -> tuple[float, int, np.ndarray, np.ndarray]:
+        """Full pass: ``(vmax, argmax id, ids, values)`` of the ``cap`` largest values above
+        ``keep_above`` (ids sorted by decreasing value).
+
+        Time O(M d^2) for explicit targets (BLAS, in blocks of 32768 rows) and O(K^2 d) for
+        implicit pairs (jitted, no pair stored); extra memory O(block d + cap).
+        """
+        if self.pts is not None:
+            K = self.pts.shape[0]
+            P = np.ascontiguousarray(self.pts @ Linv.T)
+            vmax, imax, jmax, hv, hi, hj, n = kern.pair_scan(P, self.scale, cap, keep_above)
+            vals, ids = hv[:n], hi[:n] * K + hj[:n]
+            arg = int(imax * K + jmax)
+        else:
+            M = self.rows.shape[0]
+            vmax, arg = -1.0, 0
+            id_parts: list[np.ndarray] = []
+            val_parts: list[np.ndarray] = []
+            LT = np.ascontiguousarray(Linv.T)
+            for s in range(0, M, _BLOCK):
+                T = self.rows[s:s + _BLOCK] @ LT
+                v = np.einsum("ij,ij->i", T, T)
+                k = int(np.argmax(v))
+                if v[k] > vmax:
+                    vmax, arg = float(v[k]), s + k
+                if cap > 0:
+                    sel = np.flatnonzero(v > keep_above)
+                    if sel.size > cap:
+                        sel = sel[np.argpartition(v[sel], -cap)[-cap:]]
+                    id_parts.append(sel + s)
+                    val_parts.append(v[sel])
+            if id_parts:
+                ids = np.concatenate(id_parts)
+                vals = np.concatenate(val_parts)
+                if ids.size > cap:
+                    keep = np.argpartition(vals, -cap)[-cap:]
+                    ids, vals = ids[keep], vals[keep]
+            else:
+                ids, vals = np.empty(0, np.int64), np.empty(0)
+        order = np.argsort(-vals, kind="stable")
+        return float(vmax), int(arg), ids[order].astype(np.int64), vals[order]
+
+
+def dedupe_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop zero rows and duplicates up to sign (``y`` and ``-y`` give the same term).
+
+    Returns ``(rows, orig)`` with ``rows[i] = +-Y[orig[i]]`` and the sign chosen so that the
+    first non-zero entry is positive. O(M d + M log M) time: rows are bucketed by a random
+    projection and equal projections are compared exactly.
+    """
+    nz = np.flatnonzero(np.any(Y != 0.0, axis=1))
+    if nz.size == 0:
+        return np.empty((0, Y.shape[1])), np.empty(0, np.int64)
+    R = Y[nz]
+    first = np.argmax(R != 0.0, axis=1)
+    sign = np.sign(R[np.arange(R.shape[0]), first])
+    R = R * sign[:, None] + 0.0  # + 0.0 turns -0.0 into 0.0
+    rng = np.random.default_rng(12345)
+    h = (R * rng.standard_normal(R.shape[1])).sum(axis=1)
+    order = np.argsort(h, kind="stable")
+    hs = h[order]
+    dup = np.zeros(R.shape[0], dtype=bool)
+    cand = np.flatnonzero(hs[1:] == hs[:-1]) + 1
+    if cand.size:
+        same = np.all(R[order[cand]] == R[order[cand - 1]], axis=1)
+        dup[order[cand[same]]] = True
+    keep = np.flatnonzero(~dup)
+    return np.ascontiguousarray(R[keep]), nz[keep]
+
+
+# ----------------------------------------------------------------------------------------
+# certificates
+# ----------------------------------------------------------------------------------------
+
+
+def factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """``Linv`` with ``A(w)^{-1} = Linv^T Linv``, or None if ``A(w)`` is singular."""
+    d = X.shape[1]
+    Linv = np.empty((d, d))
+    if not kern.inverse_factor(X, np.ascontiguousarray(w, dtype=np.float64), Linv):
+        return None
+    return Linv
+
+
+def cs_lower_bound(X: np.ndarray, Linv: np.ndarray, Yj: np.ndarray, mu: np.ndarray
+                   ) -> tuple[float, np.ndarray, float]:
+    """Cauchy–Schwarz lower bound of the minimax optimum from a design and a target measure.
+
+    Let ``A = A(lam)`` (given by ``A^{-1} = Linv^T Linv``), ``mu`` a probability vector on
+    the targets ``Yj`` and ``B = sum_j mu_j y_j y_j^T``. For any other design ``lam'`` with
+    ``A' = A(lam')`` invertible, the Cauchy–Schwarz inequality for the trace inner product
+    applied to ``U = A'^{1/2} A^{-1} B^{1/2}`` and ``V = A'^{-1/2} B^{1/2}`` (so that
+    ``tr(U^T V) = tr(A^{-1} B)``) gives::
+
+        tr(A^{-1} B)^2 <= tr(A^{-1} B A^{-1} A') tr(A'^{-1} B),
+
+    and ``tr(A^{-1} B A^{-1} A') = sum_a lam'_a g_a <= max_a g_a`` with
+    ``g_a = x_a^T A^{-1} B A^{-1} x_a = sum_j mu_j (y_j^T A^{-1} x_a)^2``. Since a maximum
+    dominates an average, ``max_j y_j^T A'^{-1} y_j >= tr(A'^{-1} B)``, so for every
+    ``lam'``::
+
+        max_j y_j^T A(lam')^{-1} y_j >= tr(A^{-1} B)^2 / max_a g_a.
+
+    The bound is tight at a saddle point: if ``lam*`` is optimal there is a ``mu*`` on the
+    active targets with ``max_a g_a = tr(A^{-1} B) = rho*`` (equivalence theorem for the
+    linear criterion ``tr(A^{-1} B)``, Pukelsheim 2006, Thm. 7.19 / Kiefer 1974).
+
+    Returns ``(lb, g, tr)`` with ``g`` of length K.
+    """
+    W = Yj @ (Linv.T @ Linv)  # rows A^{-1} y_j
+    tr = float(np.einsum("ij,ij->i", W, Yj) @ mu)
+    g = np.zeros(X.shape[0])
+    for s in range(0, X.shape[0], 4096):
+        Z = W @ X[s:s + 4096].T
+        g[s:s + 4096] = mu @ (Z * Z)
+    gmax = float(g.max())
+    lb = tr * tr / gmax if gmax > 0.0 else 0.0
+    return lb, g, tr
+
+
+def lp_measure(X: np.ndarray, Linv: np.ndarray, Yj: np.ndarray, vj: np.ndarray,
+               arms: np.ndarray | None = None, rounds: int = 6) -> np.ndarray | None:
+    """Target measure making the Cauchy–Schwarz bound (nearly) tight at a given design.
+
+    Solves the LP ``max sum_j v_j nu_j  s.t.  sum_j nu_j (y_j^T A^{-1} x_a)^2 <= 1 for all
+    arms a, nu >= 0`` (HiGHS) and returns ``mu = nu / sum(nu)``. When the design is optimal
+    and the ``v_j`` are equal on ``Yj`` (the active set), the optimal ``mu*`` is feasible up
+    to scale and the bound equals the optimum. The arm constraints are generated lazily
+    (cutting planes, starting from ``arms``): only arms whose constraint binds are ever in
+    the LP. Returns None if the LP fails.
+    """
+    from scipy.optimize import linprog
+
+    K = X.shape[0]
+    W = Yj @ (Linv.T @ Linv)
+    scale = float(vj.max())
+    R = np.arange(K) if arms is None or arms.size == 0 else np.unique(arms)
+    mu = None
+    for _ in range(rounds):
+        Q = (X[R] @ W.T) ** 2  # (|R|, n)
+        try:
+            res = linprog(-vj / scale, A_ub=Q * scale, b_ub=np.ones(R.size),
+                          bounds=(0.0, None), method="highs")
+        except ValueError:
+            return mu
+        if res.x is None or not np.all(np.isfinite(res.x)) or res.x.sum() <= 0.0:
+            return mu
+        nu = np.clip(res.x, 0.0, None)
+        mu = nu / nu.sum()
+        if R.size == K:
+            break
+        # price all arms; add the violated constraints
+        g = np.empty(K)
+        for s in range(0, K, 4096):
+            Z = W @ X[s:s + 4096].T
+            g[s:s + 4096] = mu @ (Z * Z)
+        gR = float(g[R].max())
+        viol = np.flatnonzero(g > gR * (1.0 + 1e-9))
+        if viol.size == 0:
+            break
+        viol = viol[np.argsort(-g[viol])[: max(20, R.size // 2)]]
+        R = np.union1d(R, viol)
+    return mu
+
+
+@dataclass
+class Certified:
+    """Value, certified lower bound and the target measure that proves it."""
+
+    value: float
+    lb: float
+    arg: int  # target id attaining the value
+    ids: np.ndarray  # target ids carrying the measure
+    mu: np.ndarray  # the measure (sums to one)
+    g: np.ndarray  # g_a for all arms with that measure
+    tr: float
+
+    @property
+    def gap(self) -> float:
+        return self.value / self.lb - 1.0 if self.lb > 0.0 else np.inf
+
+
+def certify(X: np.ndarray, w: np.ndarray, targets: Targets, tol: float,
+            hint_ids: np.ndarray | None = None, hint_mu: np.ndarray | None = None,
+            *, lp: bool = True, lp_cap: int | None = None, Linv: np.ndarray | None = None
+            ) -> Certified | None:
+    """Exact value and best certified lower bound of the design ``w``.
+
+    The value is a full pass over all targets. Lower-bound candidates, best kept:
+    the hint measure (e.g. the barrier multipliers), the point mass on the argmax, and
+    (if ``lp`` and those do not reach ``tol``) the LP measure (:func:`lp_measure`) on the
+    near-active targets ``v_j >= (1 - eta) value`` for a few ``eta``, at most ``lp_cap``
+    of them. Returns None if ``A(w)`` is singular.
+    """
+    K, d = X.shape
+    if lp_cap is None:
+        lp_cap = max(200, d * (d + 1))
+    if Linv is None:
+        Linv = factor(X, w)
+        if Linv is None:
+            return None
+    vmax, arg, ids, vals = targets.scan(Linv, lp_cap, -1.0)
+    best: Certified | None = None
+
+    def consider(idj: np.ndarray, mu: np.ndarray) -> None:
+        nonlocal best
+        keep = mu > 0.0
+        idj, mu = idj[keep], mu[keep] / mu[keep].sum()
+        lb, g, tr = cs_lower_bound(X, Linv, targets.get(idj), mu)
+        if best is None or lb > best.lb:
+            best = Certified(vmax, lb, arg, idj, mu, g, tr)
+
+    if hint_ids is not None and hint_mu is not None and hint_mu.sum() > 0:
+        consider(hint_ids, hint_mu)
+    consider(np.array([arg], dtype=np.int64), np.ones(1))
+    if best.gap <= tol or not lp:
+        return best
+    tried = -1
+    for eta in (max(1e-3, 20.0 * tol), 0.05, 0.3):
+        n = int(np.searchsorted(-vals, -(1.0 - eta) * vmax, side="right"))
+        n = max(n, 1)
+        if n == tried:
+            continue
+        tried = n
+        g = best.g
+        arms = np.union1d(np.flatnonzero(w > 0.0),
+                          np.argsort(-g)[: min(K, max(2 * d, 20))])
+        mu = lp_measure(X, Linv, targets.get(ids[:n]), vals[:n], arms)
+        if mu is not None:
+            consider(ids[:n], mu)
+        if best.gap <= tol:
+            break
+    return best
+
+
+# ----------------------------------------------------------------------------------------
+# working-set barrier solver
+# ----------------------------------------------------------------------------------------
+
+
+def _spanning_arms(X: np.ndarray) -> np.ndarray:
+    """``d`` arms spanning R^d (column-pivoted QR of ``X^T``)."""
+    from scipy.linalg import qr
+
+    _, _, piv = qr(X.T, pivoting=True, mode="economic")
+    return np.sort(piv[: X.shape[1]])
+
+
+class _Inner:
+    """Restricted-problem solver state: the primal-dual kernel (default) or the barrier."""
+
+    def __init__(self, kind: str, growth: float = 10.0) -> None:
+        self.kind = kind
+        self.growth = growth
+
+    def run(self, Xs: np.ndarray, Yt: np.ndarray, lam: np.ndarray, tol: float,
+            budget: int, warm: bool) -> tuple[int, int, np.ndarray]:
+        """Solve from ``lam`` (rescaled in place to be strictly feasible); returns
+        ``(status, iterations, mu)`` with ``mu`` the target measure (sums to one)."""
+        m, k = Yt.shape[0], Xs.shape[0]
+        if not warm and self.kind == "pd":
+            # interior-point methods hate starting next to the boundary: cold start from
+            # the uniform design on the working arms (measured: ~8x fewer iterations than
+            # restarting from the previous, nearly sparse, design)
+            lam[:] = 1.0 / k
+        v = np.empty(m)
+        if not kern._values_at(Xs, Yt, lam, v):  # pragma: no cover - S spans
+            raise RuntimeError("working-set information matrix became singular")
+        vmax = max(float(v.max()), 1e-300)
+        if not warm or vmax >= 0.95:
+            lam *= vmax / 0.95 if vmax >= 0.95 or not warm else 1.0
+            v /= vmax / 0.95 if vmax >= 0.95 or not warm else 1.0
+            warm = False
+        if self.kind == "barrier":
+            u = np.empty(m)
+            tau = self.tau if warm else -1.0
+            status, its, self.tau, _, _ = kern.barrier_newton(Xs, Yt, lam, tau, tol, budget,
+                                                             u, self.growth)
+            return status, its, u
+        if not warm:
+            tau = (m + k) / lam.sum()
+            self.u = 1.0 / (tau * (1.0 - v))
+            self.nu = 1.0 / (tau * lam)
+        status, its, _, _ = kern.primal_dual(Xs, Yt, lam, self.u, self.nu, tol, budget)
+        return status, its, self.u / self.u.sum()
+
+
+def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
+              inner: str = "pd", arms_all: int | None = None,
+              targets_all: int | None = None, batch: int | None = None
+              ) -> tuple[np.ndarray, Certified | None, int, dict]:
+    """Working-set interior-point solver; returns ``(weights, certificate, iterations, info)``.
+
+    Outer loop (column and constraint generation):
+
+    1. solve the problem restricted to the working arms ``S`` and targets ``T`` with the
+       jitted primal-dual kernel (:func:`design._minimax_numba.primal_dual`; or the pure
+       barrier kernel if ``inner="barrier"``);
+    2. full pass over *all* targets at the new design: add the targets that violate the
+       restricted optimum (largest ``v_j`` first) and go back to 1;
+    3. otherwise certify against all targets and all arms (:func:`certify`); stop if
+       ``gap <= tol``; else add the arms with the largest ``g_a > tr(A^{-1} B)`` (those the
+       certificate's measure says would improve the design) or, if none, tighten the
+       inner tolerance and resume.
+
+    Finally the design is sparsified (:func:`_polish`). ``arms_all`` / ``targets_all``:
+    below these sizes the working set is everything.
+    """
+    K, d = X.shape
+    M = targets.count
+    if arms_all is None:
+        arms_all = max(150, 4 * d)
+    if targets_all is None:
+        targets_all = max(600, 10 * d)
+    if batch is None:
+        batch = max(50, 5 * d)
+    solver = _Inner(inner)
+    info: dict = {"rounds": 0}
+    # --- initial working sets
+    if K <= arms_all:
+        S = np.arange(K)
+    else:
+        w0 = np.full(K, 1.0 / K)
+        Linv0 = factor(X, w0)
+        P0 = X @ Linv0.T
+        lev = np.einsum("ij,ij->i", P0, P0)
+        n0 = min(K, 3 * d + 20)
+        S = np.union1d(_spanning_arms(X), np.argpartition(lev, -n0)[-n0:])
+    w = np.zeros(K)
+    w[S] = 1.0 / S.size
+    Linv = factor(X, w)
+    if Linv is None:  # pragma: no cover - S spans by construction
+        raise RuntimeError("initial working set does not span R^d")
+    if M <= targets_all:
+        if targets.is_pairs:
+            Kp = targets.pts.shape[0]
+            ii, jj = np.triu_indices(Kp, 1)
+            T = (ii * Kp + jj).astype(np.int64)
+        else:
+            T = np.arange(M, dtype=np.int64)
+    else:
+        _, _, T, _ = targets.scan(Linv, max(4 * batch, 100), -1.0)
+    lam = w[S].copy()
+    tol_in = 0.5 * tol
+    total = 0
+    cert: Certified | None = None
+    status = kern.MAX_ITER
+    warm = False
+    while True:
+        info["rounds"] += 1
+        Xs = np.ascontiguousarray(X[S])
+        Yt = targets.get(T)
+        budget = max_iter - total
+        if budget <= 0:
+            break
+        status, its, mu = solver.run(Xs, Yt, lam, tol_in, budget, warm)
+        total += its
+        if status == kern.SINGULAR:  # pragma: no cover - guarded by the line search
+            raise RuntimeError("interior-point iterate lost positive definiteness")
+        w = np.zeros(K)
+        w[S] = lam / lam.sum()
+        Linv = factor(X, w)
+        if Linv is None:  # pragma: no cover
+            raise RuntimeError("information matrix of the design is singular")
+        Tv = Yt @ Linv.T
+        restricted_value = float(np.max(np.einsum("ij,ij->i", Tv, Tv)))
+        # violated targets first: while there are any, the certificate can wait
+        _, _, cand, _ = targets.scan(Linv, batch, restricted_value * (1.0 + 0.25 * tol))
+        new_T = np.setdiff1d(cand, T)
+        cert = certify(X, w, targets, tol, hint_ids=T, hint_mu=mu, Linv=Linv,
+                       lp=new_T.size == 0)
+        if cert.gap <= tol or total >= max_iter:
+            break
+        # arms that would improve the bound's design (pricing with the certificate's mu)
+        out = np.setdiff1d(np.arange(K), S)
+        new_S = out[cert.g[out] > cert.tr * (1.0 + 0.25 * tol)]
+        if new_S.size > batch:
+            new_S = new_S[np.argsort(-cert.g[new_S])[:batch]]
+        if new_T.size == 0 and new_S.size == 0:
+            if status == kern.STALLED or tol_in <= 1e-3 * tol:
+                break
+            tol_in *= 0.1
+            warm = True
+            continue
+        warm = False
+        if new_T.size:
+            T = np.concatenate([T, new_T])
+        if new_S.size:
+            S_new = np.concatenate([S, new_S])
+            lam = np.concatenate([lam, np.full(new_S.size, 1e-3 * lam.sum() / S.size)])
+            order = np.argsort(S_new)
+            S, lam = S_new[order], lam[order]
+    info.update(working_arms=int(S.size), working_targets=int(T.size),
+                status=int(status))
+    if cert is not None and cert.gap <= tol:
+        w, cert, total = _polish(X, targets, tol, max_iter, w, cert, S, lam, T, total,
+                                 solver, info)
+    return w, cert, total, info
+
+
+def _polish(X: np.ndarray, targets: Targets, tol: float, max_iter: int, w: np.ndarray,
+            cert: Certified, S: np.ndarray, lam: np.ndarray, T: np.ndarray, total: int,
+            solver: _Inner, info: dict) -> tuple[np.ndarray, Certified, int]:
+    """Sparsify an interior-point design: re-solve on the arms carrying real weight.
+
+    Interior-point iterates keep every working arm at a small positive weight. Arms
+    below ``thr * max(w)`` (``thr = 1e-2``, then ``1e-3``) are dropped and the restricted
+    problem is re-solved from the current point; the sparse design is kept only if its
+    certificate (against all arms and all targets) is within ``tol``.
+    """
+    info["polished"] = False
+    for thr in (1e-2, 1e-3):
+        keep = lam >= thr * lam.max()
+        if keep.all() or total >= max_iter:
+            continue
+        S2 = S[keep]
+        lam2 = lam[keep].copy()
+        Xs = np.ascontiguousarray(X[S2])
+        if np.linalg.matrix_rank(Xs) < X.shape[1]:
+            continue
+        Yt = targets.get(T)
+        status, its, mu = solver.run(Xs, Yt, lam2, 0.25 * tol, max_iter - total, False)
+        total += its
+        w2 = np.zeros(X.shape[0])
+        w2[S2] = lam2 / lam2.sum()
+        c2 = certify(X, w2, targets, tol, hint_ids=T, hint_mu=mu)
+        if c2 is not None and c2.gap <= tol:
+            info["polished"] = True
+            return w2, c2, total
+    return w, cert, total

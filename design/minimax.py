@@ -1,0 +1,548 @@
+"""Minimax (XY, transductive, weighted, H-optimal) designs with certificates.
+
+For arms ``x_1..x_K`` (rows of ``X``), weights ``lam`` on the simplex and
+``A(lam) = sum_a lam_a x_a x_a^T``, the weighted minimax criterion of targets
+``y_1..y_M`` with weights ``c_j > 0`` is::
+
+    rho(lam) = max_j c_j y_j^T A(lam)^{-1} y_j           (to be minimised).
+
+Special cases:
+
+* XY-allocation (Soare, Lazaric & Munos 2014, Eq. 25): ``Y = {x_i - x_j}``, ``c = 1``;
+* transductive design (Fiez, Jain, Jamieson & Ratliff 2019): measure on ``X``, targets the
+  differences of another set ``Z``;
+* oracle allocation (Soare et al. 2014, Eq. 6): ``c_j = 1 / Delta(y_j)^2``;
+* H-optimal design (Mason, Jun & Jain 2022): rows ``sqrt(mu'_a) x_a``, targets
+  ``sqrt(mu'_a) x_a``, ``c_a = mu'_a``; and the paper's ``g*`` (their Eq. 4).
+
+Certificate (general equivalence theorem; derivation in
+:func:`design._minimax_solver.cs_lower_bound`): for any design ``lam`` and any
+probability ``mu`` on the targets, with ``B = sum_j mu_j c_j y_j y_j^T``::
+
+    min_lam' rho(lam') >= tr(A^{-1} B)^2 / max_a x_a^T A^{-1} B A^{-1} x_a,
+
+which is tight at an optimal design with an optimal ``mu`` (supported on the active
+targets). Every result carries ``lower_bound`` and ``gap = value / lower_bound - 1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from design import _minimax_solver as sol
+from design._validation import as_arms, as_max_iter, as_tol, as_vector, as_weights
+from design.result import DesignResult
+
+__all__ = [
+    "MinimaxCertificate",
+    "g_optimal_hessian",
+    "glm_variance",
+    "h_optimal",
+    "minimax_check",
+    "minimax_optimal",
+    "pairwise_differences",
+    "xy_check",
+    "xy_optimal",
+]
+
+_METHODS = ("auto", "ipm", "barrier", "cvxpy")
+_LINKS = ("logistic", "probit", "poisson", "identity")
+
+
+# ----------------------------------------------------------------------------------------
+# validation helpers
+# ----------------------------------------------------------------------------------------
+
+
+def _as_targets(Y: object, d: int, name: str = "Y") -> np.ndarray:
+    try:
+        arr = np.asarray(Y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric (M, d) array: {exc}") from None
+    if arr.ndim == 1 and arr.shape[0] == d:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array of shape (M, d) with targets as rows; "
+                         f"got ndim={arr.ndim}")
+    if arr.shape[1] != d:
+        raise ValueError(f"{name} has {arr.shape[1]} columns but the arms have d={d} features")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty: at least one non-zero target is needed")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return np.ascontiguousarray(arr)
+
+
+def _as_costs(c: object, M: int, name: str = "c") -> np.ndarray:
+    if c is None:
+        return np.ones(M)
+    try:
+        arr = np.asarray(c, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric vector: {exc}") from None
+    if arr.ndim == 0:
+        arr = np.full(M, float(arr))
+    if arr.ndim != 1 or arr.shape[0] != M:
+        raise ValueError(f"{name} must be a vector of length M={M} (one per target); "
+                         f"got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    if np.any(arr <= 0.0):
+        raise ValueError(f"{name} must be > 0 (got min {arr.min():.3g}); drop the targets "
+                         "with zero weight instead")
+    return arr
+
+
+def _explicit_targets(Y: np.ndarray, c: np.ndarray, name: str = "Y") -> sol.Targets:
+    rows, orig = sol.dedupe_rows(Y * np.sqrt(c)[:, None])
+    if rows.shape[0] == 0:
+        raise ValueError(f"{name} has no non-zero target (all rows are zero): the criterion "
+                         "is identically 0")
+    return sol.Targets(d=Y.shape[1], rows=rows, orig=orig)
+
+
+def _pair_targets(X: np.ndarray, name: str = "Y") -> sol.Targets:
+    if X.shape[0] < 2 or np.all(X == X[0]):
+        raise ValueError(f"{name}=None means all pairwise differences of the arms, but all "
+                         "arms are equal: no non-zero target")
+    return sol.Targets(d=X.shape[1], pts=X, scale=1.0)
+
+
+def pairwise_differences(Z: object, name: str = "Z") -> np.ndarray:
+    """All differences ``z_i - z_j`` (``i < j``) of the rows of ``Z``, shape (n(n-1)/2, d).
+
+    This is Soare et al.'s ``Y`` for ``Z = X`` and the transductive target set of Fiez et
+    al. (2019) for another decision set ``Z``. Memory O(n^2 d); :func:`xy_optimal` with
+    ``Y=None`` handles ``Z = X`` without materialising the pairs.
+    """
+    Za = as_arms(Z, name, need_span=False)
+    i, j = np.triu_indices(Za.shape[0], 1)
+    return Za[i] - Za[j]
+
+
+# ----------------------------------------------------------------------------------------
+# certificates of arbitrary designs
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class MinimaxCertificate:
+    """Value and certified lower bound of a (weighted) minimax design.
+
+    Attributes
+    ----------
+    value : float
+        ``max_j c_j y_j^T A(w)^{-1} y_j`` at the given weights (``inf`` if a target is not
+        in the range of a singular ``A(w)``).
+    lower_bound : float
+        Certified lower bound on the optimum over all designs (Cauchy–Schwarz bound).
+    gap : float
+        ``value / lower_bound - 1``: the design is within a factor ``1 + gap`` of optimal.
+    active : ndarray of int64
+        Targets with ``c_j y_j^T A^{-1} y_j >= (1 - tol) value``, by decreasing value:
+        row indices of ``Y``, or an (n, 2) array of arm pairs ``(i, j)`` when the targets
+        are the implicit pairwise differences.
+    argmax : ndarray of int64
+        The target attaining the value (index, or an ``(i, j)`` pair).
+    within_tol : bool
+        ``gap <= tol``.
+    tol : float
+        Tolerance used for ``within_tol`` and ``active``.
+    """
+
+    value: float
+    lower_bound: float
+    gap: float
+    active: np.ndarray
+    argmax: np.ndarray
+    within_tol: bool
+    tol: float
+
+    def __repr__(self) -> str:
+        verdict = "within" if self.within_tol else "NOT within"
+        return (f"MinimaxCertificate(value={self.value:.10g}, lower_bound="
+                f"{self.lower_bound:.10g}, gap={self.gap:.3e}, {len(self.active)} active, "
+                f"{verdict} tol={self.tol:g})")
+
+
+def _singular_value(X: np.ndarray, w: np.ndarray, targets: sol.Targets) -> float:
+    """Criterion of a singular design: ``y^T A^+ y`` if every target lies in range(A)."""
+    A = (X * w[:, None]).T @ X
+    ev, U = np.linalg.eigh(A)
+    big = ev > 1e-12 * max(ev.max(), 1e-300)
+    ids = np.arange(targets.count, dtype=np.int64)
+    vmax = 0.0
+    for s in range(0, ids.size, 1 << 15):
+        Yb = targets.get(ids[s:s + (1 << 15)])
+        C = Yb @ U
+        if np.any(np.abs(C[:, ~big]) > 1e-9 * np.linalg.norm(Yb, axis=1)[:, None]):
+            return np.inf
+        vmax = max(vmax, float(np.max((C[:, big] ** 2) @ (1.0 / ev[big]))))
+    return vmax
+
+
+def _check(X: np.ndarray, w: np.ndarray, targets: sol.Targets, tol: float
+           ) -> MinimaxCertificate:
+    K = X.shape[0]
+    cert = sol.certify(X, w, targets, tol)
+    if cert is not None:
+        value, lb, arg = cert.value, cert.lb, cert.arg
+        Linv = sol.factor(X, w)
+        _, _, ids, _ = targets.scan(Linv, 1 << 20, (1.0 - tol) * value)
+    else:
+        # singular design: the bound holds at any invertible design, use a mixture
+        value = _singular_value(X, w, targets)
+        wr = 0.99 * w + 0.01 / K
+        cr = sol.certify(X, wr, targets, tol)
+        lb = cr.lb
+        arg = cr.arg
+        ids = np.array([arg], dtype=np.int64)
+        if np.isfinite(value):
+            ids = np.empty(0, np.int64)
+    gap = value / lb - 1.0 if lb > 0.0 else np.inf
+    return MinimaxCertificate(
+        value=float(value), lower_bound=float(lb), gap=float(gap),
+        active=targets.user_ids(ids), argmax=targets.user_ids(np.array([arg]))[0],
+        within_tol=bool(gap <= tol), tol=tol,
+    )
+
+
+def minimax_check(X: object, weights: object, Y: object, c: object = None, *,
+                  tol: float = 1e-4) -> MinimaxCertificate:
+    """Certificate of any design (the user's own weights too) for the weighted minimax.
+
+    Computes ``value = max_j c_j y_j^T A(w)^{-1} y_j`` exactly (Cholesky, one pass over the
+    targets) and the best Cauchy–Schwarz lower bound found among: the point mass on the
+    worst target and the LP-optimised measure on the near-active targets
+    (:func:`design._minimax_solver.lp_measure`). If ``A(w)`` is singular the value uses the
+    pseudo-inverse (``inf`` if a target is outside the range of ``A(w)``) and the bound is
+    computed at the invertible mixture ``0.99 w + 0.01 uniform`` (the bound holds for any
+    design).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Arms (rows), spanning R^d.
+    weights : array_like, shape (K,)
+        Design weights on the simplex.
+    Y : array_like, shape (M, d)
+        Targets (rows); zero rows are ignored.
+    c : array_like, shape (M,), optional
+        Positive target weights (default 1).
+    tol : float
+        Tolerance of ``within_tol`` and of the ``active`` set.
+
+    Returns
+    -------
+    MinimaxCertificate
+    """
+    Xa = as_arms(X)
+    w = as_weights(weights, Xa.shape[0])
+    tol = as_tol(tol)
+    Ya = _as_targets(Y, Xa.shape[1])
+    targets = _explicit_targets(Ya, _as_costs(c, Ya.shape[0]))
+    return _check(Xa, w, targets, tol)
+
+
+def xy_check(X: object, weights: object, Y: object = None, *, tol: float = 1e-4
+             ) -> MinimaxCertificate:
+    """Certificate of any design for the XY criterion ``max_y y^T A(w)^{-1} y``.
+
+    ``Y=None`` means all pairwise differences ``x_i - x_j`` (never materialised; ``active``
+    is then an (n, 2) array of arm pairs). See :func:`minimax_check`.
+    """
+    Xa = as_arms(X)
+    w = as_weights(weights, Xa.shape[0])
+    tol = as_tol(tol)
+    if Y is None:
+        targets = _pair_targets(Xa)
+    else:
+        Ya = _as_targets(Y, Xa.shape[1])
+        targets = _explicit_targets(Ya, np.ones(Ya.shape[0]))
+    return _check(Xa, w, targets, tol)
+
+
+# ----------------------------------------------------------------------------------------
+# solvers
+# ----------------------------------------------------------------------------------------
+
+
+def _solve_cvxpy(X: np.ndarray, targets: sol.Targets, solver: str | None = None
+                 ) -> tuple[np.ndarray, str, np.ndarray | None]:
+    """Reference formulation: ``min t  s.t.  matrix_frac(y_j, A(lam)) <= t``, simplex.
+
+    SCS by default, Clarabel if installed. Returns the weights, the solver name and the
+    constraint duals (a target measure for the certificate, or None).
+    """
+    import cvxpy as cp
+
+    K, d = X.shape
+    if solver is None:
+        solver = "CLARABEL" if "CLARABEL" in cp.installed_solvers() else "SCS"
+    Yr = targets.get(np.arange(targets.count, dtype=np.int64)) if not targets.is_pairs \
+        else targets.get(_all_pair_ids(targets.pts.shape[0]))
+    F = np.einsum("ai,aj->aij", X, X).reshape(K, d * d)
+    lam = cp.Variable(K, nonneg=True)
+    t = cp.Variable()
+    A = cp.reshape(F.T @ lam, (d, d), order="C")
+    A = (A + A.T) / 2
+    cons = [cp.matrix_frac(y, A) <= t for y in Yr]
+    prob = cp.Problem(cp.Minimize(t), [cp.sum(lam) == 1, *cons])
+    kwargs = {"eps": 1e-9, "max_iters": 200_000} if solver == "SCS" else {}
+    prob.solve(solver=solver, **kwargs)
+    if lam.value is None:
+        raise RuntimeError(f"cvxpy/{solver} failed: status {prob.status}")
+    w = np.clip(np.asarray(lam.value, dtype=float), 0.0, None)
+    duals = np.array([float(np.asarray(con.dual_value if con.dual_value is not None
+                                        else 0.0)) for con in cons])
+    duals = np.clip(duals, 0.0, None)
+    return w / w.sum(), f"cvxpy-{solver.lower()}", duals if duals.sum() > 0 else None
+
+
+def _all_pair_ids(K: int) -> np.ndarray:
+    i, j = np.triu_indices(K, 1)
+    return (i * K + j).astype(np.int64)
+
+
+def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
+             max_iter: int | None, criterion: str, extra: dict | None = None
+             ) -> DesignResult:
+    tol = as_tol(tol)
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
+    max_iter = as_max_iter(max_iter, 2000)
+    if method == "cvxpy":
+        w, solver, duals = _solve_cvxpy(X, targets)
+        hint_ids = None
+        if duals is not None:
+            hint_ids = (np.arange(targets.count, dtype=np.int64) if not targets.is_pairs
+                        else _all_pair_ids(targets.pts.shape[0]))
+        cert = sol.certify(X, w, targets, tol, hint_ids=hint_ids, hint_mu=duals)
+        its, info = 0, {}
+    else:
+        inner = "barrier" if method == "barrier" else "pd"
+        w, cert, its, info = sol.solve_ipm(X, targets, tol, max_iter, inner=inner)
+        solver = "barrier" if inner == "barrier" else "primal-dual"
+    if cert is None:  # pragma: no cover - cvxpy returned a singular design
+        value = _singular_value(X, w, targets)
+        lb, gap, act_ids, act_mu, arg = 0.0, np.inf, np.empty(0, np.int64), np.empty(0), 0
+    else:
+        value, lb, gap = cert.value, cert.lb, cert.gap
+        keep = cert.mu > 1e-12
+        act_ids, act_mu, arg = cert.ids[keep], cert.mu[keep], cert.arg
+    info = {**info, **(extra or {}),
+            "active": targets.user_ids(act_ids), "target_measure": act_mu,
+            "argmax": targets.user_ids(np.array([arg]))[0], "n_targets": targets.count}
+    return DesignResult(
+        weights=w, value=float(value), lower_bound=float(lb), gap=float(gap),
+        support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
+        solver=solver, converged=bool(gap <= tol), criterion=criterion, info=info,
+    )
+
+
+def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4,
+                    method: str = "auto", max_iter: int | None = None) -> DesignResult:
+    """Weighted minimax design: ``min_lam max_j c_j y_j^T A(lam)^{-1} y_j`` over the simplex.
+
+    Covers the XY-allocation (``c = 1``, Soare et al. 2014, Eq. 25), transductive designs
+    (Fiez et al. 2019), the oracle allocation ``c_j = 1 / Delta(y_j)^2`` (Soare et al. 2014,
+    Eq. 6) and the H-optimal design (Mason et al. 2022).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Arms (measurement vectors) as rows; must span R^d (else ``ValueError``).
+    Y : array_like, shape (M, d)
+        Targets as rows. Zero rows are dropped, and so are duplicates up to sign (after
+        scaling by ``sqrt(c)``); if nothing is left, ``ValueError`` naming ``Y``.
+    c : array_like, shape (M,), optional
+        Positive target weights (default all 1).
+    tol : float, default 1e-4
+        Requested certified relative gap ``value / lower_bound - 1``.
+    method : {"auto", "barrier", "cvxpy"}
+        ``"auto"``/``"barrier"``: working-set log-barrier Newton method (numba; see
+        Notes). ``"cvxpy"``: the reference SDP ``min t s.t. matrix_frac(sqrt(c_j) y_j,
+        A(lam)) <= t`` (Clarabel if installed, else SCS); small instances only.
+    max_iter : int, optional
+        Cap on the Newton steps (default 2000); reaching it gives ``converged=False``.
+
+    Returns
+    -------
+    DesignResult
+        ``criterion="minimax"``; ``value`` is the criterion of the returned weights,
+        ``lower_bound`` the Cauchy–Schwarz certificate, ``gap`` their ratio minus one,
+        ``converged = gap <= tol``. ``info`` holds ``active`` (indices of the targets
+        carrying the certificate's measure), ``target_measure`` (that measure),
+        ``argmax`` (worst target), ``n_targets`` (after de-duplication) and solver stats.
+
+    Notes
+    -----
+    Homogeneous form: ``min {sum(lam) : y_j^T A(lam)^{-1} y_j <= 1, lam >= 0}`` has the same
+    optimum and ``lam / sum(lam)`` as solution. It is solved by a log-barrier Newton method
+    on a working set of arms ``S`` and targets ``T`` (column/constraint generation), with
+    an exact full pass over all targets and arms for the certificate after each solve.
+    Per Newton step: ``O(|T| (d^2 + |S| d + |S|^2) + |S|^3)`` time; per full pass:
+    ``O(M d^2 + K |T| d)`` time. Memory ``O(M d)`` for the (de-duplicated) targets plus
+    ``O(|T| |S| + |S|^2 + K d)`` for the working problem.
+
+    The lower bound: for any ``lam`` and any probability ``mu`` on the targets, with
+    ``B = sum_j mu_j c_j y_j y_j^T``,
+    ``min rho >= tr(A^{-1}B)^2 / max_a x_a^T A^{-1} B A^{-1} x_a`` (Cauchy–Schwarz; see
+    :func:`design._minimax_solver.cs_lower_bound`); ``mu`` comes from the barrier
+    multipliers or an LP on the near-active targets.
+    """
+    Xa = as_arms(X)
+    Ya = _as_targets(Y, Xa.shape[1])
+    targets = _explicit_targets(Ya, _as_costs(c, Ya.shape[0]))
+    return _optimal(Xa, targets, tol, method, max_iter, "minimax")
+
+
+def xy_optimal(X: object, Y: object = None, *, tol: float = 1e-4, method: str = "auto",
+               max_iter: int | None = None) -> DesignResult:
+    """XY-optimal design: ``min_lam max_{y in Y} y^T A(lam)^{-1} y`` (Soare et al. 2014).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Arms as rows; must span R^d.
+    Y : array_like, shape (M, d), optional
+        Targets. ``None`` (default): all pairwise differences ``x_i - x_j``, ``i < j``, the
+        XY-allocation of Soare, Lazaric & Munos (2014, Eq. 14/25); these are handled
+        implicitly, never stored (time O(K^2 d) per full pass, memory O(K d)). Give
+        other targets for the transductive case (Fiez et al. 2019), e.g.
+        :func:`pairwise_differences` of a decision set ``Z``, or ``z* - z``.
+    tol, method, max_iter
+        As in :func:`minimax_optimal`.
+
+    Returns
+    -------
+    DesignResult
+        ``criterion="XY"``. With ``Y=None`` the targets in ``info["active"]`` and
+        ``info["argmax"]`` are arm pairs ``(i, j)``.
+
+    Examples
+    --------
+    Soare et al.'s instance (``e_1..e_d`` and ``(cos w, sin w, 0, ...)``): the optimum is
+    ``2 d``, uniform on ``e_1..e_d``.
+
+    >>> import numpy as np
+    >>> X = np.vstack([np.eye(3), [np.cos(0.01), np.sin(0.01), 0.0]])
+    >>> res = xy_optimal(X)
+    >>> round(res.value, 6), res.gap <= 1e-4
+    (6.0, True)
+    """
+    Xa = as_arms(X)
+    if Y is None:
+        targets = _pair_targets(Xa)
+    else:
+        Ya = _as_targets(Y, Xa.shape[1])
+        targets = _explicit_targets(Ya, np.ones(Ya.shape[0]))
+    return _optimal(Xa, targets, tol, method, max_iter, "XY")
+
+
+# ----------------------------------------------------------------------------------------
+# GLM (logistic) designs of Mason, Jun & Jain (2022)
+# ----------------------------------------------------------------------------------------
+
+
+def glm_variance(z: np.ndarray, link: str = "logistic") -> np.ndarray:
+    """Derivative of the mean function ``mu'(z)`` (the GLM variance) for ``link``.
+
+    ``logistic``: ``mu(1 - mu)`` computed as ``e^{-|z|} / (1 + e^{-|z|})^2`` (no overflow);
+    ``probit``: the normal density; ``poisson``: ``e^z``; ``identity``: 1.
+    """
+    if link not in _LINKS:
+        raise ValueError(f"link must be one of {_LINKS}; got {link!r}")
+    z = np.asarray(z, dtype=np.float64)
+    if link == "logistic":
+        e = np.exp(-np.abs(z))
+        return e / (1.0 + e) ** 2
+    if link == "probit":
+        return np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+    if link == "poisson":
+        return np.exp(z)
+    return np.ones_like(z)
+
+
+def _glm_setup(X: object, theta: object, link: str) -> tuple[np.ndarray, np.ndarray]:
+    Xa = as_arms(X)
+    th = as_vector(theta, Xa.shape[1], "theta", nonzero=False)
+    if link not in _LINKS:
+        raise ValueError(f"link must be one of {_LINKS}; got {link!r}")
+    with np.errstate(over="ignore"):
+        mup = glm_variance(Xa @ th, link)
+    if not np.all(np.isfinite(mup)):
+        raise ValueError(f"theta gives mu'(x^T theta) = inf for link {link!r} "
+                         "(x^T theta too large)")
+    Xs = Xa * np.sqrt(mup)[:, None]
+    if np.linalg.matrix_rank(Xs) < Xa.shape[1]:
+        raise ValueError("theta makes mu'(x^T theta) underflow to 0 on too many arms: the "
+                         "scaled arms sqrt(mu') x no longer span R^d")
+    return Xa, mup
+
+
+def h_optimal(X: object, theta: object, *, link: str = "logistic", tol: float = 1e-4,
+              method: str = "auto", max_iter: int | None = None) -> DesignResult:
+    """H-optimal design of Mason, Jun & Jain (2022), for GLM bandits.
+
+    Minimises ``h(lam) = max_x mu'(x^T theta)^2 ||x||^2_{H(lam, theta)^{-1}}`` with
+    ``H(lam, theta) = sum_a lam_a mu'(x_a^T theta) x_a x_a^T``: the weighted minimax with
+    measurement rows ``sqrt(mu'_a) x_a``, targets ``sqrt(mu'_a) x_a`` and weights
+    ``c_a = mu'_a``. The optimum ``h*`` satisfies ``h* <= max_a mu'_a * d`` (Kiefer–
+    Wolfowitz on the scaled rows; ``<= d/4`` for the logistic link).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Arms as rows; must span R^d.
+    theta : array_like, shape (d,)
+        Parameter at which the Fisher information is evaluated (ValueError naming
+        ``theta`` if its length is not d, it has NaN/inf, or ``mu'`` underflows so that
+        the scaled arms do not span).
+    link : {"logistic", "probit", "poisson", "identity"}
+        GLM link; ``mu' = mu (1 - mu)`` for the logistic link.
+    tol, method, max_iter
+        As in :func:`minimax_optimal`.
+
+    Returns
+    -------
+    DesignResult
+        ``criterion="H"``; ``info["mu_prime"]`` holds ``mu'(x_a^T theta)``.
+    """
+    Xa, mup = _glm_setup(X, theta, link)
+    Xs = np.ascontiguousarray(Xa * np.sqrt(mup)[:, None])
+    targets = _explicit_targets(Xa * mup[:, None], np.ones(Xa.shape[0]), name="theta")
+    return _optimal(Xs, targets, tol, method, max_iter, "H", {"mu_prime": mup})
+
+
+def g_optimal_hessian(X: object, theta: object, *, link: str = "logistic",
+                      tol: float = 1e-4, method: str = "auto",
+                      max_iter: int | None = None, scaled: bool = False) -> DesignResult:
+    """G-optimal design under the Fisher information ``H(lam, theta)`` (Mason et al. 2022).
+
+    ``scaled=False`` (default): the paper's ``g* = min_lam max_x ||x||^2_{H(lam,theta)^{-1}}``
+    (Mason, Jun & Jain 2022, Eq. 4, the warm-up design): the minimax with measurement rows
+    ``sqrt(mu'_a) x_a`` and targets ``x_a`` (``c = 1``). Bounds:
+    ``max_a mu'_a^{-1}... : d / max_a mu'_a <= g* <= kappa_0 d`` with
+    ``kappa_0 = max_a 1 / mu'_a``, and ``h* <= (max_a mu'_a)^2 g*``.
+
+    ``scaled=True``: the Kiefer–Wolfowitz G-optimal design of the scaled rows
+    ``sqrt(mu'_a) x_a``, i.e. ``min max_x mu'(x^T theta) ||x||^2_{H^{-1}}``, whose optimum
+    is exactly ``d`` (solved by :func:`design.gd.g_optimal`).
+
+    Parameters as in :func:`h_optimal`. Returns a :class:`DesignResult` with
+    ``criterion="G-Hessian"`` (or ``"G-Hessian-scaled"``).
+    """
+    Xa, mup = _glm_setup(X, theta, link)
+    Xs = np.ascontiguousarray(Xa * np.sqrt(mup)[:, None])
+    if scaled:
+        from design.gd import g_optimal
+
+        res = g_optimal(Xs, tol=tol, method="auto" if method in ("auto", "barrier")
+                        else method, max_iter=max_iter)
+        return replace(res, criterion="G-Hessian-scaled",
+                       info={**res.info, "mu_prime": mup})
+    targets = _explicit_targets(Xa, np.ones(Xa.shape[0]), name="theta")
+    return _optimal(Xs, targets, tol, method, max_iter, "G-Hessian", {"mu_prime": mup})
