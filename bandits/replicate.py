@@ -184,9 +184,11 @@ class ReplicationTable:
                 arr = np.array([str(v) for v in values], dtype=object)
             arr.setflags(write=False)
             cols[c] = arr
-        bad = set(cols["stopped_by"]) - {"rule", "budget"}
+        # "horizon": regret algorithms (HOMER) that run for a fixed horizon by design
+        bad = set(cols["stopped_by"]) - {"rule", "budget", "horizon"}
         if bad:
-            raise ValueError(f"stopped_by: values must be 'rule' or 'budget'; got {sorted(bad)}")
+            raise ValueError("stopped_by: values must be 'rule', 'budget' or 'horizon'; "
+                             f"got {sorted(bad)}")
         self._cols = cols
         self.meta: dict = dict(meta or {})
 
@@ -491,10 +493,10 @@ def _run_chunk(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any
 
 
 def _label_of(algo: Any, options: dict) -> str:
-    from bandits.runner import DESIGN_ALGORITHMS
+    from bandits.runner import DESIGN_ALGORITHMS, LOGISTIC_ALGORITHMS
 
     overrides = {k: v for k, v in options.items() if k not in _RUN_OPTIONS}
-    if isinstance(algo, str) and algo in DESIGN_ALGORITHMS:
+    if isinstance(algo, str) and algo in DESIGN_ALGORITHMS + LOGISTIC_ALGORITHMS:
         suffix = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
         return f"{algo}({suffix})" if suffix else algo
     return make_algorithm(algo, **overrides).name
@@ -749,7 +751,11 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
 
 
 def _describe(algo: Any, opts: dict) -> dict:
+    from bandits.runner import DESIGN_ALGORITHMS, LOGISTIC_ALGORITHMS
+
     overrides = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
+    if isinstance(algo, str) and algo in DESIGN_ALGORITHMS + LOGISTIC_ALGORITHMS:
+        return {"name": algo, **opts}
     desc = asdict(make_algorithm(algo, **overrides))
     desc.update({k: opts[k] for k in _RUN_OPTIONS if k in opts})
     return desc

@@ -39,6 +39,9 @@ def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float 
     -------
     RunResult
     """
+    if isinstance(algorithm, str) and algorithm in LOGISTIC_ALGORITHMS:
+        return _run_logistic(algorithm, instance, delta=delta, seed=seed,
+                             max_samples=max_samples, **options)
     if isinstance(algorithm, GIFA) or algorithm in ALGORITHMS:
         return run_gifa(algorithm, instance, delta=delta, epsilon=epsilon, seed=seed,
                         max_samples=max_samples, **options)
@@ -63,5 +66,35 @@ def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float 
 
         return run_static(algorithm, instance, delta=delta, seed=seed,
                           max_samples=max_samples, **options)
-    raise ValueError(f"unknown algorithm {algorithm!r}; known: "
-                     f"{sorted(ALGORITHMS) + list(DESIGN_ALGORITHMS)}")
+    known = sorted(ALGORITHMS) + list(DESIGN_ALGORITHMS) + list(LOGISTIC_ALGORITHMS)
+    raise ValueError(f"unknown algorithm {algorithm!r}; known: {known}")
+
+
+#: Logistic bandits (bandits.logistic, Mason, Jun & Jain 2022): "homer" runs HOMER for a
+#: horizon T (option ``T``, default ``max_samples``); "war" runs the WAR warm-up alone.
+LOGISTIC_ALGORITHMS = ("homer", "war")
+
+
+def _run_logistic(algorithm: str, instance, *, delta: float, seed: int, max_samples: int,
+                  **options: object) -> RunResult:
+    """Dispatch of the logistic algorithms (instance: bandits.logistic.LogisticInstance)."""
+    import time
+
+    import numpy as np
+
+    if algorithm == "homer":
+        from bandits.logistic.homer import run_homer
+
+        T = int(options.pop("T", max_samples))  # type: ignore[arg-type]
+        return run_homer(instance, T, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
+    from bandits.logistic.warmup import run_warmup
+
+    t0 = time.perf_counter()
+    wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
+    rec = np.array([int(np.argmax(instance.X @ wu.theta_hat))])
+    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
+                     seed=int(seed), samples=wu.total + wu.probe_samples, recommendation=rec,
+                     correct=bool(rec[0] == instance.best),
+                     counts=wu.counts + wu.info["probe_counts"], stopped_by="rule",
+                     wall_time=time.perf_counter() - t0,
+                     extra={"warmup": wu, "theta_hat": wu.theta_hat})

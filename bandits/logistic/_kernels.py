@@ -1,0 +1,313 @@
+"""Jitted kernels of the logistic bandit module (numba, ``cache=True``, no object mode).
+
+Everything works on *sufficient statistics per arm*: ``n[a]`` pulls and ``s[a]`` successes
+of arm ``a`` (rows of ``X``). The logistic log-likelihood of such data is
+
+.. math:: \\ell(\\theta) = \\sum_a s_a z_a - n_a \\log(1 + e^{z_a}),\\qquad z_a = x_a^T\\theta,
+
+so an MLE costs ``O(K d^2)`` per Newton step whatever the number of pulls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bandits._rng import uniform
+
+#: MLE status codes (:func:`mle_newton`).
+MLE_CONVERGED = 0
+MLE_DIVERGED = 1  # fitted probabilities saturate: the data are (quasi-)separable
+MLE_MAX_ITER = 2
+MLE_SINGULAR = 3  # the arms with data do not span R^d (Hessian singular at theta = 0)
+
+#: WAR probing decisions (:func:`probe_arm`).
+UNDECIDED = 0
+ACCEPT = 1
+REJECT = 2
+
+
+@njit(cache=True)
+def mu(z: float) -> float:
+    """Logistic function ``1 / (1 + e^{-z})`` without overflow."""
+    if z >= 0.0:
+        return 1.0 / (1.0 + np.exp(-z))
+    e = np.exp(z)
+    return e / (1.0 + e)
+
+
+@njit(cache=True)
+def mudot(z: float) -> float:
+    """``mu'(z) = mu(z)(1 - mu(z)) = e^{-|z|} / (1 + e^{-|z|})^2``."""
+    e = np.exp(-abs(z))
+    return e / ((1.0 + e) * (1.0 + e))
+
+
+@njit(cache=True)
+def softplus(z: float) -> float:
+    """``log(1 + e^z)`` without overflow."""
+    if z > 0.0:
+        return z + np.log1p(np.exp(-z))
+    return np.log1p(np.exp(z))
+
+
+@njit(cache=True)
+def loglik(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray) -> float:
+    """Log-likelihood ``sum_a s_a z_a - n_a log(1 + e^{z_a})`` of per-arm statistics."""
+    K, d = X.shape
+    ll = 0.0
+    for a in range(K):
+        if n[a] > 0.0:
+            z = 0.0
+            for i in range(d):
+                z += X[a, i] * theta[i]
+            ll += s[a] * z - n[a] * softplus(z)
+    return ll
+
+
+@njit(cache=True)
+def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
+               tol: float, max_iter: int, z_max: float) -> tuple[int, int]:
+    """Damped Newton (= IRLS with a backtracking line search) for the logistic MLE.
+
+    ``theta`` holds the start on entry and the estimate on exit. Step ``p = H^{-1} g`` with
+    ``g = sum_a (s_a - n_a mu(z_a)) x_a`` and ``H = sum_a n_a mu'(z_a) x_a x_a^T``; the step
+    is halved until the log-likelihood does not decrease (Armijo, constant 1e-4). Converged
+    when the Newton decrement ``g^T p`` is ``<= tol`` (the log-likelihood is then within
+    about ``tol / 2`` of its supremum, by self-concordance-like quadratic convergence).
+
+    Returns ``(status, iterations)``: :data:`MLE_CONVERGED`; :data:`MLE_DIVERGED` when some
+    arm with data gets ``|x_a^T theta| > z_max`` while the log-likelihood still increases
+    (its fitted probability is numerically 0 or 1: the sign of the data is being fitted
+    exactly, the MLE does not exist); :data:`MLE_MAX_ITER`; :data:`MLE_SINGULAR` when the
+    Hessian is not positive definite (the arms with data do not span R^d).
+    """
+    K, d = X.shape
+    g = np.empty(d)
+    H = np.empty((d, d))
+    cand = np.empty(d)
+    ll = loglik(X, n, s, theta)
+    for it in range(max_iter):
+        g[:] = 0.0
+        H[:, :] = 0.0
+        zmax_seen = 0.0
+        for a in range(K):
+            if n[a] <= 0.0:
+                continue
+            z = 0.0
+            for i in range(d):
+                z += X[a, i] * theta[i]
+            if abs(z) > zmax_seen:
+                zmax_seen = abs(z)
+            r = s[a] - n[a] * mu(z)
+            w = n[a] * mudot(z)
+            for i in range(d):
+                g[i] += r * X[a, i]
+                for j in range(i + 1):
+                    H[i, j] += w * X[a, i] * X[a, j]
+        if zmax_seen > z_max:
+            return MLE_DIVERGED, it
+        for i in range(d):
+            for j in range(i):
+                H[j, i] = H[i, j]
+        # Cholesky with a relative pivot test
+        L = np.zeros((d, d))
+        scale = 0.0
+        for i in range(d):
+            scale = max(scale, H[i, i])
+        ok = scale > 0.0
+        for j in range(d):
+            if not ok:
+                break
+            v = H[j, j]
+            for k in range(j):
+                v -= L[j, k] * L[j, k]
+            if v <= 1e-13 * scale:
+                ok = False
+                break
+            L[j, j] = np.sqrt(v)
+            for i in range(j + 1, d):
+                v = H[i, j]
+                for k in range(j):
+                    v -= L[i, k] * L[j, k]
+                L[i, j] = v / L[j, j]
+        if not ok:
+            # singular at a large theta means saturation, at a moderate one missing span
+            return (MLE_DIVERGED if zmax_seen > 0.5 * z_max else MLE_SINGULAR), it
+        p = np.empty(d)
+        for i in range(d):  # forward
+            v = g[i]
+            for k in range(i):
+                v -= L[i, k] * p[k]
+            p[i] = v / L[i, i]
+        for i in range(d - 1, -1, -1):  # backward
+            v = p[i]
+            for k in range(i + 1, d):
+                v -= L[k, i] * p[k]
+            p[i] = v / L[i, i]
+        dec = 0.0
+        for i in range(d):
+            dec += g[i] * p[i]
+        if dec <= tol:
+            return MLE_CONVERGED, it
+        t = 1.0
+        while True:
+            for i in range(d):
+                cand[i] = theta[i] + t * p[i]
+            ll_new = loglik(X, n, s, cand)
+            if ll_new >= ll + 1e-4 * t * dec or t < 1e-10:
+                break
+            t *= 0.5
+        if t < 1e-10:
+            return MLE_CONVERGED, it  # no ascent possible at machine precision
+        theta[:] = cand
+        ll = ll_new
+    return MLE_MAX_ITER, max_iter
+
+
+@njit(cache=True)
+def binomial(n: int, p: float, state: np.ndarray) -> int:
+    """Exact ``Binomial(n, p)`` draw as ``n`` Bernoulli trials of the splitmix64 stream."""
+    k = 0
+    for _ in range(n):
+        if uniform(state) < p:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def draw_counts(counts: np.ndarray, p: np.ndarray, state: np.ndarray, out: np.ndarray) -> None:
+    """``out[a] ~ Binomial(counts[a], p[a])`` for every arm (one Bernoulli per pull)."""
+    for a in range(counts.shape[0]):
+        out[a] = binomial(int(counts[a]), p[a], state)
+
+
+@njit(cache=True)
+def logit_abs(q: float) -> float:
+    """``|mu^{-1}(q)| = |log(q / (1 - q))|`` (``inf`` at ``q`` in {0, 1})."""
+    if q <= 0.0 or q >= 1.0:
+        return np.inf
+    return abs(np.log(q / (1.0 - q)))
+
+
+@njit(cache=True)
+def bernstein_bounds(N: int, succ: int, K: int, delta: float) -> tuple[float, float]:
+    """Bounds ``[L_x, U_x]`` on ``|x^T theta*|`` from ``succ`` successes in ``N`` pulls.
+
+    Anytime empirical-Bernstein width (Mnih, Szepesvari & Audibert 2008; Mason et al. 2022,
+    Sec. 3 / Thm 4) with ``log(3 / delta_N) = log(3 K N (N + 1) / delta)``::
+
+        W = sqrt(2 p (1 - p) log(3/delta_N) / N) + 3 log(3/delta_N) / N,   p = succ / N.
+
+    The mean interval ``[p - W, p + W]`` (clipped to [0, 1]) is mapped through
+    ``|mu^{-1}|``: if it contains 1/2 then ``L_x = 0``; otherwise ``L_x`` and ``U_x`` are the
+    smaller and larger of ``|mu^{-1}|`` of its end points (``U_x = inf`` at 0 or 1).
+    """
+    p = succ / N
+    lg = np.log(3.0 * K * N * (N + 1.0) / delta)
+    W = np.sqrt(2.0 * p * (1.0 - p) * lg / N) + 3.0 * lg / N
+    lo = max(0.0, p - W)
+    hi = min(1.0, p + W)
+    a = logit_abs(lo)
+    b = logit_abs(hi)
+    U = max(a, b)
+    if lo <= 0.5 <= hi:
+        return 0.0, U
+    return min(a, b), U
+
+
+@njit(cache=True)
+def probe_arm(p: float, K: int, delta: float, Lw: float, Uw: float, state: np.ndarray,
+              max_pulls: int) -> tuple[int, int, int, float, float]:
+    """WAR optimistic probing of one arm (Mason et al. 2022, Algorithm 2, line 6).
+
+    Pull the arm (success probability ``p``) until ``Accept = {U_x < U}`` or
+    ``Reject = {L_x > L}`` (:func:`bernstein_bounds`), or ``max_pulls``. Returns
+    ``(N, successes, decision, L_x, U_x)``.
+    """
+    succ = 0
+    for N in range(1, max_pulls + 1):
+        if uniform(state) < p:
+            succ += 1
+        lo, hi = bernstein_bounds(N, succ, K, delta)
+        if hi < Uw:
+            return N, succ, ACCEPT, lo, hi
+        if lo > Lw:
+            return N, succ, REJECT, lo, hi
+    lo, hi = bernstein_bounds(max_pulls, succ, K, delta)
+    return max_pulls, succ, UNDECIDED, lo, hi
+
+
+@njit(cache=True)
+def eps_greedy(X: np.ndarray, theta_star: np.ndarray, explore_cdf: np.ndarray, c_eps: float,
+               T: int, refit_ratio: float, checkpoints: np.ndarray, state: np.ndarray,
+               counts: np.ndarray, succ: np.ndarray, regret_out: np.ndarray) -> int:
+    """Epsilon-greedy on the MLE with design-based exploration (the regret baseline).
+
+    At time ``t`` (1-based) explore with probability ``eps_t = min(1, c_eps d / t)`` by
+    drawing an arm from ``explore_cdf`` (the G-optimal design of the arms), otherwise pull
+    ``argmax_a x_a^T theta_hat``. ``theta_hat`` is refitted (damped Newton, Appendix F
+    correction of all-0/all-1 arms so that it always exists) whenever ``t`` has grown by
+    the factor ``refit_ratio`` since the last fit. Writes the cumulative pseudo-regret at
+    the (sorted) ``checkpoints`` into ``regret_out``; returns the number of refits.
+    """
+    K, d = X.shape
+    means = np.empty(K)
+    best = -np.inf
+    for a in range(K):
+        z = 0.0
+        for i in range(d):
+            z += X[a, i] * theta_star[i]
+        means[a] = mu(z)
+        best = max(best, means[a])
+    theta = np.zeros(d)
+    s_adj = np.empty(K)
+    next_fit = float(2 * d)
+    fitted = False
+    refits = 0
+    reg = 0.0
+    c = 0
+    for t in range(1, T + 1):
+        if fitted and t >= next_fit:
+            for a in range(K):
+                s_adj[a] = succ[a]
+                if counts[a] > 0.0:
+                    if succ[a] == 0.0:
+                        s_adj[a] = 0.5
+                    elif succ[a] == counts[a]:
+                        s_adj[a] = counts[a] - 0.5
+            th = theta.copy()
+            status, _ = mle_newton(X, counts, s_adj, th, 1e-10, 100, 60.0)
+            if status == MLE_CONVERGED or status == MLE_MAX_ITER:
+                theta[:] = th
+            refits += 1
+            next_fit = max(next_fit * refit_ratio, next_fit + 1.0)
+        elif not fitted and t >= next_fit:
+            fitted = True
+            next_fit = float(t)
+        eps = min(1.0, c_eps * d / t)
+        if not fitted or uniform(state) < eps:
+            u = uniform(state)
+            arm = K - 1
+            for a in range(K):
+                if u < explore_cdf[a]:
+                    arm = a
+                    break
+        else:
+            arm = 0
+            bv = -np.inf
+            for a in range(K):
+                v = 0.0
+                for i in range(d):
+                    v += X[a, i] * theta[i]
+                if v > bv:
+                    bv = v
+                    arm = a
+        counts[arm] += 1.0
+        if uniform(state) < means[arm]:
+            succ[arm] += 1.0
+        reg += best - means[arm]
+        while c < checkpoints.shape[0] and checkpoints[c] == t:
+            regret_out[c] = reg
+            c += 1
+    return refits

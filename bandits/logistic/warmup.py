@@ -1,0 +1,415 @@
+"""Warm-up designs for logistic bandits: naive (eq. 5), WAR (Algorithm 2) and the oracle.
+
+A warm-up pulls arm ``a`` ``n_a`` times so that the warm-up condition (2) of Mason, Jun &
+Jain (2022) holds, ``max_a ||x_a||^2_{H(theta*)^{-1}} <= 1 / gamma(d)`` with
+``H = sum_a n_a mu'(x_a^T theta*) x_a x_a^T``, and returns the MLE of those samples (a
+delta-valid estimate, Definition 1). All three use the same recipe: a design
+``lambda`` minimising ``g(lambda) = max_x ||x||^2_{H_lambda^{-1}}`` for some *surrogate*
+variances ``v_a <= mu'(x_a^T theta*)``, ``H_lambda = sum_a lambda_a v_a x_a x_a^T``, then
+``n_a = ceil(lambda_a g gamma)``:
+
+=========  ==================================================  ==========================
+warm-up    surrogate ``v_a``                                   needs
+=========  ==================================================  ==========================
+naive      ``mu'(||x_a|| S)`` (eq. 5)                          ``S``
+WAR        ``mu'^pes(x_a) = min_{theta in C} mu'(x_a^T theta)`` ``S`` and probing samples
+oracle     ``mu'(x_a^T theta*)`` (``g*``, eq. 4)               ``theta*`` (reference only)
+=========  ==================================================  ==========================
+
+Table 1 of the paper reports ``g gamma`` ("ignoring the integer effect"):
+:attr:`WarmupResult.total_continuous`. ``gamma = gamma(d, |X|, delta)`` with
+``t_eff = |X|`` (the naive row of Table 1 is ``3 gamma(3, 20, 0.05) / mu'(S)`` to 0.01%).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bandits import _rng
+from bandits.logistic import _kernels as kern
+from bandits.logistic.core import (
+    DELTA,
+    _check_delta,
+    as_logistic_arms,
+    as_norm_bound,
+    as_theta,
+    gamma,
+    mle,
+    mu,
+    mudot,
+)
+
+__all__ = [
+    "WarmupResult",
+    "g_design",
+    "naive_warmup",
+    "oracle_warmup",
+    "run_warmup",
+    "two_approx_g_design",
+    "war_warmup",
+]
+
+
+@dataclass(frozen=True)
+class WarmupResult:
+    """A warm-up allocation (and, if sampled, its MLE).
+
+    Attributes
+    ----------
+    method : str
+        ``"naive"``, ``"war"`` or ``"oracle"``.
+    weights : ndarray, shape (K,)
+        The design ``lambda``.
+    g : float
+        Its criterion ``max_x ||x||^2_{H_lambda^{-1}}`` under the surrogate variances.
+    gamma : float
+        ``gamma(d, |X|, delta)``.
+    counts : ndarray of int64, shape (K,)
+        ``ceil(lambda_a g gamma)`` (pulls of the planning stage).
+    total_continuous : float
+        ``g gamma``: the planning samples without integer effects (the paper's Table 1).
+    probe_samples : int
+        Samples spent by WAR's optimistic probing (0 for naive and oracle).
+    surrogate : ndarray, shape (K,)
+        The variances ``v_a`` used in the design.
+    theta_hat : ndarray or None
+        MLE of the planning samples (None if not sampled).
+    info : dict
+        Method-specific details (WAR: ``L, U, r``, stages, accepted/rejected arms, ...).
+    """
+
+    method: str
+    weights: np.ndarray
+    g: float
+    gamma: float
+    counts: np.ndarray
+    total_continuous: float
+    probe_samples: int = 0
+    surrogate: np.ndarray = field(default_factory=lambda: np.empty(0))
+    theta_hat: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """Planning pulls with integer effects, ``sum_a ceil(lambda_a g gamma)``."""
+        return int(self.counts.sum())
+
+
+def g_design(X: np.ndarray, v: np.ndarray, tol: float = 1e-6):
+    """``min_lambda max_x ||x||^2_{(sum_a lambda_a v_a x_a x_a^T)^{-1}}`` (certified).
+
+    Solved by :func:`design.minimax.minimax_optimal` with measurement rows
+    ``sqrt(v_a) x_a`` and targets ``x_a``. Returns the :class:`design.result.DesignResult`.
+    """
+    from design.minimax import minimax_optimal
+
+    Xs = X * np.sqrt(v)[:, None]
+    return minimax_optimal(Xs, X, tol=tol)
+
+
+def _finish(method: str, X: np.ndarray, v: np.ndarray, delta: float, **extra) -> WarmupResult:
+    res = g_design(X, v)
+    gam = gamma(X.shape[1], X.shape[0], delta)
+    w = res.weights
+    counts = np.ceil(w * res.value * gam - 1e-9).astype(np.int64)
+    info = {"design_gap": res.gap, **extra.pop("info", {})}
+    return WarmupResult(method=method, weights=w, g=float(res.value), gamma=gam, counts=counts,
+                        total_continuous=float(res.value * gam), surrogate=v, info=info,
+                        **extra)
+
+
+def naive_warmup(X: object, S: float, *, delta: float = DELTA) -> WarmupResult:
+    r"""Naive warm-up (the paper, eq. 5): variances ``mu'(||x|| S)`` (worst case over ``B(S)``).
+
+    ``g^naive = min_lambda max_x ||x||^2_{(H^naive_lambda)^{-1}}``,
+    ``H^naive_lambda = sum_x lambda_x mu'(||x|| S) x x^T``; pull ``ceil(lambda_x g gamma)``.
+    For unit-norm arms ``g^naive = d / mu'(S)`` (Kiefer–Wolfowitz), so Table 1's naive row
+    is ``d gamma / mu'(S)``.
+    """
+    Xa = as_logistic_arms(X)
+    S = as_norm_bound(S)
+    _check_delta(delta)
+    v = mudot(np.linalg.norm(Xa, axis=1) * S)
+    return _finish("naive", Xa, v, delta)
+
+
+def oracle_warmup(X: object, theta: object, *, delta: float = DELTA) -> WarmupResult:
+    r"""Oracle warm-up (reference): ``g* = min_lambda max_x ||x||^2_{H_lambda(theta*)^{-1}}``
+    (the paper, eq. 4) with the *true* ``theta*``; pull ``ceil(lambda*_x g* gamma)``."""
+    Xa = as_logistic_arms(X)
+    th = as_theta(theta, Xa.shape[1])
+    _check_delta(delta)
+    return _finish("oracle", Xa, mudot(Xa @ th), delta)
+
+
+# ----------------------------------------------------------------------------------------
+# Algorithm 3: 2-approximate G-optimal design (Todd's initial support + Wolfe/away steps)
+# ----------------------------------------------------------------------------------------
+
+
+def two_approx_g_design(X: np.ndarray) -> np.ndarray:
+    """Algorithm 3 of the paper: a design with ``max_x ||x||^2_{V_lambda^{-1}} <= 2 d``.
+
+    Algorithm 4 (:func:`design._gd_numba.initial_support`, Kumar–Yildirim/Todd) gives ``d``
+    points, uniform weights on them, then Algorithm 5 (Wolfe's algorithm with away and
+    drop steps, :func:`design._gd_numba.wolfe_atwood` without pairwise exchanges) with
+    ``eps = 1``. If the rows do not span R^d the design is computed in coordinates of
+    their span (the variances of rows in the span are unchanged). Returns the weights.
+    """
+    from design import _gd_numba as gk
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    U, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    r = int(np.sum(sv > 1e-10 * sv.max()))
+    Z = np.ascontiguousarray(X @ Vt[:r].T)
+    K = Z.shape[0]
+    w = np.zeros(K)
+    if r == 0:
+        raise ValueError("two_approx_g_design: all rows are zero")
+    sup = gk.initial_support(Z)
+    w[sup] = 1.0 / sup.shape[0]
+    Minv = np.empty((r, r))
+    omega = np.empty(K)
+    if not gk.exact_state(Z, w, Minv, omega):  # pragma: no cover - Alg. 4 spans
+        raise RuntimeError("Algorithm 4 returned a singular support")
+    gk.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
+    return w
+
+
+# ----------------------------------------------------------------------------------------
+# WAR: confidence-set computations
+# ----------------------------------------------------------------------------------------
+
+
+def _lp_max_ball(c: np.ndarray, A: np.ndarray, b: np.ndarray, S: float,
+                 max_cuts: int = 60, rtol: float = 1e-6) -> float:
+    """Upper bound on ``max c^T theta`` s.t. ``A theta <= b``, ``||theta|| <= S``.
+
+    Kelley's cutting planes: LP over the polytope and tangent half-spaces of the ball
+    (``±S e_j``, ``c/||c|| theta <= S``, then a cut at each LP solution outside the ball).
+    Every LP value is a valid upper bound (the feasible set is relaxed), so the returned
+    value is conservative even if ``max_cuts`` is reached; it is exact to ``rtol`` when
+    the last solution is inside the ball.
+    """
+    from scipy.optimize import linprog
+
+    d = c.shape[0]
+    nc = np.linalg.norm(c)
+    if nc == 0.0:
+        return 0.0
+    cuts = [np.eye(d), -np.eye(d), (c / nc)[None, :]]
+    best = S * nc
+    for _ in range(max_cuts):
+        Cm = np.vstack(cuts)
+        Au = np.vstack([A, Cm]) if A.size else Cm
+        bu = np.concatenate([b, np.full(Cm.shape[0], S)]) if A.size else np.full(Cm.shape[0], S)
+        res = linprog(-c, A_ub=Au, b_ub=bu, bounds=[(None, None)] * d, method="highs")
+        if res.status == 2:  # infeasible relaxation: empty set
+            return -math.inf
+        if res.status != 0:  # pragma: no cover
+            return best
+        best = min(best, -res.fun)
+        th = res.x
+        nt = np.linalg.norm(th)
+        if nt <= S * (1.0 + rtol):
+            return best
+        cuts.append((th / nt)[None, :])
+    return best
+
+
+def _feasible(A: np.ndarray, b: np.ndarray) -> bool:
+    from scipy.optimize import linprog
+
+    res = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=b, bounds=[(None, None)] * A.shape[1],
+                  method="highs")
+    return res.status != 2
+
+
+class _ConfidenceSet:
+    """``C_m = {theta in B(S): |x_i^T theta| in [L_i, U_i] for every probed arm i}``.
+
+    Pessimistic side: ``max_{theta in C} |x^T theta|`` is bounded above over the convex
+    relaxation ``{||theta|| <= S, |x_i^T theta| <= U_i}`` (lower bounds dropped), by
+    :func:`_lp_max_ball` -- a *conservative* pessimistic variance.
+
+    Optimistic side (removal test, Algorithm 2 line 10): ``min_{theta in C} |x^T theta|
+    >= L/r`` is certified when ``{0 <= x^T theta <= L/r} ∩ C`` is empty (``C = -C``). ``C``
+    is a union over sign patterns of the arms with ``L_i > 0`` of polytopes ∩ ball; a
+    depth-first search over the signs prunes infeasible partial patterns with LPs over
+    the polytope ∩ an outer polyhedral approximation of the ball (box and
+    ``|x_j^T theta| <= S ||x_j||``). Relaxing only ever keeps an arm that could have been
+    removed (more probing, never an invalid warm-up); the search gives up (keeps the arm)
+    after ``max_nodes`` LPs.
+    """
+
+    def __init__(self, X: np.ndarray, S: float, max_nodes: int = 4096) -> None:
+        self.X = X
+        self.S = S
+        self.lo = np.zeros(X.shape[0])
+        self.hi = np.full(X.shape[0], math.inf)
+        self.max_nodes = max_nodes
+        d = X.shape[1]
+        nr = np.linalg.norm(X, axis=1)
+        self._outer_A = np.vstack([np.eye(d), -np.eye(d), X, -X])
+        self._outer_b = np.concatenate([np.full(2 * d, S), S * nr, S * nr])
+
+    def update(self, a: int, lo: float, hi: float) -> None:
+        self.lo[a] = max(self.lo[a], lo)
+        self.hi[a] = min(self.hi[a], hi)
+
+    def _upper_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        idx = np.flatnonzero(np.isfinite(self.hi))
+        A = np.vstack([self.X[idx], -self.X[idx]])
+        return A, np.concatenate([self.hi[idx], self.hi[idx]])
+
+    def max_abs(self, x: np.ndarray) -> float:
+        """Upper bound on ``max_{theta in C} |x^T theta|`` (at most ``S ||x||``)."""
+        A, b = self._upper_rows()
+        v = _lp_max_ball(x, A, b, self.S)
+        return float(min(max(v, 0.0), self.S * np.linalg.norm(x)))
+
+    def certified_far(self, x: np.ndarray, nu: float) -> bool:
+        """True if every ``theta in C`` has ``|x^T theta| >= nu`` (sound, see class doc)."""
+        A0, b0 = self._upper_rows()
+        base_A = np.vstack([self._outer_A, A0, -x[None, :], x[None, :]])
+        base_b = np.concatenate([self._outer_b, b0, [0.0], [nu]])
+        split = np.flatnonzero(self.lo > 0.0)
+        nodes = [0]
+
+        def dfs(k: int, A: np.ndarray, b: np.ndarray) -> bool:  # True: a feasible leaf
+            nodes[0] += 1
+            if nodes[0] > self.max_nodes:
+                return True
+            if not _feasible(A, b):
+                return False
+            if k == split.shape[0]:
+                return True
+            i = split[k]
+            for sgn in (1.0, -1.0):
+                row = -sgn * self.X[i][None, :]  # sgn x_i^T theta >= lo_i
+                if dfs(k + 1, np.vstack([A, row]), np.concatenate([b, [-self.lo[i]]])):
+                    return True
+            return False
+
+        return not dfs(0, base_A, base_b)
+
+
+def war_warmup(X: object, S: float, theta: object, *, L: float = 1.0, U: float = 2.0,
+               r: float = 2.0, delta: float = DELTA, seed: int = 0,
+               max_pulls_per_arm: int = 10**7, max_stages: int = 100) -> WarmupResult:
+    r"""WAR, "Warmup by Accepts and Rejects" (the paper, Algorithm 2).
+
+    *Optimistic probing.* ``S_set <- X``; at stage ``m``: a 2-approximate G-optimal design
+    on ``S_set`` (Algorithm 3, :func:`two_approx_g_design`); pull every support arm not yet
+    decided until ``Accept = {U_x < U}`` or ``Reject = {L_x > L}`` with anytime
+    empirical-Bernstein bounds (:func:`bandits.logistic._kernels.bernstein_bounds`, union
+    bound ``delta_N = delta / (|X| N (N+1))``); a decided arm is never pulled again. Stop
+    when the whole support is accepted (or ``S_set`` is empty); otherwise remove from
+    ``S_set`` the arms with ``mu'^opt_m(x) <= mu'(L/r)``, i.e. certified
+    ``min_{theta in C_m} |x^T theta| >= L/r`` (line 10).
+
+    *Pessimistic planning.* ``mu'^pes(x) = mu'(max_{theta in C_m} |x^T theta|)`` over all
+    arms (lower bound via a convex relaxation, see :class:`_ConfidenceSet`), then the
+    design of :func:`g_design` with these variances (line 13; we use the certified
+    minimax solver instead of Frank–Wolfe with ``2/(k+2)`` steps, App. E.1) and
+    ``n_x = ceil(lambda_x gamma g^WAR)`` pulls (line 14), and the MLE of those pulls only.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Arms in the unit ball.
+    S : float
+        Known bound on ``||theta*||``.
+    theta : array_like, shape (d,)
+        The true ``theta*`` -- used *only* to simulate the Bernoulli pulls.
+    L, U, r : float
+        WAR's thresholds (not given in the paper; defaults ``L = 1, U = 2, r = 2`` are the
+        values of its 1-d intuition, Sec. 3; Theorem 5 needs ``U <= 2.399``).
+    delta : float
+        Confidence (default 0.05).
+    seed : int
+        Seeds the reward streams (probing: stream 1, planning: stream 2).
+
+    Returns
+    -------
+    WarmupResult
+        ``probe_samples`` counts the probing pulls; ``info`` has ``L, U, r``, ``stages``,
+        ``accepted``, ``rejected``, ``probe_counts``, ``lower``/``upper`` (the bounds
+        ``L_x, U_x``).
+    """
+    Xa = as_logistic_arms(X)
+    S = as_norm_bound(S)
+    th = as_theta(theta, Xa.shape[1])
+    _check_delta(delta)
+    if not (0.0 < L < U and math.isfinite(U)):
+        raise ValueError(f"need 0 < L < U < inf; got L={L!r}, U={U!r}")
+    if not r > 1.0:
+        raise ValueError(f"r must be > 1; got {r!r}")
+    K, d = Xa.shape
+    p = mu(Xa @ th)
+    state = _rng.make_state(int(seed), 1)
+    cs = _ConfidenceSet(Xa, S)
+    decision = np.zeros(K, dtype=np.int64)
+    probe_n = np.zeros(K, dtype=np.int64)
+    active = np.ones(K, dtype=bool)
+    nu = L / r
+    stages = 0
+    for _ in range(max_stages):
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        stages += 1
+        w = two_approx_g_design(Xa[idx])
+        support = idx[w > 0]
+        for a in support:
+            if decision[a] != kern.UNDECIDED:
+                continue  # reuse its accept/reject result: no new samples
+            N, _, dec, lo, hi = kern.probe_arm(float(p[a]), K, delta, L, U, state,
+                                               max_pulls_per_arm)
+            probe_n[a] = N
+            decision[a] = dec
+            cs.update(int(a), lo, hi)
+        if np.all(decision[support] == kern.ACCEPT):
+            break
+        for a in idx:
+            if cs.certified_far(Xa[a], nu):
+                active[a] = False
+        # safety: a rejected arm always satisfies the test; if nothing was removed
+        # (LP search budget hit), drop the rejected support arms to guarantee progress
+        rej = support[decision[support] == kern.REJECT]
+        active[rej] = False
+    vmax = np.array([cs.max_abs(Xa[a]) for a in range(K)])
+    v = mudot(vmax)
+    out = _finish("war", Xa, v, delta, info={
+        "L": L, "U": U, "r": r, "stages": stages,
+        "accepted": np.flatnonzero(decision == kern.ACCEPT),
+        "rejected": np.flatnonzero(decision == kern.REJECT),
+        "probe_counts": probe_n, "lower": cs.lo.copy(), "upper": cs.hi.copy(),
+        "max_abs_pes": vmax})
+    return WarmupResult(**{**out.__dict__, "probe_samples": int(probe_n.sum())})
+
+
+def run_warmup(method: str, instance, *, delta: float = DELTA, seed: int = 0,
+               sample: bool = True, **options: object) -> WarmupResult:
+    """Run a warm-up on a :class:`bandits.logistic.LogisticInstance` and (``sample=True``)
+    draw its planning pulls and fit the MLE (Appendix F fallback if it does not exist)."""
+    X, S, th = instance.X, instance.S, instance.theta
+    if method == "naive":
+        res = naive_warmup(X, S, delta=delta)
+    elif method == "oracle":
+        res = oracle_warmup(X, th, delta=delta)
+    elif method == "war":
+        res = war_warmup(X, S, th, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
+    else:
+        raise ValueError(f"warm-up must be 'naive', 'war' or 'oracle'; got {method!r}")
+    if not sample:
+        return res
+    state = _rng.make_state(int(seed), 2)
+    succ = np.zeros(X.shape[0], dtype=np.int64)
+    kern.draw_counts(res.counts, mu(X @ th), state, succ)
+    fit = mle(X, res.counts, succ)
+    info = {**res.info, "mle_exists": fit.exists, "mle_method": fit.method}
+    return WarmupResult(**{**res.__dict__, "theta_hat": fit.theta, "info": info})

@@ -1,0 +1,212 @@
+"""Logistic bandits: MLE, warm-ups (naive / WAR / oracle), HOMER (Mason, Jun & Jain 2022)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bandits import run
+from bandits.logistic import (
+    HomerPolicy,
+    LogisticInstance,
+    circle30,
+    gamma,
+    mle,
+    mle_exists,
+    mu,
+    mudot,
+    naive_warmup,
+    oracle_warmup,
+    run_eps_greedy,
+    run_homer,
+    run_warmup,
+    sphere,
+    war_warmup,
+    warmup_xi2,
+)
+from bandits.logistic.warmup import two_approx_g_design
+
+
+def easy_instance() -> LogisticInstance:
+    """d = 2, 4 arms with large gaps (best arm 0)."""
+    ang = np.array([0.0, 1.2, 2.4, 3.6])
+    X = np.column_stack([np.cos(ang), np.sin(ang)])
+    return LogisticInstance(X=X, theta=np.array([2.0, 0.0]), name="easy")
+
+
+# ---------------------------------------------------------------------------- basics
+
+def test_gamma_value() -> None:
+    lg = np.log(6 * 22 / 0.05)
+    assert gamma(3, 20, 0.05) == pytest.approx(6.1 ** 2 * lg)
+    assert gamma(1000, 20, 0.05) == pytest.approx(1000 + lg)
+
+
+@pytest.mark.parametrize("S, published", [(2.0, 8377), (4.0, 49794), (8.0, 2623477)])
+def test_naive_warmup_count_formula(S: float, published: float) -> None:
+    inst = sphere(3, 20, S, seed=1)
+    res = naive_warmup(inst.X, S)
+    closed = 3 * gamma(3, 20, 0.05) / mudot(S)
+    assert res.total_continuous == pytest.approx(closed, rel=1e-5)
+    assert res.total_continuous == pytest.approx(published, rel=1e-3)  # Table 1, to 0.1%
+    assert res.total >= res.total_continuous
+
+
+def test_mle_recovers_theta_large_sample() -> None:
+    rng = np.random.default_rng(3)
+    inst = sphere(4, 30, 2.0, seed=3)
+    n = np.full(30, 200_000)
+    s = rng.binomial(n, inst.means)
+    fit = mle(inst.X, n, s)
+    assert fit.exists and fit.method == "mle"
+    assert np.linalg.norm(fit.theta - inst.theta) < 0.05
+
+
+def test_mle_separable_outcomes() -> None:
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    n = np.array([10, 10, 10])
+    s = np.array([10, 5, 0])  # separated along e_1
+    assert not mle_exists(X, n, s)
+    with pytest.raises(ValueError, match="does not exist"):
+        mle(X, n, s, on_separable="raise")
+    assert np.all(np.isnan(mle(X, n, s, on_separable="nan").theta))
+    fb = mle(X, n, s)
+    assert not fb.exists and fb.method == "fallback-appF" and np.all(np.isfinite(fb.theta))
+    # arms with data not spanning R^2: no fallback possible
+    with pytest.raises(ValueError, match="span"):
+        mle(X, [10, 0, 0], [4, 0, 0])
+
+
+def test_mle_appendix_f_one_dimension() -> None:
+    for s, p in [(20, 19.5 / 20), (0, 0.5 / 20)]:
+        fit = mle([[1.0]], [20], [s])
+        assert fit.theta[0] == pytest.approx(np.log(p / (1 - p)), abs=1e-7)
+
+
+# --------------------------------------------------------------------------- warm-ups
+
+@pytest.mark.parametrize("method", ["naive", "oracle", "war"])
+def test_warmup_condition_holds(method: str) -> None:
+    inst = sphere(3, 20, 4.0, seed=2)
+    res = run_warmup(method, inst, seed=0)
+    xi2 = warmup_xi2(inst.X, res.counts, inst.theta)
+    assert xi2 <= 1.0 / res.gamma * (1 + 1e-9)
+    assert res.theta_hat is not None
+    # delta-valid estimate on this draw: |x^T (theta_hat - theta*)| <= 1
+    assert np.max(np.abs(inst.X @ (res.theta_hat - inst.theta))) <= 1.0
+
+
+def test_war_between_oracle_and_naive_and_reports_parameters() -> None:
+    inst = sphere(3, 20, 8.0, seed=0)
+    w = war_warmup(inst.X, 8.0, inst.theta, seed=0)
+    o = oracle_warmup(inst.X, inst.theta)
+    n = naive_warmup(inst.X, 8.0)
+    assert o.total_continuous <= w.total_continuous < n.total_continuous
+    assert (w.info["L"], w.info["U"], w.info["r"]) == (1.0, 2.0, 2.0)
+    assert w.probe_samples > 0
+    # pessimistic variances never exceed the true ones on this (good) event
+    assert np.all(w.surrogate <= inst.variances * (1 + 1e-9))
+
+
+def test_war_deterministic_per_seed() -> None:
+    inst = sphere(3, 20, 4.0, seed=5)
+    a = war_warmup(inst.X, 4.0, inst.theta, seed=7)
+    b = war_warmup(inst.X, 4.0, inst.theta, seed=7)
+    assert a.probe_samples == b.probe_samples
+    assert np.array_equal(a.counts, b.counts)
+
+
+def test_two_approx_g_design() -> None:
+    X = sphere(5, 40, 1.0, seed=0).X
+    w = two_approx_g_design(X)
+    M = (X * w[:, None]).T @ X
+    om = np.einsum("ij,jk,ik->i", X, np.linalg.inv(M), X)
+    assert om.max() <= 2 * 5 * (1 + 1e-9)
+    assert w.sum() == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------------------ HOMER
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_homer_keeps_best_arm_on_easy_instance(seed: int) -> None:
+    inst = easy_instance()
+    res = run_homer(inst, 12_000_000, seed=seed)
+    assert not res.extra["best_eliminated"]
+    assert res.stopped_by == "commit" and res.correct
+    assert res.samples == 12_000_000 and res.counts.sum() == 12_000_000
+    reg = res.extra["regret"]
+    assert np.all(np.diff(reg) >= -1e-9)
+    assert reg[-1] == pytest.approx(res.extra["final_regret"])
+
+
+def test_homer_deterministic_and_runner() -> None:
+    inst = easy_instance()
+    a = run_homer(inst, 500_000, seed=3)
+    b = run("homer", inst, seed=3, T=500_000)
+    assert np.array_equal(a.counts, b.counts)
+    assert np.array_equal(a.extra["regret"], b.extra["regret"])
+    w = run("war", sphere(3, 20, 4.0, seed=1), seed=2)
+    assert w.algorithm == "war" and w.samples > 0
+
+
+def test_homer_policy_ask_tell() -> None:
+    inst = easy_instance()
+    pol = HomerPolicy(inst.X, S=2.0)
+    rng = np.random.default_rng(0)
+    n0 = int(naive_warmup(inst.X, 2.0).counts.sum())
+    for _ in range(n0 + 5):
+        arm = pol.ask()
+        pol.tell(arm, int(rng.random() < inst.means[arm]))
+    assert pol.phase == "phase 1" and pol.theta_hat is not None
+    with pytest.raises(ValueError):
+        pol.tell(0, 1)
+
+
+def test_eps_greedy_baseline() -> None:
+    inst = sphere(3, 20, 2.0, seed=1)
+    a = run_eps_greedy(inst, 200_000, seed=1)
+    b = run_eps_greedy(inst, 200_000, seed=1)
+    assert np.array_equal(a.extra["regret"], b.extra["regret"])
+    assert a.extra["final_regret"] < 0.05 * 200_000
+
+
+# ----------------------------------------------------------------------- Appendix G
+
+def test_figure3_h_much_smaller_than_g(tmp_path) -> None:
+    from bandits.logistic.experiments import figure3, plot_figure3
+
+    f = figure3()
+    assert f["g_star"] == pytest.approx(21.10, abs=0.01)
+    assert f["h_star"] == pytest.approx(0.389, abs=0.001)
+    assert f["h_star"] < f["g_star"] / 20
+    assert plot_figure3(tmp_path / "f3.png", f).stat().st_size > 1000
+
+
+# ------------------------------------------------------------------------ bad input
+
+def test_bad_input() -> None:
+    X = circle30().X
+    with pytest.raises(ValueError, match="NaN"):
+        LogisticInstance(X=X, theta=[np.nan, 0.0])
+    with pytest.raises(ValueError, match="S"):
+        sphere(3, 20, 0.0)
+    with pytest.raises(ValueError, match="S"):
+        naive_warmup(X, -1.0)
+    with pytest.raises(ValueError, match="unit ball"):
+        naive_warmup(2 * X, 1.0)
+    with pytest.raises(ValueError, match="unit ball"):
+        mle(2 * X, np.ones(30), np.zeros(30))
+    with pytest.raises(ValueError, match="theta"):
+        oracle_warmup(X, [1.0, np.inf])
+    with pytest.raises(ValueError, match="delta"):
+        naive_warmup(X, 1.0, delta=1.5)
+    with pytest.raises(ValueError, match="successes"):
+        mle(X[:2], [1, 1], [2, 0])
+    with pytest.raises(ValueError, match="exceeds S"):
+        LogisticInstance(X=X, theta=[3.0, 0.0], S=1.0)
+
+
+def test_mu_mudot_stable() -> None:
+    z = np.array([-800.0, 0.0, 800.0])
+    assert np.all(np.isfinite(mu(z))) and mu(0.0) == 0.5
+    assert mudot(0.0) == 0.25 and mudot(800.0) == 0.0
