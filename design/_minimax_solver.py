@@ -308,7 +308,7 @@ def certify(X: np.ndarray, w: np.ndarray, targets: Targets, tol: float,
 
 
 # ----------------------------------------------------------------------------------------
-# working-set barrier solver
+# working-set interior-point solver
 # ----------------------------------------------------------------------------------------
 
 
@@ -325,7 +325,10 @@ class _Inner:
 
     def __init__(self, kind: str, growth: float = 10.0) -> None:
         self.kind = kind
-        self.growth = growth
+        self.growth = growth  # barrier: factor on tau once centred
+        self.tau = -1.0  # barrier state kept for warm restarts
+        self.u = np.empty(0)  # primal-dual multipliers kept for warm restarts
+        self.nu = np.empty(0)
 
     def run(self, Xs: np.ndarray, Yt: np.ndarray, lam: np.ndarray, tol: float,
             budget: int, warm: bool) -> tuple[int, int, np.ndarray]:
@@ -342,8 +345,10 @@ class _Inner:
             raise RuntimeError("working-set information matrix became singular")
         vmax = max(float(v.max()), 1e-300)
         if not warm or vmax >= 0.95:
-            lam *= vmax / 0.95 if vmax >= 0.95 or not warm else 1.0
-            v /= vmax / 0.95 if vmax >= 0.95 or not warm else 1.0
+            # rescale into the interior of {v_j(lam) <= 1}: max_j v_j = 0.95
+            scale = vmax / 0.95
+            lam *= scale
+            v /= scale
             warm = False
         if self.kind == "barrier":
             u = np.empty(m)
@@ -361,7 +366,8 @@ class _Inner:
 
 def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
               inner: str = "pd", arms_all: int | None = None,
-              targets_all: int | None = None, batch: int | None = None
+              targets_all: int | None = None, batch: int | None = None,
+              init_arms: int | None = None, init_targets: int | None = None
               ) -> tuple[np.ndarray, Certified | None, int, dict]:
     """Working-set interior-point solver; returns ``(weights, certificate, iterations, info)``.
 
@@ -372,13 +378,17 @@ def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
        barrier kernel if ``inner="barrier"``);
     2. full pass over *all* targets at the new design: add the targets that violate the
        restricted optimum (largest ``v_j`` first) and go back to 1;
-    3. otherwise certify against all targets and all arms (:func:`certify`); stop if
-       ``gap <= tol``; else add the arms with the largest ``g_a > tr(A^{-1} B)`` (those the
-       certificate's measure says would improve the design) or, if none, tighten the
-       inner tolerance and resume.
+    3. price the arms outside ``S`` with the restricted multipliers ``mu``: an arm with
+       ``g_a = sum_j mu_j (y_j^T A^{-1} x_a)^2 > tr(A^{-1} B)`` would improve the restricted
+       problem; certify against all targets and all arms (:func:`certify`) and stop if
+       ``gap <= tol``; else add the violated targets and the best-priced arms, or, if
+       there are none, tighten the inner tolerance and resume.
 
     Finally the design is sparsified (:func:`_polish`). ``arms_all`` / ``targets_all``:
-    below these sizes the working set is everything.
+    below these sizes the working set is everything; otherwise it starts with
+    ``init_arms`` arms (a spanning set plus the largest leverages ``x^T A^{-1} x`` at the
+    uniform design) and ``init_targets`` targets (largest values at that design), and
+    grows by at most ``batch`` arms and targets per round.
     """
     K, d = X.shape
     M = targets.count
@@ -388,6 +398,10 @@ def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
         targets_all = max(600, 10 * d)
     if batch is None:
         batch = max(50, 5 * d)
+    if init_arms is None:
+        init_arms = 3 * d + 20
+    if init_targets is None:
+        init_targets = max(4 * batch, 100)
     solver = _Inner(inner)
     info: dict = {"rounds": 0}
     # --- initial working sets
@@ -398,7 +412,7 @@ def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
         Linv0 = factor(X, w0)
         P0 = X @ Linv0.T
         lev = np.einsum("ij,ij->i", P0, P0)
-        n0 = min(K, 3 * d + 20)
+        n0 = min(K, init_arms)
         S = np.union1d(_spanning_arms(X), np.argpartition(lev, -n0)[-n0:])
     w = np.zeros(K)
     w[S] = 1.0 / S.size
@@ -413,9 +427,9 @@ def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
         else:
             T = np.arange(M, dtype=np.int64)
     else:
-        _, _, T, _ = targets.scan(Linv, max(4 * batch, 100), -1.0)
+        _, _, T, _ = targets.scan(Linv, init_targets, -1.0)
     lam = w[S].copy()
-    tol_in = 0.5 * tol
+    tol_in = 0.25 * tol
     total = 0
     cert: Certified | None = None
     status = kern.MAX_ITER
@@ -429,8 +443,7 @@ def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
             break
         status, its, mu = solver.run(Xs, Yt, lam, tol_in, budget, warm)
         total += its
-        if status == kern.SINGULAR:  # pragma: no cover - guarded by the line search
-            raise RuntimeError("interior-point iterate lost positive definiteness")
+        # a SINGULAR/STALLED status leaves lam at the last feasible iterate: certify it
         w = np.zeros(K)
         w[S] = lam / lam.sum()
         Linv = factor(X, w)
@@ -441,17 +454,21 @@ def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
         # violated targets first: while there are any, the certificate can wait
         _, _, cand, _ = targets.scan(Linv, batch, restricted_value * (1.0 + 0.25 * tol))
         new_T = np.setdiff1d(cand, T)
+        # pricing of the arms outside S with the restricted problem's own multipliers:
+        # g_a > tr(A^{-1}B) means that moving weight to arm a improves the restricted
+        # problem (the directional derivative of tr(A^{-1}B) is tr - g_a)
+        _, g_in, tr_in = cs_lower_bound(X, Linv, Yt, mu)
+        out = np.setdiff1d(np.arange(K), S)
+        new_S = out[g_in[out] > tr_in * (1.0 + 0.25 * tol)]
+        if new_S.size > batch:
+            new_S = new_S[np.argsort(-g_in[new_S])[:batch]]
+        # certificate; the LP fallback only when the working sets look complete
         cert = certify(X, w, targets, tol, hint_ids=T, hint_mu=mu, Linv=Linv,
-                       lp=new_T.size == 0)
+                       lp=new_T.size == 0 and new_S.size == 0)
         if cert.gap <= tol or total >= max_iter:
             break
-        # arms that would improve the bound's design (pricing with the certificate's mu)
-        out = np.setdiff1d(np.arange(K), S)
-        new_S = out[cert.g[out] > cert.tr * (1.0 + 0.25 * tol)]
-        if new_S.size > batch:
-            new_S = new_S[np.argsort(-cert.g[new_S])[:batch]]
         if new_T.size == 0 and new_S.size == 0:
-            if status == kern.STALLED or tol_in <= 1e-3 * tol:
+            if status in (kern.STALLED, kern.SINGULAR) or tol_in <= 1e-3 * tol:
                 break
             tol_in *= 0.1
             warm = True
@@ -478,27 +495,40 @@ def _polish(X: np.ndarray, targets: Targets, tol: float, max_iter: int, w: np.nd
     """Sparsify an interior-point design: re-solve on the arms carrying real weight.
 
     Interior-point iterates keep every working arm at a small positive weight. Arms
-    below ``thr * max(w)`` (``thr = 1e-2``, then ``1e-3``) are dropped and the restricted
-    problem is re-solved from the current point; the sparse design is kept only if its
-    certificate (against all arms and all targets) is within ``tol``.
+    below ``1e-2 max(w)`` are dropped and the restricted problem is re-solved; arms that
+    the new multipliers price as improving (``g_a > tr(A^{-1}B) (1 + tol/4)``) are put
+    back, at most three times. The sparse design is kept only if its certificate (against
+    all arms and all targets) is within ``tol``.
     """
     info["polished"] = False
-    for thr in (1e-2, 1e-3):
-        keep = lam >= thr * lam.max()
-        if keep.all() or total >= max_iter:
-            continue
-        S2 = S[keep]
-        lam2 = lam[keep].copy()
+    keep = lam >= 1e-2 * lam.max()
+    if keep.all() or total >= max_iter:
+        return w, cert, total
+    S2 = S[keep]
+    Yt = targets.get(T)
+    for _ in range(4):
         Xs = np.ascontiguousarray(X[S2])
-        if np.linalg.matrix_rank(Xs) < X.shape[1]:
-            continue
-        Yt = targets.get(T)
+        if np.linalg.matrix_rank(Xs) < X.shape[1] or total >= max_iter:
+            break
+        lam2 = np.full(S2.size, 1.0 / S2.size)
         status, its, mu = solver.run(Xs, Yt, lam2, 0.25 * tol, max_iter - total, False)
         total += its
         w2 = np.zeros(X.shape[0])
         w2[S2] = lam2 / lam2.sum()
-        c2 = certify(X, w2, targets, tol, hint_ids=T, hint_mu=mu)
-        if c2 is not None and c2.gap <= tol:
+        Linv = factor(X, w2)
+        if Linv is None:  # pragma: no cover
+            break
+        c2 = certify(X, w2, targets, tol, hint_ids=T, hint_mu=mu, Linv=Linv, lp=False)
+        if c2.gap <= tol:
             info["polished"] = True
             return w2, c2, total
+        _, g, tr = cs_lower_bound(X, Linv, Yt, mu)
+        back = np.setdiff1d(np.flatnonzero(g > tr * (1.0 + 0.25 * tol)), S2)
+        if back.size == 0:
+            c2 = certify(X, w2, targets, tol, hint_ids=T, hint_mu=mu, Linv=Linv)
+            if c2.gap <= tol:
+                info["polished"] = True
+                return w2, c2, total
+            break
+        S2 = np.union1d(S2, back)
     return w, cert, total

@@ -103,11 +103,27 @@ def _explicit_targets(Y: np.ndarray, c: np.ndarray, name: str = "Y") -> sol.Targ
     return sol.Targets(d=Y.shape[1], rows=rows, orig=orig)
 
 
-def _pair_targets(X: np.ndarray, name: str = "Y") -> sol.Targets:
-    if X.shape[0] < 2 or np.all(X == X[0]):
-        raise ValueError(f"{name}=None means all pairwise differences of the arms, but all "
-                         "arms are equal: no non-zero target")
-    return sol.Targets(d=X.shape[1], pts=X, scale=1.0)
+def _pair_targets(Z: np.ndarray, name: str = "Y") -> sol.Targets:
+    if Z.shape[0] < 2 or np.all(Z == Z[0]):
+        raise ValueError(f"{name}: the targets are the pairwise differences of the rows, but "
+                         "all rows are equal: no non-zero target")
+    return sol.Targets(d=Z.shape[1], pts=Z, scale=1.0)
+
+
+def _xy_targets(Xa: np.ndarray, Y: object, Z: object) -> sol.Targets:
+    d = Xa.shape[1]
+    if Y is not None and Z is not None:
+        raise ValueError("give either Y (explicit targets) or Z (targets = its pairwise "
+                         "differences), not both")
+    if Z is not None:
+        Za = as_arms(Z, "Z", need_span=False)
+        if Za.shape[1] != d:
+            raise ValueError(f"Z has {Za.shape[1]} columns but the arms have d={d} features")
+        return _pair_targets(Za, "Z")
+    if Y is None:
+        return _pair_targets(Xa, "Y")
+    Ya = _as_targets(Y, d)
+    return _explicit_targets(Ya, np.ones(Ya.shape[0]))
 
 
 def pairwise_differences(Z: object, name: str = "Z") -> np.ndarray:
@@ -115,7 +131,7 @@ def pairwise_differences(Z: object, name: str = "Z") -> np.ndarray:
 
     This is Soare et al.'s ``Y`` for ``Z = X`` and the transductive target set of Fiez et
     al. (2019) for another decision set ``Z``. Memory O(n^2 d); :func:`xy_optimal` with
-    ``Y=None`` handles ``Z = X`` without materialising the pairs.
+    ``Y=None`` (pairs of ``X``) or ``Z=Z`` handles the pairs without materialising them.
     """
     Za = as_arms(Z, name, need_span=False)
     i, j = np.triu_indices(Za.shape[0], 1)
@@ -167,40 +183,51 @@ class MinimaxCertificate:
                 f"{verdict} tol={self.tol:g})")
 
 
-def _singular_value(X: np.ndarray, w: np.ndarray, targets: sol.Targets) -> float:
-    """Criterion of a singular design: ``y^T A^+ y`` if every target lies in range(A)."""
+def _singular_values(X: np.ndarray, w: np.ndarray, targets: sol.Targets) -> np.ndarray:
+    """Criterion of every target at a singular design: ``y^T A^+ y`` if ``y`` lies in
+    range(A) (up to ``1e-9 ||y||``), else ``inf``. O(M d^2) time, O(M) memory."""
     A = (X * w[:, None]).T @ X
     ev, U = np.linalg.eigh(A)
-    big = ev > 1e-12 * max(ev.max(), 1e-300)
-    ids = np.arange(targets.count, dtype=np.int64)
-    vmax = 0.0
-    for s in range(0, ids.size, 1 << 15):
+    big = ev > 1e-12 * max(float(ev.max()), 1e-300)
+    M = targets.count
+    out = np.empty(M)
+    ids = (np.arange(M, dtype=np.int64) if not targets.is_pairs
+           else _all_pair_ids(targets.pts.shape[0]))
+    for s in range(0, M, 1 << 15):
         Yb = targets.get(ids[s:s + (1 << 15)])
         C = Yb @ U
-        if np.any(np.abs(C[:, ~big]) > 1e-9 * np.linalg.norm(Yb, axis=1)[:, None]):
-            return np.inf
-        vmax = max(vmax, float(np.max((C[:, big] ** 2) @ (1.0 / ev[big]))))
-    return vmax
+        outside = np.any(np.abs(C[:, ~big]) > 1e-9 * np.linalg.norm(Yb, axis=1)[:, None],
+                         axis=1)
+        vals = (C[:, big] ** 2) @ (1.0 / ev[big])
+        vals[outside] = np.inf
+        out[s:s + vals.size] = vals
+    return out
 
 
-def _check(X: np.ndarray, w: np.ndarray, targets: sol.Targets, tol: float
+def _check(X: np.ndarray, w: np.ndarray, targets: sol.Targets, tol: float, refine: bool
            ) -> MinimaxCertificate:
     K = X.shape[0]
     cert = sol.certify(X, w, targets, tol)
     if cert is not None:
         value, lb, arg = cert.value, cert.lb, cert.arg
         Linv = sol.factor(X, w)
-        _, _, ids, _ = targets.scan(Linv, 1 << 20, (1.0 - tol) * value)
+        _, _, ids, _ = targets.scan(Linv, targets.count, (1.0 - tol) * value)
     else:
         # singular design: the bound holds at any invertible design, use a mixture
-        value = _singular_value(X, w, targets)
-        wr = 0.99 * w + 0.01 / K
-        cr = sol.certify(X, wr, targets, tol)
-        lb = cr.lb
-        arg = cr.arg
-        ids = np.array([arg], dtype=np.int64)
-        if np.isfinite(value):
-            ids = np.empty(0, np.int64)
+        lb = sol.certify(X, 0.99 * w + 0.01 / K, targets, tol).lb
+        vals = _singular_values(X, w, targets)
+        all_ids = (np.arange(vals.size, dtype=np.int64) if not targets.is_pairs
+                   else _all_pair_ids(targets.pts.shape[0]))
+        k = int(np.argmax(vals))
+        value, arg = float(vals[k]), int(all_ids[k])
+        sel = np.flatnonzero(vals >= (1.0 - tol) * value)
+        ids = all_ids[sel[np.argsort(-vals[sel], kind="stable")]]
+    if refine and not value <= lb * (1.0 + tol):
+        # the bound at w is first-order sensitive to the error in w (the value is not);
+        # the bound holds at any auxiliary design, so evaluate it at a near-optimal one
+        _, c2, _, _ = sol.solve_ipm(X, targets, 0.5 * tol, 2000)
+        if c2 is not None:
+            lb = max(lb, c2.lb)
     gap = value / lb - 1.0 if lb > 0.0 else np.inf
     return MinimaxCertificate(
         value=float(value), lower_bound=float(lb), gap=float(gap),
@@ -210,16 +237,20 @@ def _check(X: np.ndarray, w: np.ndarray, targets: sol.Targets, tol: float
 
 
 def minimax_check(X: object, weights: object, Y: object, c: object = None, *,
-                  tol: float = 1e-4) -> MinimaxCertificate:
+                  tol: float = 1e-4, refine: bool = True) -> MinimaxCertificate:
     """Certificate of any design (the user's own weights too) for the weighted minimax.
 
     Computes ``value = max_j c_j y_j^T A(w)^{-1} y_j`` exactly (Cholesky, one pass over the
-    targets) and the best Cauchy–Schwarz lower bound found among: the point mass on the
-    worst target and the LP-optimised measure on the near-active targets
-    (:func:`design._minimax_solver.lp_measure`). If ``A(w)`` is singular the value uses the
-    pseudo-inverse (``inf`` if a target is outside the range of ``A(w)``) and the bound is
-    computed at the invertible mixture ``0.99 w + 0.01 uniform`` (the bound holds for any
-    design).
+    targets) and the best Cauchy–Schwarz lower bound found at ``w`` among: the point mass
+    on the worst target and the LP-optimised measure on the near-active targets
+    (:func:`design._minimax_solver.lp_measure`). That bound is tight only near an optimal
+    design: its error is first order in the error of ``w`` while the value's is not (a
+    design 1% off balance on Soare's ``d = 2`` instance is 1e-4 from optimal in value but
+    gets a 2% bound). So if it does not certify ``tol`` and ``refine`` is True, the bound
+    is also evaluated at a near-optimal auxiliary design (one solve of the problem to
+    ``tol / 2``; the bound holds whatever design it is evaluated at), which makes ``gap``
+    the inefficiency of ``w`` up to ``tol / 2``. If ``A(w)`` is singular the value uses
+    the pseudo-inverse (``inf`` if a target is outside the range of ``A(w)``).
 
     Parameters
     ----------
@@ -233,6 +264,9 @@ def minimax_check(X: object, weights: object, Y: object, c: object = None, *,
         Positive target weights (default 1).
     tol : float
         Tolerance of ``within_tol`` and of the ``active`` set.
+    refine : bool, default True
+        Tighten a bound that does not certify ``tol`` by a solve (see above); False keeps
+        the bound computed at ``w`` only (cheaper, possibly loose).
 
     Returns
     -------
@@ -243,25 +277,22 @@ def minimax_check(X: object, weights: object, Y: object, c: object = None, *,
     tol = as_tol(tol)
     Ya = _as_targets(Y, Xa.shape[1])
     targets = _explicit_targets(Ya, _as_costs(c, Ya.shape[0]))
-    return _check(Xa, w, targets, tol)
+    return _check(Xa, w, targets, tol, refine)
 
 
-def xy_check(X: object, weights: object, Y: object = None, *, tol: float = 1e-4
-             ) -> MinimaxCertificate:
+def xy_check(X: object, weights: object, Y: object = None, *, Z: object = None,
+             tol: float = 1e-4, refine: bool = True) -> MinimaxCertificate:
     """Certificate of any design for the XY criterion ``max_y y^T A(w)^{-1} y``.
 
-    ``Y=None`` means all pairwise differences ``x_i - x_j`` (never materialised; ``active``
-    is then an (n, 2) array of arm pairs). See :func:`minimax_check`.
+    Targets as in :func:`xy_optimal`: ``Y`` explicit, or ``Z`` (pairwise differences of
+    its rows), or neither (pairwise differences of the arms). With implicit pairs,
+    ``active`` and ``argmax`` are ``(i, j)`` row pairs. See :func:`minimax_check` (also
+    for ``refine``).
     """
     Xa = as_arms(X)
     w = as_weights(weights, Xa.shape[0])
     tol = as_tol(tol)
-    if Y is None:
-        targets = _pair_targets(Xa)
-    else:
-        Ya = _as_targets(Y, Xa.shape[1])
-        targets = _explicit_targets(Ya, np.ones(Ya.shape[0]))
-    return _check(Xa, w, targets, tol)
+    return _check(Xa, w, _xy_targets(Xa, Y, Z), tol, refine)
 
 
 # ----------------------------------------------------------------------------------------
@@ -283,6 +314,11 @@ def _solve_cvxpy(X: np.ndarray, targets: sol.Targets, solver: str | None = None
         solver = "CLARABEL" if "CLARABEL" in cp.installed_solvers() else "SCS"
     Yr = targets.get(np.arange(targets.count, dtype=np.int64)) if not targets.is_pairs \
         else targets.get(_all_pair_ids(targets.pts.shape[0]))
+    # normalise the criterion to O(1) at the uniform design (the weights are unchanged);
+    # badly scaled targets (e.g. c = 1 / Delta^2 with tiny gaps) otherwise cost accuracy
+    Lu = sol.factor(X, np.full(K, 1.0 / K))
+    Tu = Yr @ Lu.T
+    Yr = Yr / np.sqrt(float(np.max(np.einsum("ij,ij->i", Tu, Tu))))
     F = np.einsum("ai,aj->aij", X, X).reshape(K, d * d)
     lam = cp.Variable(K, nonneg=True)
     t = cp.Variable()
@@ -326,15 +362,22 @@ def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
         w, cert, its, info = sol.solve_ipm(X, targets, tol, max_iter, inner=inner)
         solver = "barrier" if inner == "barrier" else "primal-dual"
     if cert is None:  # pragma: no cover - cvxpy returned a singular design
-        value = _singular_value(X, w, targets)
-        lb, gap, act_ids, act_mu, arg = 0.0, np.inf, np.empty(0, np.int64), np.empty(0), 0
+        vals = _singular_values(X, w, targets)
+        value, lb, gap = float(np.max(vals)), 0.0, np.inf
+        cert_ids, cert_mu, arg = np.empty(0, np.int64), np.empty(0), 0
+        active = np.empty(0, np.int64)
     else:
         value, lb, gap = cert.value, cert.lb, cert.gap
-        keep = cert.mu > 1e-12
-        act_ids, act_mu, arg = cert.ids[keep], cert.mu[keep], cert.arg
+        keep = cert.mu > 0.0
+        cert_ids, cert_mu, arg = cert.ids[keep], cert.mu[keep], cert.arg
+        order = np.argsort(-cert_mu, kind="stable")
+        cert_ids, cert_mu = cert_ids[order], cert_mu[order]
+        _, _, active, _ = targets.scan(sol.factor(X, w), targets.count,
+                                       (1.0 - tol) * value)
     info = {**info, **(extra or {}),
-            "active": targets.user_ids(act_ids), "target_measure": act_mu,
-            "argmax": targets.user_ids(np.array([arg]))[0], "n_targets": targets.count}
+            "active": targets.user_ids(active), "argmax": targets.user_ids(np.array([arg]))[0],
+            "certificate_targets": targets.user_ids(cert_ids),
+            "certificate_measure": cert_mu, "n_targets": targets.count}
     return DesignResult(
         weights=w, value=float(value), lower_bound=float(lb), gap=float(gap),
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
@@ -361,10 +404,12 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
         Positive target weights (default all 1).
     tol : float, default 1e-4
         Requested certified relative gap ``value / lower_bound - 1``.
-    method : {"auto", "barrier", "cvxpy"}
-        ``"auto"``/``"barrier"``: working-set log-barrier Newton method (numba; see
-        Notes). ``"cvxpy"``: the reference SDP ``min t s.t. matrix_frac(sqrt(c_j) y_j,
-        A(lam)) <= t`` (Clarabel if installed, else SCS); small instances only.
+    method : {"auto", "ipm", "barrier", "cvxpy"}
+        ``"auto"``/``"ipm"``: working-set primal-dual interior-point method (numba; see
+        Notes). ``"barrier"``: the same with a pure log-barrier Newton kernel instead
+        (slower, kept for comparison). ``"cvxpy"``: the reference SDP
+        ``min t s.t. matrix_frac(sqrt(c_j) y_j, A(lam)) <= t`` (Clarabel if installed,
+        else SCS); small instances only.
     max_iter : int, optional
         Cap on the Newton steps (default 2000); reaching it gives ``converged=False``.
 
@@ -373,25 +418,38 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
     DesignResult
         ``criterion="minimax"``; ``value`` is the criterion of the returned weights,
         ``lower_bound`` the Cauchy–Schwarz certificate, ``gap`` their ratio minus one,
-        ``converged = gap <= tol``. ``info`` holds ``active`` (indices of the targets
-        carrying the certificate's measure), ``target_measure`` (that measure),
-        ``argmax`` (worst target), ``n_targets`` (after de-duplication) and solver stats.
+        ``converged = gap <= tol``. ``info`` holds ``active`` (the targets within a
+        factor ``1 - tol`` of the value, by decreasing value, as row indices of ``Y``),
+        ``argmax`` (worst target), ``certificate_targets`` / ``certificate_measure``
+        (the target measure ``mu`` that proves ``lower_bound``, by decreasing mass),
+        ``n_targets`` (after de-duplication) and solver statistics (``rounds`` of the
+        working-set loop, final ``working_arms`` / ``working_targets``, ``polished``).
 
     Notes
     -----
     Homogeneous form: ``min {sum(lam) : y_j^T A(lam)^{-1} y_j <= 1, lam >= 0}`` has the same
-    optimum and ``lam / sum(lam)`` as solution. It is solved by a log-barrier Newton method
-    on a working set of arms ``S`` and targets ``T`` (column/constraint generation), with
-    an exact full pass over all targets and arms for the certificate after each solve.
-    Per Newton step: ``O(|T| (d^2 + |S| d + |S|^2) + |S|^3)`` time; per full pass:
-    ``O(M d^2 + K |T| d)`` time. Memory ``O(M d)`` for the (de-duplicated) targets plus
-    ``O(|T| |S| + |S|^2 + K d)`` for the working problem.
+    optimum, and ``lam / sum(lam)`` solves the original problem (``v_j(s lam) = v_j / s``).
+    It is solved by a primal-dual interior-point method with Mehrotra's predictor-corrector
+    (:func:`design._minimax_numba.primal_dual`) on a working set of arms ``S`` and of
+    targets ``T`` (column and constraint generation, :func:`design._minimax_solver.
+    solve_ipm`); after each restricted solve one exact full pass over all targets adds the
+    violated ones, the arms are priced with the restricted multipliers, and the design is
+    certified against everything. Finally arms below ``1e-2`` (then ``1e-3``) of the
+    largest weight are dropped and the problem re-solved, kept only if still certified.
+
+    Cost: per interior-point step ``O(|T| (d^2 + |S| d + |S|^2) + |S|^3)`` time and
+    ``O(|T| |S| + |S|^2)`` memory (Newton system, BLAS); per full pass ``O(M d^2 + K |T| d)``
+    time. With ``|S| <= max(150, 4d)`` and ``|T| <= max(600, 10d)`` the working problem
+    is solved directly; larger instances start from ``3d + 20`` arms and ``4 batch``
+    targets. Memory overall ``O(M d)`` for the (de-duplicated) targets, plus the working
+    problem. Typical runs take 10-30 interior-point steps per restricted solve.
 
     The lower bound: for any ``lam`` and any probability ``mu`` on the targets, with
     ``B = sum_j mu_j c_j y_j y_j^T``,
-    ``min rho >= tr(A^{-1}B)^2 / max_a x_a^T A^{-1} B A^{-1} x_a`` (Cauchy–Schwarz; see
-    :func:`design._minimax_solver.cs_lower_bound`); ``mu`` comes from the barrier
-    multipliers or an LP on the near-active targets.
+    ``min rho >= tr(A^{-1}B)^2 / max_a x_a^T A^{-1} B A^{-1} x_a`` (Cauchy–Schwarz; proof
+    in :func:`design._minimax_solver.cs_lower_bound`). ``mu`` is the normalised vector of
+    interior-point multipliers of the target constraints, or (fallback) the solution of an
+    LP on the near-active targets (:func:`design._minimax_solver.lp_measure`).
     """
     Xa = as_arms(X)
     Ya = _as_targets(Y, Xa.shape[1])
@@ -399,8 +457,8 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
     return _optimal(Xa, targets, tol, method, max_iter, "minimax")
 
 
-def xy_optimal(X: object, Y: object = None, *, tol: float = 1e-4, method: str = "auto",
-               max_iter: int | None = None) -> DesignResult:
+def xy_optimal(X: object, Y: object = None, *, Z: object = None, tol: float = 1e-4,
+               method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """XY-optimal design: ``min_lam max_{y in Y} y^T A(lam)^{-1} y`` (Soare et al. 2014).
 
     Parameters
@@ -408,19 +466,23 @@ def xy_optimal(X: object, Y: object = None, *, tol: float = 1e-4, method: str = 
     X : array_like, shape (K, d)
         Arms as rows; must span R^d.
     Y : array_like, shape (M, d), optional
-        Targets. ``None`` (default): all pairwise differences ``x_i - x_j``, ``i < j``, the
-        XY-allocation of Soare, Lazaric & Munos (2014, Eq. 14/25); these are handled
-        implicitly, never stored (time O(K^2 d) per full pass, memory O(K d)). Give
-        other targets for the transductive case (Fiez et al. 2019), e.g.
-        :func:`pairwise_differences` of a decision set ``Z``, or ``z* - z``.
+        Explicit targets (transductive design, Fiez et al. 2019), e.g. ``z* - z`` for a
+        decision set ``Z``. Zero rows and duplicates up to sign are dropped.
+    Z : array_like, shape (n, d), optional
+        Decision set whose pairwise differences ``z_i - z_j`` (``i < j``) are the targets,
+        handled implicitly (memory O(n d) instead of O(n^2 d)).
     tol, method, max_iter
         As in :func:`minimax_optimal`.
+
+    With neither ``Y`` nor ``Z``, the targets are all pairwise differences of the arms,
+    ``x_i - x_j`` (the XY-allocation of Soare, Lazaric & Munos 2014, Eq. 14/25), handled
+    implicitly: O(K^2 d) time per full pass, O(K d) memory.
 
     Returns
     -------
     DesignResult
-        ``criterion="XY"``. With ``Y=None`` the targets in ``info["active"]`` and
-        ``info["argmax"]`` are arm pairs ``(i, j)``.
+        ``criterion="XY"``. With implicit pairs, the targets in ``info["active"]`` and
+        ``info["argmax"]`` are row pairs ``(i, j)``.
 
     Examples
     --------
@@ -430,16 +492,11 @@ def xy_optimal(X: object, Y: object = None, *, tol: float = 1e-4, method: str = 
     >>> import numpy as np
     >>> X = np.vstack([np.eye(3), [np.cos(0.01), np.sin(0.01), 0.0]])
     >>> res = xy_optimal(X)
-    >>> round(res.value, 6), res.gap <= 1e-4
-    (6.0, True)
+    >>> round(res.value, 3), bool(res.gap <= 1e-4), res.weights.round(4).tolist()
+    (6.0, True, [0.3333, 0.3333, 0.3333, 0.0])
     """
     Xa = as_arms(X)
-    if Y is None:
-        targets = _pair_targets(Xa)
-    else:
-        Ya = _as_targets(Y, Xa.shape[1])
-        targets = _explicit_targets(Ya, np.ones(Ya.shape[0]))
-    return _optimal(Xa, targets, tol, method, max_iter, "XY")
+    return _optimal(Xa, _xy_targets(Xa, Y, Z), tol, method, max_iter, "XY")
 
 
 # ----------------------------------------------------------------------------------------
@@ -524,9 +581,9 @@ def g_optimal_hessian(X: object, theta: object, *, link: str = "logistic",
 
     ``scaled=False`` (default): the paper's ``g* = min_lam max_x ||x||^2_{H(lam,theta)^{-1}}``
     (Mason, Jun & Jain 2022, Eq. 4, the warm-up design): the minimax with measurement rows
-    ``sqrt(mu'_a) x_a`` and targets ``x_a`` (``c = 1``). Bounds:
-    ``max_a mu'_a^{-1}... : d / max_a mu'_a <= g* <= kappa_0 d`` with
-    ``kappa_0 = max_a 1 / mu'_a``, and ``h* <= (max_a mu'_a)^2 g*``.
+    ``sqrt(mu'_a) x_a`` and targets ``x_a`` (``c = 1``). Bounds (Kiefer–Wolfowitz on the
+    scaled rows): ``d / max_a mu'_a <= g* <= kappa_0 d`` with ``kappa_0 = max_a 1/mu'_a``;
+    and ``h* <= (max_a mu'_a)^2 g*``.
 
     ``scaled=True``: the Kiefer–Wolfowitz G-optimal design of the scaled rows
     ``sqrt(mu'_a) x_a``, i.e. ``min max_x mu'(x^T theta) ||x||^2_{H^{-1}}``, whose optimum
@@ -540,8 +597,10 @@ def g_optimal_hessian(X: object, theta: object, *, link: str = "logistic",
     if scaled:
         from design.gd import g_optimal
 
-        res = g_optimal(Xs, tol=tol, method="auto" if method in ("auto", "barrier")
-                        else method, max_iter=max_iter)
+        if method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
+        res = g_optimal(Xs, tol=tol, method="cvxpy" if method == "cvxpy" else "auto",
+                        max_iter=max_iter)
         return replace(res, criterion="G-Hessian-scaled",
                        info={**res.info, "mu_prime": mup})
     targets = _explicit_targets(Xa, np.ones(Xa.shape[0]), name="theta")
