@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from bandits.io import design_to_dict, load_matrix, load_vector, load_weights
+from bandits.io import design_to_dict, jsonable, load_matrix, load_vector, load_weights
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -54,9 +54,30 @@ def _cmd_design(args: argparse.Namespace) -> int:
         cc = design.c_check(X, res.weights, y)
         out["certificate"] = {"value": cc.value, "max_response": cc.max_response,
                               "ratio": cc.ratio, "lower_bound": cc.lower_bound}
+    elif args.criterion == "xy":
+        Y = None if args.targets is None else load_matrix(args.targets, "targets")
+        Z = None if args.decisions is None else load_matrix(args.decisions, "decisions")
+        if Y is not None and Z is not None:
+            raise ValueError("give --targets Y or --decisions Z, not both")
+        res = design.xy_optimal(X, Y, Z=Z, tol=args.tol or 1e-4, method=args.method or "auto",
+                                max_iter=args.max_iter)
+        out = design_to_dict(res)
+        mc = design.xy_check(X, res.weights, Y, Z=Z, tol=args.tol or 1e-4)
+        out["certificate"] = {"value": mc.value, "lower_bound": mc.lower_bound,
+                              "gap": mc.gap, "argmax": mc.argmax}
+    elif args.criterion == "h":
+        if args.theta is None:
+            raise ValueError("--theta is required for the H-optimal design")
+        theta = load_vector(args.theta, "theta")
+        res = design.h_optimal(X, theta, link=args.link, tol=args.tol or 1e-4,
+                               method=args.method or "auto", max_iter=args.max_iter)
+        out = design_to_dict(res)
+        g = design.g_optimal_hessian(X, theta, link=args.link, tol=args.tol or 1e-4)
+        out["g_star"] = {"value": g.value, "lower_bound": g.lower_bound,
+                         "weights": g.weights.tolist()}
     else:  # pragma: no cover - argparse restricts the choices
         raise ValueError(f"unknown criterion {args.criterion!r}")
-    text = json.dumps(out, indent=2)
+    text = json.dumps(jsonable(out), indent=2)
     if args.out:
         with open(args.out, "w") as fh:
             fh.write(text + "\n")
@@ -403,9 +424,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_cmd_demo)
 
     g = sub.add_parser("design", help="compute an optimal design with its certificate")
-    g.add_argument("criterion", choices=["g", "d", "c"])
+    g.add_argument("criterion", choices=["g", "d", "c", "xy", "h"])
     g.add_argument("--arms", required=True, help="arms file, one arm per row (CSV/TSV/NPY)")
     g.add_argument("--target", help="c-optimal direction y: '1,0,-1' or a file")
+    g.add_argument("--targets", help="xy: target directions Y, one per row (default: all "
+                   "pairwise differences of the arms)")
+    g.add_argument("--decisions", help="xy (transductive): decision set Z, one per row; "
+                   "targets are its pairwise differences")
+    g.add_argument("--theta", help="h: parameter theta, '3,0' or a file")
+    g.add_argument("--link", default="logistic", help="h: GLM link (logistic, probit, "
+                   "poisson, identity)")
     g.add_argument("--tol", type=float, default=None)
     g.add_argument("--method", default=None)
     g.add_argument("--max-iter", type=int, default=None)

@@ -56,9 +56,25 @@ def load_weights(path: str | Path) -> np.ndarray:
     return load_matrix(p, "weights").ravel()
 
 
+def jsonable(value: object) -> object:
+    """``value`` with numpy arrays and scalars (also nested in dicts, lists, tuples and
+    dataclass-like objects exposing ``_asdict``) turned into plain Python types."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if hasattr(value, "_asdict"):
+        return jsonable(value._asdict())
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
 def design_to_dict(res: DesignResult) -> dict:
     """A JSON-ready dictionary of a design result and its certificate."""
-    info = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in res.info.items()}
+    info = jsonable(res.info)
     return {
         "criterion": res.criterion,
         "solver": res.solver,

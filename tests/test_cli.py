@@ -73,3 +73,31 @@ def test_cli_errors_are_clean(tmp_path, capsys):
     assert "do not span" in capsys.readouterr().err
     assert main(["design", "c", "--arms", str(bad)]) == 2
     assert "--target" in capsys.readouterr().err
+
+
+def test_cli_design_xy_and_h(tmp_path, capsys):
+    # Soare instance d = 3: the XY optimum is 2d = 6 (uniform on e_1..e_d)
+    X = np.vstack([np.eye(3), [np.cos(0.01), np.sin(0.01), 0.0]])
+    arms = tmp_path / "soare.csv"
+    np.savetxt(arms, X, delimiter=",")
+    assert main(["design", "xy", "--arms", str(arms)]) == 0
+    xy = json.loads(capsys.readouterr().out)
+    assert xy["criterion"] == "XY" and xy["converged"]
+    assert xy["value"] == pytest.approx(6.0, rel=1e-4)
+    assert xy["certificate"]["lower_bound"] <= 6.0 <= xy["value"] * (1 + 1e-9)
+    # transductive: decisions Z different from the measurement arms
+    Z = np.array([[1.0, 0, 0], [0.9, 0.1, 0], [0, 0, 1.0]])
+    zfile = tmp_path / "z.npy"
+    np.save(zfile, Z)
+    assert main(["design", "xy", "--arms", str(arms), "--decisions", str(zfile)]) == 0
+    assert json.loads(capsys.readouterr().out)["converged"]
+    # H-optimal on Mason et al.'s Appendix G circle: h* = 0.38926, g* = 21.0954
+    ang = 2 * np.pi * np.arange(30) / 30
+    circle = tmp_path / "circle.csv"
+    np.savetxt(circle, np.stack([np.cos(ang), np.sin(ang)], 1), delimiter=",")
+    assert main(["design", "h", "--arms", str(circle), "--theta", "3,0"]) == 0
+    h = json.loads(capsys.readouterr().out)
+    assert h["value"] == pytest.approx(0.3892612, rel=1e-4)
+    assert h["g_star"]["value"] == pytest.approx(21.0953741, rel=1e-4)
+    assert main(["design", "h", "--arms", str(circle)]) == 2
+    assert "--theta" in capsys.readouterr().err
