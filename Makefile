@@ -28,8 +28,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check design rounding bandits tests benchmarks
 
 bench: $(STAMP)
-	$(PY) benchmarks/bench_gd.py
-	$(PY) benchmarks/bench_gifa.py
+	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
