@@ -2,7 +2,8 @@
 
 On the hard instance of Soare, Lazaric & Munos (2014, §6) it computes the G-optimal
 design and the c-optimal design for the decisive direction ``x_1 - x_{d+1}``, prints their
-certificates, and rounds both to an allocation of ``n`` pulls with the efficiency lost.
+certificates, rounds both to an allocation of ``n`` pulls with the efficiency lost, and
+runs LinGapE on the same instance to show its pulls following the c-optimal design.
 """
 
 from __future__ import annotations
@@ -90,4 +91,26 @@ def demo_report(d: int = 5, omega: float = 0.01, n: int = 100) -> str:
         f"  c-optimal design : {c.value:.3e} / {gap_y:.3e}^2 = {c.value / gap_y**2:,.0f} "
         f"({var_g / c.value:.1f}x fewer)",
     ]
+    lines += ["", *_bandit_section(inst, c.weights)]
     return "\n".join(lines)
+
+
+def _bandit_section(inst, c_weights: np.ndarray, seed: int = 1) -> list[str]:
+    """LinGapE (Xu et al. 2018) on the same instance: its pulls follow the c-optimal design."""
+    from bandits import run
+
+    t0 = time.perf_counter()
+    res = run("lingape", inst, seed=seed)
+    el = time.perf_counter() - t0
+    share = res.counts / res.samples
+    ratio = res.counts[1] / max(res.counts[0], 1)
+    return [
+        "Best-arm identification: LinGapE (greedy, delta = 0.05, N(0,1) noise)",
+        f"  stopped by the {res.stopped_by} after {res.samples:,} samples "
+        f"({el:.2f} s including the first-call overhead); "
+        f"recommends arm {res.recommendation[0] + 1} -> {'correct' if res.correct else 'WRONG'}",
+        f"  pulls per arm: {res.counts.tolist()}",
+        f"  {share[1]:.2%} of the pulls on e_2, arm 1 : arm 2 = 1 : {ratio:.0f} "
+        f"(c-optimal design: 1 : {c_weights[1] / c_weights[0]:.0f}; "
+        "Xu et al. 2018 Table 1: 1 : 201)",
+    ]

@@ -34,6 +34,10 @@ def test_demo_report_numbers():
     assert "about 1 : 200" in text
     assert "counts = [1, 99, 0, 0, 0, 0]" in text
     assert "NOT OK" not in text
+    # LinGapE's pulls follow the c-optimal design (99.5% on e_2), and it is correct
+    assert "-> correct" in text and "of the pulls on e_2" in text
+    share = float(text.split("% of the pulls on e_2")[0].split()[-1])
+    assert share > 99.0
 
 
 def test_cli_demo_runs(capsys):
