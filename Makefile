@@ -1,12 +1,13 @@
 # Quick start on a fresh machine with only Python and pip:
 #   make demo   -- set up .venv, install the package, run the built-in example
 #   make test   -- set up .venv, install the package with test extras, run the tests
+#   make docs   -- build the documentation site (mkdocs --strict) into site/
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test test-slow lint bench clean
+.PHONY: demo test test-slow lint bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,9 +28,13 @@ test-slow: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check design rounding bandits tests benchmarks
 
+docs: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[docs]"
+	$(PY) -m mkdocs build --strict -d site
+
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
