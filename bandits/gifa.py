@@ -52,6 +52,7 @@ import numpy as np
 from bandits import _gifa_numba as G
 from bandits import _rng
 from bandits._estimation import new_state, refresh, update
+from bandits._policy import AskTellProtocol
 from bandits._simulate import (
     ENV_GAUSSIAN,
     ENV_TABLE,
@@ -363,7 +364,7 @@ def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: f
     )
 
 
-class Policy:
+class Policy(AskTellProtocol):
     """Ask/tell front-end for real experiments, over the same jitted step functions.
 
     >>> pol = Policy("m-lingape", X, m=2, sigma=0.5, S=1.0, seed=0)   # doctest: +SKIP
@@ -425,30 +426,10 @@ class Policy:
         self.recommendation = np.sort(self._eng.J.copy())
         self._queue = []
 
-    def ask(self) -> int:
-        """The next arm to measure. Raises RuntimeError once the policy is done."""
-        if self.done:
-            raise RuntimeError(f"the policy has stopped ({self.stopped_by}); read "
-                               "policy.recommendation")
-        if self._pending is None:
-            self._pending = self._queue.pop(0)
-        return self._pending
-
     def tell(self, arm: int, reward: float) -> None:
         """Report the measured ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
-        if self._pending is None:
-            raise ValueError("tell() without a pending ask(): call ask() first")
-        if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) \
-                or int(arm) != self._pending:
-            raise ValueError(f"arm {arm!r} was told but arm {self._pending} was asked")
-        try:
-            r = float(reward)
-        except (TypeError, ValueError):
-            raise ValueError(f"reward must be a number; got {reward!r}") from None
-        if not np.isfinite(r):
-            raise ValueError(f"reward must be finite; got {reward!r}")
+        r = self._accept(arm, reward)
         self._eng.update(int(arm), r)
-        self._pending = None
         if eng_budget_reached(self._eng) and self._queue:
             self._queue = []
         if not self._queue:

@@ -76,10 +76,10 @@ import numpy as np
 
 from bandits import _rng
 from bandits import _static_numba as S
+from bandits._policy import AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from bandits.static import (
     _budget,
-    _check_tell,
     _env,
     _seed,
     as_matrix,
@@ -287,7 +287,7 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
     )
 
 
-class AdaptivePolicy:
+class AdaptivePolicy(AskTellProtocol):
     """Ask/tell XY-adaptive over the same kernels as :func:`run_xy_adaptive`.
 
     Parameters: ``X``, ``Z``, ``delta``, ``sigma``, ``seed``, ``max_samples`` and the options
@@ -370,19 +370,10 @@ class AdaptivePolicy:
                             self._g, self._scores)
         self._queue = [int(a)]
 
-    def ask(self) -> int:
-        """The next arm to measure (RuntimeError once done)."""
-        if self.done:
-            raise RuntimeError(f"the policy has stopped ({self.stopped_by})")
-        if self._pending is None:
-            self._pending = self._queue.pop(0)
-        return self._pending
-
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm``."""
-        _check_tell(self._pending, arm, reward)
-        a, r = int(arm), float(reward)
-        self._pending = None
+        r = self._accept(arm, reward)
+        a = int(arm)
         self._t += 1
         self._tp += 1
         self._counts[a] += 1
@@ -598,7 +589,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
     )
 
 
-class RagePolicy:
+class RagePolicy(AskTellProtocol):
     """Ask/tell RAGE over the same phase logic as :func:`run_rage` (pulls of a phase in
     arm-block order).  Parameters: ``X``, ``Z``, ``delta``, ``sigma``, ``max_samples`` and
     the options of :func:`run_rage`."""
@@ -644,21 +635,12 @@ class RagePolicy:
         self.stopped_by = how
         self.recommendation = np.array([self._eng.recommendation()])
 
-    def ask(self) -> int:
-        """The next arm to measure (RuntimeError once done)."""
-        if self.done:
-            raise RuntimeError(f"the policy has stopped ({self.stopped_by})")
-        if self._pending is None:
-            self._pending = self._queue.pop(0)
-        return self._pending
-
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm``."""
-        _check_tell(self._pending, arm, reward)
+        r = self._accept(arm, reward)
         a = int(arm)
-        self._pending = None
         self._pc[a] += 1
-        self._ps[a] += float(reward)
+        self._ps[a] += r
         self._counts[a] += 1
         self._t += 1
         if self._queue:

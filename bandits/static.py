@@ -53,6 +53,7 @@ import numpy as np
 
 from bandits import _rng
 from bandits import _static_numba as S
+from bandits._policy import AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from rounding.tracking import track_ratio
 
@@ -394,7 +395,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     )
 
 
-class StaticPolicy:
+class StaticPolicy(AskTellProtocol):
     """Ask/tell front-end of G-static / XY-static / XY-oracle over the same jitted kernels.
 
     >>> pol = StaticPolicy("xy-static", X, sigma=1.0, seed=0)    # doctest: +SKIP
@@ -499,22 +500,11 @@ class StaticPolicy:
             a = track_ratio(self._counts, st.w)
         self._queue = [int(a)]
 
-    def ask(self) -> int:
-        """The next arm to measure (RuntimeError once done)."""
-        if self.done:
-            raise RuntimeError(f"the policy has stopped ({self.stopped_by}); read "
-                               "policy.recommendation")
-        if self._pending is None:
-            self._pending = self._queue.pop(0)
-        return self._pending
-
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
-        _check_tell(self._pending, arm, reward)
-        r = float(reward)
+        r = self._accept(arm, reward)
         st = self._st
         a = int(arm)
-        self._pending = None
         self._t += 1
         if self._in_init:
             self._counts[a] += 1
@@ -535,14 +525,3 @@ class StaticPolicy:
         self._decide()
 
 
-def _check_tell(pending: int | None, arm: object, reward: object) -> None:
-    if pending is None:
-        raise ValueError("tell() without a pending ask(): call ask() first")
-    if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or int(arm) != pending:
-        raise ValueError(f"arm {arm!r} was told but arm {pending} was asked")
-    try:
-        r = float(reward)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"reward must be a number; got {reward!r}") from None
-    if not math.isfinite(r):
-        raise ValueError(f"reward must be finite; got {reward!r}")
