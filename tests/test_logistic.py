@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
-from bandits import run
+from bandits import _rng, run
 from bandits.logistic import (
     HomerPolicy,
     LogisticInstance,
+    WarPolicy,
     circle30,
     gamma,
     mle,
@@ -160,6 +163,106 @@ def test_homer_policy_ask_tell() -> None:
     assert pol.phase == "phase 1" and pol.theta_hat is not None
     with pytest.raises(ValueError):
         pol.tell(0, 1)
+
+
+def _drive_war_like_simulation(pol: WarPolicy | HomerPolicy, war: WarPolicy,
+                               inst: LogisticInstance, seed: int, planned: np.ndarray
+                               ) -> list[int]:
+    """Ask/tell ``pol`` (whose WAR warm-up is ``war``) until ``war`` is done, feeding the
+    Bernoulli outcomes :func:`run_warmup` draws for ``seed``.
+
+    Probing: stream 1 consumed one ``uniform < p_a`` per pull in pull order (as
+    ``probe_arm``). Planning: stream 2 consumed arm by arm, ``planned[a]`` draws each (as
+    ``draw_counts``); arm ``a``'s ``j``-th planning pull gets its ``j``-th draw.
+    """
+    p = mu(inst.X @ inst.theta)
+    probe = _rng.make_state(seed, 1)
+    asked = []
+    while war.phase == "probing":
+        a = pol.ask()
+        asked.append(a)
+        pol.tell(a, int(_rng.uniform(probe) < p[a]))
+    plan_state = _rng.make_state(seed, 2)
+    draws = {a: [int(_rng.uniform(plan_state) < p[a]) for _ in range(int(c))]
+             for a, c in enumerate(planned)}
+    while not war.done:
+        a = pol.ask()
+        pol.tell(a, draws[a].pop(0))
+    assert all(not v for v in draws.values())
+    return asked
+
+
+@pytest.mark.parametrize(("S", "inst_seed", "seed"), [(4.0, 1, 3), (2.0, 0, 0)])
+def test_war_policy_replays_simulation(S: float, inst_seed: int, seed: int) -> None:
+    inst = sphere(3, 20, S, seed=inst_seed)
+    sim = run_warmup("war", inst, seed=seed)
+    pol = WarPolicy(inst.X, S, seed=seed)
+    assert pol.phase == "probing" and pol.allocation is None and pol.recommendation is None
+    asked = _drive_war_like_simulation(pol, pol, inst, seed, sim.counts)
+    # probing decisions: arms asked in blocks (one block per probed arm), block lengths
+    # = the simulation's probe counts; same accept/reject sets, bounds and stages
+    blocks = [(a, sum(1 for _ in g)) for a, g in itertools.groupby(asked)]
+    assert sorted(a for a, _ in blocks) == sorted(np.flatnonzero(sim.info["probe_counts"]))
+    assert all(n == sim.info["probe_counts"][a] for a, n in blocks)
+    res = pol.result
+    assert res is not None and pol.done and pol.stopped_by == "rule"
+    for key in ("stages", "probe_counts", "accepted", "rejected", "lower", "upper",
+                "max_abs_pes"):
+        assert np.array_equal(res.info[key], sim.info[key]), key
+    assert pol.stages == sim.info["stages"]
+    # planning: same allocation, same total counts, same MLE and recommendation
+    assert np.array_equal(pol.allocation, sim.counts)
+    assert np.array_equal(res.counts, sim.counts) and res.g == sim.g
+    assert np.array_equal(pol.counts, sim.info["probe_counts"] + sim.counts)
+    assert pol.samples == sim.probe_samples + sim.total == len(asked) + sim.total
+    assert np.array_equal(res.theta_hat, sim.theta_hat)
+    assert res.info["mle_exists"] == sim.info["mle_exists"]
+    assert pol.recommendation == int(np.argmax(inst.X @ sim.theta_hat))
+    with pytest.raises(RuntimeError):
+        pol.ask()
+
+
+def test_war_policy_protocol_errors() -> None:
+    inst = easy_instance()
+    pol = WarPolicy(inst.X, 2.0)
+    with pytest.raises(ValueError, match="without a pending"):
+        pol.tell(0, 1)
+    arm = pol.ask()
+    assert pol.ask() == arm  # idempotent until told
+    for bad_arm in ((arm + 1) % 4, True, float(arm)):
+        with pytest.raises(ValueError, match="was asked"):
+            pol.tell(bad_arm, 1)
+    for bad in (0.5, 2, -1, float("nan"), "1", None):
+        with pytest.raises(ValueError, match="0 or 1"):
+            pol.tell(arm, bad)
+    pol.tell(arm, 1.0)  # 0/1 as float (or bool) accepted
+    assert pol.samples == 1
+    with pytest.raises(ValueError):
+        WarPolicy(inst.X, 2.0, L=2.0, U=1.0)
+    with pytest.raises(ValueError):
+        WarPolicy(inst.X, 2.0, r=1.0)
+
+
+def test_homer_policy_war_warmup() -> None:
+    inst = easy_instance()
+    sim = run_warmup("war", inst, seed=0)
+    pol = HomerPolicy(inst.X, S=2.0, warmup="war", seed=0)
+    assert pol.war is not None
+    _drive_war_like_simulation(pol, pol.war, inst, 0, sim.counts)
+    # the warm-up is run_warmup's (same outcomes): HOMER planned phase 1 from its MLE
+    assert pol.phase == "phase 1"
+    assert np.array_equal(pol.theta_hat, sim.theta_hat)
+    assert pol.war.samples == sim.probe_samples + sim.total
+    rng = np.random.default_rng(0)
+    for _ in range(5):  # phase 1 pulls go through HOMER's own queue
+        arm = pol.ask()
+        assert pol.active[arm]
+        pol.tell(arm, int(rng.random() < inst.means[arm]))
+    assert pol.war.samples == sim.probe_samples + sim.total
+    with pytest.raises(ValueError, match="0 or 1"):
+        pol.tell(pol.ask(), 0.5)
+    with pytest.raises(ValueError):
+        HomerPolicy(inst.X, S=2.0, warmup="oracle")
 
 
 def test_eps_greedy_baseline() -> None:

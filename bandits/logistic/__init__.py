@@ -4,7 +4,7 @@
 * :mod:`bandits.logistic.instances` -- :class:`LogisticInstance`, :func:`sphere`,
   :func:`circle30`.
 * :mod:`bandits.logistic.warmup` -- :func:`naive_warmup`, :func:`war_warmup`,
-  :func:`oracle_warmup`, :func:`run_warmup`.
+  :func:`oracle_warmup`, :func:`run_warmup`, :class:`WarPolicy` (ask/tell WAR).
 * :mod:`bandits.logistic.homer` -- :func:`run_homer`, :class:`HomerPolicy`,
   :func:`run_eps_greedy` (baseline).
 * :mod:`bandits.logistic.experiments` -- Table 1, Figure 3, the regret experiment.
@@ -17,6 +17,7 @@ from bandits.logistic.homer import HomerPolicy, run_eps_greedy, run_homer
 from bandits.logistic.instances import LogisticInstance, circle30, sphere
 from bandits.logistic.warmup import (
     WarmupResult,
+    WarPolicy,
     naive_warmup,
     oracle_warmup,
     run_warmup,
@@ -27,6 +28,7 @@ __all__ = [
     "HomerPolicy",
     "LogisticInstance",
     "MLEResult",
+    "WarPolicy",
     "WarmupResult",
     "circle30",
     "gamma",

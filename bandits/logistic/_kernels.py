@@ -217,25 +217,39 @@ def bernstein_bounds(N: int, succ: int, K: int, delta: float) -> tuple[float, fl
 
 
 @njit(cache=True)
+def probe_decision(N: int, succ: int, K: int, delta: float, Lw: float, Uw: float
+                   ) -> tuple[int, float, float]:
+    """WAR's stopping rule for one probed arm after ``succ`` successes in ``N`` pulls.
+
+    Returns ``(decision, L_x, U_x)``: :data:`ACCEPT` if ``U_x < U``, else :data:`REJECT` if
+    ``L_x > L``, else :data:`UNDECIDED` (:func:`bernstein_bounds`). Shared by the simulation
+    (:func:`probe_arm`) and the ask/tell front-end (:class:`bandits.logistic.WarPolicy`).
+    """
+    lo, hi = bernstein_bounds(N, succ, K, delta)
+    if hi < Uw:
+        return ACCEPT, lo, hi
+    if lo > Lw:
+        return REJECT, lo, hi
+    return UNDECIDED, lo, hi
+
+
+@njit(cache=True)
 def probe_arm(p: float, K: int, delta: float, Lw: float, Uw: float, state: np.ndarray,
               max_pulls: int) -> tuple[int, int, int, float, float]:
     """WAR optimistic probing of one arm (Mason et al. 2022, Algorithm 2, line 6).
 
     Pull the arm (success probability ``p``) until ``Accept = {U_x < U}`` or
-    ``Reject = {L_x > L}`` (:func:`bernstein_bounds`), or ``max_pulls``. Returns
+    ``Reject = {L_x > L}`` (:func:`probe_decision`), or ``max_pulls``. Returns
     ``(N, successes, decision, L_x, U_x)``.
     """
     succ = 0
     for N in range(1, max_pulls + 1):
         if uniform(state) < p:
             succ += 1
-        lo, hi = bernstein_bounds(N, succ, K, delta)
-        if hi < Uw:
-            return N, succ, ACCEPT, lo, hi
-        if lo > Lw:
-            return N, succ, REJECT, lo, hi
-    lo, hi = bernstein_bounds(max_pulls, succ, K, delta)
-    return max_pulls, succ, UNDECIDED, lo, hi
+        dec, lo, hi = probe_decision(N, succ, K, delta, Lw, Uw)
+        if dec != UNDECIDED or N == max_pulls:
+            return N, succ, dec, lo, hi
+    return 0, 0, UNDECIDED, 0.0, np.inf
 
 
 @njit(cache=True)

@@ -283,22 +283,27 @@ def run_eps_greedy(instance, T: int, *, c_eps: float = 5.0, seed: int = 0,
 
 
 class HomerPolicy:
-    """Ask/tell HOMER for real experiments (naive warm-up: needs only ``X`` and ``S``).
+    """Ask/tell HOMER for real experiments (needs only ``X``, ``S`` and binary outcomes).
 
-    >>> pol = HomerPolicy(X, S=2.0, seed=0)              # doctest: +SKIP
+    >>> pol = HomerPolicy(X, S=2.0)                        # doctest: +SKIP
     >>> for _ in range(T):                                 # doctest: +SKIP
     ...     arm = pol.ask(); pol.tell(arm, outcome(arm))   # outcome in {0, 1}
 
-    Pulls of a design (warm-up or phase) are issued in an interleaved deterministic order
-    (arm ``a``'s ``j``-th pull at position ``(j + 1/2) / n_a``); after a phase's last
-    reward the MLE and elimination run and the next phase is planned. Once one arm is
-    left, :meth:`ask` returns it forever (``phase`` becomes ``"commit"``).
+    ``warmup="naive"`` (default) pulls the naive warm-up (eq. 5); ``warmup="war"`` runs
+    :class:`bandits.logistic.WarPolicy` (probing, then its planned pulls; options such as
+    ``L, U, r`` via ``warmup_options``) and starts the phases from its MLE. Pulls of a
+    design (warm-up or phase) are issued in an interleaved deterministic order
+    (:func:`bandits.logistic.warmup.interleaved_order`); after a phase's last reward the
+    MLE and elimination run and the next phase is planned. Once one arm is left,
+    :meth:`ask` returns it forever (``phase`` becomes ``"commit"``).
     """
 
     def __init__(self, X: np.ndarray, S: float, *, delta: float = DELTA,
-                 eps: float = HOMER_EPS, design_tol: float = DESIGN_TOL) -> None:
+                 eps: float = HOMER_EPS, design_tol: float = DESIGN_TOL,
+                 warmup: str = "naive", seed: int = 0,
+                 warmup_options: dict | None = None) -> None:
         from bandits.logistic.core import as_logistic_arms
-        from bandits.logistic.warmup import naive_warmup
+        from bandits.logistic.warmup import WarPolicy, naive_warmup
 
         self.X = as_logistic_arms(X)
         self.delta = _check_delta(delta)
@@ -308,22 +313,35 @@ class HomerPolicy:
         self.active = np.ones(K, dtype=bool)
         self.k = 0
         self.phase = "warmup"
+        self.warmup = warmup
         self.theta_hat: np.ndarray | None = None
-        wu = naive_warmup(self.X, S, delta=delta)
-        self._start(wu.counts)
         self._pending: int | None = None
+        self.war: WarPolicy | None = None
+        if warmup == "naive":
+            if warmup_options:
+                raise ValueError("warmup_options only apply to warmup='war'")
+            self._start(naive_warmup(self.X, S, delta=delta).counts)
+        elif warmup == "war":
+            self.war = WarPolicy(self.X, S, delta=delta, seed=seed,
+                                 **(warmup_options or {}))  # type: ignore[arg-type]
+        else:
+            raise ValueError(f"warmup must be 'naive' or 'war'; got {warmup!r}")
 
     def _start(self, counts: np.ndarray) -> None:
+        from bandits.logistic.warmup import interleaved_order
+
         self._counts = counts.astype(np.int64)
         self._succ = np.zeros_like(self._counts)
-        pos = [((j + 0.5) / c, a) for a, c in enumerate(self._counts) for j in range(int(c))]
-        pos.sort()
-        self._queue = [a for _, a in pos]
+        self._queue = interleaved_order(self._counts)
         self._i = 0
 
     def _end_of_design(self) -> None:
         if self.phase == "warmup":
-            self.theta_hat = mle(self.X, self._counts, self._succ).theta
+            if self.war is not None:
+                assert self.war.result is not None
+                self.theta_hat = self.war.result.theta_hat
+            else:
+                self.theta_hat = mle(self.X, self._counts, self._succ).theta
         else:
             self.theta_hat = _phase_estimate(self.X, self._plan, self._succ)
             self.active = _eliminate(self.X, self.active, self.theta_hat, self.k)
@@ -347,22 +365,28 @@ class HomerPolicy:
     def ask(self) -> int:
         """The next arm to pull."""
         if self._pending is None:
-            self._pending = (int(np.flatnonzero(self.active)[0]) if self.phase == "commit"
-                             else self._queue[self._i])
+            if self.phase == "commit":
+                self._pending = int(np.flatnonzero(self.active)[0])
+            elif self.phase == "warmup" and self.war is not None:
+                self._pending = self.war.ask()
+            else:
+                self._pending = self._queue[self._i]
         return self._pending
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the binary outcome (0 or 1) of the arm returned by :meth:`ask`."""
-        if self._pending is None:
-            raise ValueError("tell() without a pending ask(): call ask() first")
-        if int(arm) != self._pending:
-            raise ValueError(f"arm {arm!r} was told but arm {self._pending} was asked")
-        if reward not in (0, 1, 0.0, 1.0, True, False):
-            raise ValueError(f"reward must be 0 or 1; got {reward!r}")
+        from bandits.logistic.warmup import check_told
+
+        y = check_told(self._pending, arm, reward)
         self._pending = None
         if self.phase == "commit":
             return
-        self._succ[int(arm)] += int(reward)
+        if self.phase == "warmup" and self.war is not None:
+            self.war.tell(int(arm), y)
+            if self.war.done:
+                self._end_of_design()
+            return
+        self._succ[int(arm)] += y
         self._i += 1
         if self._i == len(self._queue):
             self._end_of_design()

@@ -43,8 +43,11 @@ from bandits.logistic.core import (
 )
 
 __all__ = [
+    "WarPolicy",
     "WarmupResult",
+    "check_told",
     "g_design",
+    "interleaved_order",
     "naive_warmup",
     "oracle_warmup",
     "run_warmup",
@@ -297,6 +300,93 @@ class _ConfidenceSet:
         return not dfs(0, base_A, base_b)
 
 
+class _WarProbing:
+    """WAR (Algorithm 2) as a step machine, shared by :func:`war_warmup` (simulation) and
+    :class:`WarPolicy` (real experiment): whoever drives it does the pulls.
+
+    ``next_stage()`` closes the previous stage (stop test, then removal, line 10) and opens
+    the next one (Algorithm 3 design on ``S_set``); it returns the support arms that are
+    still undecided, in index order -- each must be probed until
+    :func:`bandits.logistic._kernels.probe_decision` decides (or a pull cap) and reported
+    with ``record`` -- or ``None`` once probing is over. ``plan()`` is the pessimistic
+    planning stage (lines 12-14) -> :class:`WarmupResult` (not sampled).
+    """
+
+    def __init__(self, X: np.ndarray, S: float, *, L: float, U: float, r: float,
+                 delta: float, max_stages: int) -> None:
+        S = as_norm_bound(S)
+        _check_delta(delta)
+        if not (0.0 < L < U and math.isfinite(U)):
+            raise ValueError(f"need 0 < L < U < inf; got L={L!r}, U={U!r}")
+        if not r > 1.0:
+            raise ValueError(f"r must be > 1; got {r!r}")
+        self.X = X
+        self.K = X.shape[0]
+        self.L, self.U, self.r = float(L), float(U), float(r)
+        self.delta = float(delta)
+        self.max_stages = int(max_stages)
+        self.cs = _ConfidenceSet(X, S)
+        self.decision = np.zeros(self.K, dtype=np.int64)
+        self.probe_n = np.zeros(self.K, dtype=np.int64)
+        self.active = np.ones(self.K, dtype=bool)
+        self.stages = 0
+        self.finished = False
+        self._idx: np.ndarray | None = None
+        self._support: np.ndarray | None = None
+
+    def record(self, a: int, N: int, decision: int, lo: float, hi: float) -> None:
+        """Arm ``a`` was probed ``N`` times and got ``decision`` with bounds ``[lo, hi]``."""
+        self.probe_n[a] = N
+        self.decision[a] = decision
+        self.cs.update(a, lo, hi)
+
+    def _close_stage(self) -> None:
+        idx, support = self._idx, self._support
+        self._idx = self._support = None
+        if idx is None or support is None:
+            return
+        if np.all(self.decision[support] == kern.ACCEPT):
+            self.finished = True
+            return
+        nu = self.L / self.r
+        for a in idx:
+            if self.cs.certified_far(self.X[a], nu):
+                self.active[a] = False
+        # safety: a rejected arm always satisfies the test; if nothing was removed
+        # (LP search budget hit), drop the rejected support arms to guarantee progress
+        rej = support[self.decision[support] == kern.REJECT]
+        self.active[rej] = False
+
+    def next_stage(self) -> np.ndarray | None:
+        """Close the current stage, open the next; its arms to probe, or None when done."""
+        self._close_stage()
+        if self.finished or self.stages >= self.max_stages:
+            self.finished = True
+            return None
+        idx = np.flatnonzero(self.active)
+        if idx.size == 0:
+            self.finished = True
+            return None
+        self.stages += 1
+        w = two_approx_g_design(self.X[idx])
+        support = idx[w > 0]
+        self._idx, self._support = idx, support
+        # a decided arm reuses its accept/reject result: no new samples
+        return support[self.decision[support] == kern.UNDECIDED]
+
+    def plan(self) -> WarmupResult:
+        """Pessimistic planning: ``mu'^pes`` over ``C_m`` and the design ``n_x`` (not sampled)."""
+        cs, X = self.cs, self.X
+        vmax = np.array([cs.max_abs(X[a]) for a in range(self.K)])
+        out = _finish("war", X, mudot(vmax), self.delta, info={
+            "L": self.L, "U": self.U, "r": self.r, "stages": self.stages,
+            "accepted": np.flatnonzero(self.decision == kern.ACCEPT),
+            "rejected": np.flatnonzero(self.decision == kern.REJECT),
+            "probe_counts": self.probe_n.copy(), "lower": cs.lo.copy(),
+            "upper": cs.hi.copy(), "max_abs_pes": vmax})
+        return WarmupResult(**{**out.__dict__, "probe_samples": int(self.probe_n.sum())})
+
+
 def war_warmup(X: object, S: float, theta: object, *, L: float = 1.0, U: float = 2.0,
                r: float = 2.0, delta: float = DELTA, seed: int = 0,
                max_pulls_per_arm: int = 10**7, max_stages: int = 100) -> WarmupResult:
@@ -341,55 +431,16 @@ def war_warmup(X: object, S: float, theta: object, *, L: float = 1.0, U: float =
         ``L_x, U_x``).
     """
     Xa = as_logistic_arms(X)
-    S = as_norm_bound(S)
     th = as_theta(theta, Xa.shape[1])
-    _check_delta(delta)
-    if not (0.0 < L < U and math.isfinite(U)):
-        raise ValueError(f"need 0 < L < U < inf; got L={L!r}, U={U!r}")
-    if not r > 1.0:
-        raise ValueError(f"r must be > 1; got {r!r}")
-    K, d = Xa.shape
+    war = _WarProbing(Xa, S, L=L, U=U, r=r, delta=delta, max_stages=max_stages)
     p = mu(Xa @ th)
     state = _rng.make_state(int(seed), 1)
-    cs = _ConfidenceSet(Xa, S)
-    decision = np.zeros(K, dtype=np.int64)
-    probe_n = np.zeros(K, dtype=np.int64)
-    active = np.ones(K, dtype=bool)
-    nu = L / r
-    stages = 0
-    for _ in range(max_stages):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        stages += 1
-        w = two_approx_g_design(Xa[idx])
-        support = idx[w > 0]
-        for a in support:
-            if decision[a] != kern.UNDECIDED:
-                continue  # reuse its accept/reject result: no new samples
-            N, _, dec, lo, hi = kern.probe_arm(float(p[a]), K, delta, L, U, state,
-                                               max_pulls_per_arm)
-            probe_n[a] = N
-            decision[a] = dec
-            cs.update(int(a), lo, hi)
-        if np.all(decision[support] == kern.ACCEPT):
-            break
-        for a in idx:
-            if cs.certified_far(Xa[a], nu):
-                active[a] = False
-        # safety: a rejected arm always satisfies the test; if nothing was removed
-        # (LP search budget hit), drop the rejected support arms to guarantee progress
-        rej = support[decision[support] == kern.REJECT]
-        active[rej] = False
-    vmax = np.array([cs.max_abs(Xa[a]) for a in range(K)])
-    v = mudot(vmax)
-    out = _finish("war", Xa, v, delta, info={
-        "L": L, "U": U, "r": r, "stages": stages,
-        "accepted": np.flatnonzero(decision == kern.ACCEPT),
-        "rejected": np.flatnonzero(decision == kern.REJECT),
-        "probe_counts": probe_n, "lower": cs.lo.copy(), "upper": cs.hi.copy(),
-        "max_abs_pes": vmax})
-    return WarmupResult(**{**out.__dict__, "probe_samples": int(probe_n.sum())})
+    while (todo := war.next_stage()) is not None:
+        for a in todo:
+            N, _, dec, lo, hi = kern.probe_arm(float(p[a]), war.K, war.delta, war.L, war.U,
+                                               state, max_pulls_per_arm)
+            war.record(int(a), N, dec, lo, hi)
+    return war.plan()
 
 
 def run_warmup(method: str, instance, *, delta: float = DELTA, seed: int = 0,
@@ -410,6 +461,157 @@ def run_warmup(method: str, instance, *, delta: float = DELTA, seed: int = 0,
     state = _rng.make_state(int(seed), 2)
     succ = np.zeros(X.shape[0], dtype=np.int64)
     kern.draw_counts(res.counts, mu(X @ th), state, succ)
+    return _fit_warmup(res, X, succ)
+
+
+def _fit_warmup(res: WarmupResult, X: np.ndarray, succ: np.ndarray) -> WarmupResult:
+    """The warm-up's MLE of its planning pulls ``res.counts`` with ``succ`` successes."""
     fit = mle(X, res.counts, succ)
     info = {**res.info, "mle_exists": fit.exists, "mle_method": fit.method}
     return WarmupResult(**{**res.__dict__, "theta_hat": fit.theta, "info": info})
+
+
+def interleaved_order(counts: np.ndarray) -> list[int]:
+    """The pulls of an allocation in a deterministic interleaved order (ask/tell policies):
+    arm ``a``'s ``j``-th pull at position ``(j + 1/2) / n_a``, ties by arm index."""
+    pos = [((j + 0.5) / int(c), a) for a, c in enumerate(counts) for j in range(int(c))]
+    pos.sort()
+    return [a for _, a in pos]
+
+
+def check_told(pending: int | None, arm: object, reward: object) -> int:
+    """Validate a ``tell(arm, reward)`` of an ask/tell policy; returns the outcome 0 or 1."""
+    if pending is None:
+        raise ValueError("tell() without a pending ask(): call ask() first")
+    if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or int(arm) != pending:
+        raise ValueError(f"arm {arm!r} was told but arm {pending} was asked")
+    if isinstance(reward, (bool, np.bool_)):
+        return int(reward)
+    if not isinstance(reward, (int, float, np.integer, np.floating)) or reward not in (0, 1):
+        raise ValueError(f"reward must be 0 or 1; got {reward!r}")
+    return int(reward)
+
+
+class WarPolicy:
+    """Ask/tell WAR warm-up (Algorithm 2) for a real experiment with Bernoulli outcomes.
+
+    >>> pol = WarPolicy(X, S=4.0)                               # doctest: +SKIP
+    >>> while not pol.done:                                      # doctest: +SKIP
+    ...     arm = pol.ask(); pol.tell(arm, outcome(arm))         # outcome in {0, 1}
+    >>> pol.result.theta_hat, pol.recommendation                 # doctest: +SKIP
+
+    Runs the same step machine as :func:`war_warmup` (``_WarProbing``) with the same
+    stopping rule (:func:`bandits.logistic._kernels.probe_decision`). ``phase`` is
+    ``"probing"`` (each undecided support arm of a stage is asked until it is accepted or
+    rejected, arms in index order), then ``"planning"``: :attr:`plan` (a
+    :class:`WarmupResult`, its ``counts`` = :attr:`allocation`) is the planned warm-up,
+    whose pulls are asked in :func:`interleaved_order`; after the last one the policy is
+    ``done`` (``stopped_by = "rule"``), :attr:`result` is the plan with the MLE of the
+    planning pulls (``theta_hat``, as :func:`run_warmup`) and :attr:`recommendation` the
+    arm maximising ``x^T theta_hat``. Fed the outcomes the simulation draws, it makes the
+    decisions of :func:`run_warmup` ``("war", ...)``. ``seed`` does not influence any
+    decision (WAR is deterministic given the outcomes); it is kept for symmetry with
+    :func:`war_warmup` and recorded in ``result.info["seed"]``.
+    """
+
+    def __init__(self, X: object, S: float, *, delta: float = DELTA, L: float = 1.0,
+                 U: float = 2.0, r: float = 2.0, seed: int = 0,
+                 max_pulls_per_arm: int = 10**7, max_stages: int = 100) -> None:
+        self.X = as_logistic_arms(X)
+        self._war = _WarProbing(self.X, S, L=L, U=U, r=r, delta=delta,
+                                max_stages=max_stages)
+        self.seed = int(seed)
+        self.max_pulls_per_arm = int(max_pulls_per_arm)
+        K = self.X.shape[0]
+        self._counts = np.zeros(K, dtype=np.int64)
+        self._succ = np.zeros(K, dtype=np.int64)  # planning successes only
+        self._todo: list[int] = []
+        self._n = self._s = 0  # pulls/successes of the arm being probed
+        self._queue: list[int] = []
+        self._i = 0
+        self._pending: int | None = None
+        self.phase = "probing"
+        self.plan: WarmupResult | None = None
+        self.result: WarmupResult | None = None
+        self.done = False
+        self.stopped_by: str | None = None
+        self._next_probe()
+
+    def _next_probe(self) -> None:
+        while not self._todo:
+            todo = self._war.next_stage()
+            if todo is None:
+                self._start_planning()
+                return
+            self._todo = [int(a) for a in todo]
+        self._n = self._s = 0
+
+    def _start_planning(self) -> None:
+        self.phase = "planning"
+        self.plan = self._war.plan()
+        self._queue = interleaved_order(self.plan.counts)
+        self._i = 0
+
+    @property
+    def samples(self) -> int:
+        """Number of outcomes told so far (probing and planning)."""
+        return int(self._counts.sum())
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Pulls per arm so far (probing and planning)."""
+        return self._counts.copy()
+
+    @property
+    def allocation(self) -> np.ndarray | None:
+        """The planned warm-up pulls per arm (None while probing)."""
+        return None if self.plan is None else self.plan.counts.copy()
+
+    @property
+    def stages(self) -> int:
+        """Probing stages opened so far."""
+        return self._war.stages
+
+    @property
+    def recommendation(self) -> int | None:
+        """Estimated best arm ``argmax_a x_a^T theta_hat`` (None until done)."""
+        if self.result is None:
+            return None
+        return int(np.argmax(self.X @ self.result.theta_hat))
+
+    def ask(self) -> int:
+        """The next arm to pull. Raises RuntimeError once the warm-up is done."""
+        if self.done:
+            raise RuntimeError("the WAR warm-up is done; read policy.result / "
+                               "policy.recommendation")
+        if self._pending is None:
+            self._pending = self._todo[0] if self.phase == "probing" else self._queue[self._i]
+        return self._pending
+
+    def tell(self, arm: int, reward: float) -> None:
+        """Report the Bernoulli outcome (0 or 1) of the arm returned by :meth:`ask`."""
+        y = check_told(self._pending, arm, reward)
+        a = int(arm)
+        self._pending = None
+        self._counts[a] += 1
+        if self.phase == "probing":
+            self._n += 1
+            self._s += y
+            war = self._war
+            dec, lo, hi = kern.probe_decision(self._n, self._s, war.K, war.delta, war.L,
+                                              war.U)
+            if dec != kern.UNDECIDED or self._n >= self.max_pulls_per_arm:
+                war.record(a, self._n, dec, lo, hi)
+                self._todo.pop(0)
+                self._next_probe()
+            return
+        self._succ[a] += y
+        self._i += 1
+        if self._i == len(self._queue):
+            assert self.plan is not None
+            res = _fit_warmup(self.plan, self.X, self._succ)
+            self.result = WarmupResult(**{**res.__dict__,
+                                          "info": {**res.info, "seed": self.seed}})
+            self.phase = "done"
+            self.done = True
+            self.stopped_by = "rule"
