@@ -313,3 +313,18 @@ def test_mu_mudot_stable() -> None:
     z = np.array([-800.0, 0.0, 800.0])
     assert np.all(np.isfinite(mu(z))) and mu(0.0) == 0.5
     assert mudot(0.0) == 0.25 and mudot(800.0) == 0.0
+
+
+def test_homer_policy_reports_samples_and_counts():
+    from bandits.logistic import HomerPolicy, sphere
+
+    inst = sphere(3, 8, 2.0, seed=4)
+    pol = HomerPolicy(inst.X, S=2.0)
+    rng = np.random.default_rng(0)
+    p = 1 / (1 + np.exp(-inst.X @ inst.theta))
+    for _ in range(500):
+        arm = pol.ask()
+        pol.tell(arm, int(rng.random() < p[arm]))
+    assert pol.samples == 500 and pol.counts.sum() == 500
+    assert not pol.done and not pol.committed
+    assert 0 <= pol.recommendation < 8

@@ -316,6 +316,10 @@ class HomerPolicy:
         self.warmup = warmup
         self.theta_hat: np.ndarray | None = None
         self._pending: int | None = None
+        self._pulls = np.zeros(K, dtype=np.int64)  # every told pull, per arm
+        #: HOMER minimises regret over a horizon the user controls: it has no stopping
+        #: rule, so ``done`` stays False (see :attr:`committed`).
+        self.done = False
         self.war: WarPolicy | None = None
         if warmup == "naive":
             if warmup_options:
@@ -355,6 +359,21 @@ class HomerPolicy:
         self._start(self._plan.counts)
 
     @property
+    def samples(self) -> int:
+        """Number of outcomes told so far."""
+        return int(self._pulls.sum())
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Pulls per arm so far (warm-up, phases and commitment)."""
+        return self._pulls.copy()
+
+    @property
+    def committed(self) -> bool:
+        """True once every arm but one has been eliminated (``ask`` then returns it)."""
+        return self.phase == "commit"
+
+    @property
     def recommendation(self) -> int:
         """Current best arm among the survivors (by ``theta_hat``; arm 0 before any fit)."""
         idx = np.flatnonzero(self.active)
@@ -379,6 +398,7 @@ class HomerPolicy:
 
         y = check_told(self._pending, arm, reward)
         self._pending = None
+        self._pulls[int(arm)] += 1
         if self.phase == "commit":
             return
         if self.phase == "warmup" and self.war is not None:
