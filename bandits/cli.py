@@ -353,6 +353,36 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
+def _cmd_complexity(args: argparse.Namespace) -> int:
+    """``oed complexity --instance NAME``: the complexity constants of an instance."""
+    from design.complexity import complexity_constants, soare_constants
+
+    inst = _instance(args)
+    sigma = inst.sigma if args.sigma is None else args.sigma
+    out: dict[str, Any] = {"instance": inst.name, "m": inst.m, "epsilon": args.epsilon}
+    out["Reda et al. (2021) Table 2"] = complexity_constants(inst.X, inst.means, inst.m,
+                                                             args.epsilon, sigma=sigma)
+    theta = getattr(inst, "theta", None)
+    if inst.m == 1 and theta is not None and inst.Z is None:
+        sc = soare_constants(inst.X, theta, sigma=sigma, delta=args.delta)
+        out["Soare et al. (2014)"] = {
+            "H_LB": sc.H_LB, "H_LB_lower": sc.H_LB_lower, "N_star": sc.N_star,
+            "rho_G": sc.rho_G, "rho_XY": sc.rho_XY, "lemma2_lower": sc.lemma2_lower,
+            "lemma2_upper": sc.lemma2_upper, "oracle_weights": sc.oracle_weights}
+    if args.json:
+        print(json.dumps(jsonable(out), indent=2))
+        return 0
+    print(f"instance {inst.name}, m = {inst.m}, epsilon = {args.epsilon}")
+    for section, values in out.items():
+        if isinstance(values, dict):
+            print(f"\n{section}")
+            for key, v in values.items():
+                text = (np.array2string(np.asarray(v), precision=4) if np.ndim(v)
+                        else f"{v:,.6g}")
+                print(f"  {key:<32} {text}")
+    return 0
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from bandits.reproduce import REPRODUCTIONS, format_rows, reproduce
 
@@ -406,6 +436,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="oed", description="Optimal experimental design and "
                                 "design-driven bandits.")
     sub = p.add_subparsers(dest="command", required=True)
+
+    cx = sub.add_parser("complexity", help="complexity constants of an instance "
+                        "(Reda et al. Table 2, LinGapE, Soare et al. H_LB / N* / rho)")
+    cx.add_argument("--instance", required=True, help="instance name (see oed run --help)")
+    cx.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                    help="instance parameter, repeatable (e.g. --param d=5)")
+    cx.add_argument("--m", type=int, default=None, help="size of the top set")
+    cx.add_argument("--epsilon", type=float, default=0.0, help="accuracy epsilon")
+    cx.add_argument("--sigma", type=float, default=None, help="noise level (default: "
+                    "the instance's)")
+    cx.add_argument("--delta", type=float, default=0.05, help="confidence for N*")
+    cx.add_argument("--json", action="store_true", help="print JSON")
+    cx.set_defaults(func=_cmd_complexity)
 
     rp = sub.add_parser("reproduce", help="reproduce a published table or figure "
                         "('oed reproduce list' for the names)")

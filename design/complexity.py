@@ -48,12 +48,13 @@ References
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy.optimize import linprog
 
-from ._validation import as_arms
+from ._validation import as_arms, as_vector
 from .elfving import c_optimal
 
 __all__ = [
@@ -746,3 +747,114 @@ def complexity_constants(
     if m == 1:
         out["LinGapE (Xu et al.)"] = h_lingape(Xa, mu, eps, l1_weights=W)
     return out
+
+
+# ----------------------------------------------------------------------------------------
+# Soare, Lazaric & Munos (2014): oracle complexity H_LB, N*, rho^G and rho^XY
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SoareConstants:
+    """The complexity quantities of Soare, Lazaric & Munos (2014), §3–4, for one instance.
+
+    Attributes
+    ----------
+    H_LB : float
+        ``min_lambda max_{y in Y*} ||y||^2_{Lambda^-1} / Delta(y)^2`` (Eq. 6) with
+        ``Y* = {x* - x : x != x*}``, as certified by :func:`design.minimax_optimal`
+        (``H_LB_lower <= H_LB_opt <= H_LB``).
+    H_LB_lower : float
+        Certified lower bound on the optimum (equivalence theorem).
+    oracle_weights : ndarray
+        The oracle design ``lambda*`` attaining ``H_LB``.
+    N_star : float
+        ``c^2 H_LB log_n(K^2/delta)`` (Eq. 7) at the fixed point
+        ``n = c^2 H_LB log(6 n^2 K^2 / (pi^2 delta))`` with ``c = 2 sigma sqrt 2``.
+    rho_G : float
+        ``min_lambda max_x ||x||^2_{Lambda^-1} = d`` (Kiefer–Wolfowitz).
+    rho_XY : float
+        ``min_lambda max_{y in Y} ||y||^2_{Lambda^-1}`` over all differences ``Y`` (Eq. 25).
+    lemma2_lower, lemma2_upper : float
+        Lemma 2 (Eq. 8): ``H_LB <= 4 d / Delta_min^2`` and the lower bound
+        ``max_{y in Y*} ||y||^2 / (L Delta(y)^2) <= H_LB`` with ``L = max_x ||x||^2``.
+        The paper prints ``max_y ||y||^2 / (L Delta_min^2)``, which is false: on the hard
+        instance (d = 5, omega = 0.01) it is 2.0e8 against ``H_LB = 1.01e4``. Its proof
+        (``||y||^2_{Lambda^-1} >= ||y||^2 / gamma_max``, ``gamma_max <= L``) gives the
+        per-target bound used here.
+    delta_min : float
+        Smallest gap ``Delta_min = min_{x != x*} (x* - x)^T theta``.
+    """
+
+    H_LB: float
+    H_LB_lower: float
+    oracle_weights: np.ndarray
+    N_star: float
+    rho_G: float
+    rho_XY: float
+    lemma2_lower: float
+    lemma2_upper: float
+    delta_min: float
+
+
+def soare_constants(X: Any, theta: Any, *, sigma: float = 1.0, delta: float = 0.05,
+                    tol: float = 1e-6) -> SoareConstants:
+    r"""Oracle complexity ``H_LB``, ``N*``, ``rho^G`` and ``rho^XY`` (Soare et al. 2014).
+
+    .. math::
+
+        H_{LB} = \min_{\lambda} \max_{y \in \mathcal{Y}^*}
+        \frac{\|y\|^2_{\Lambda_\lambda^{-1}}}{\Delta(y)^2},\qquad
+        N^* = c^2 H_{LB} \log\frac{6 n^2 K^2}{\pi^2 \delta}\Big|_{n = N^*},\quad
+        c = 2\sigma\sqrt 2 .
+
+    ``H_LB`` is the weighted minimax design with targets ``x* - x`` and weights
+    ``1/Delta(y)^2`` (:func:`design.minimax_optimal`, certified to ``tol``); ``rho^XY``
+    is :func:`design.xy_optimal`; ``rho^G = d``. On the hard instance (d = 5,
+    omega = 0.01, theta = 2 e_1) ``H_LB = 10,100.8`` (spec notes: 10,100.1 at d = 2 to
+    10,102.1 at d = 10) and ``rho^XY = 2d``.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Arms as rows, spanning ``R^d``.
+    theta : array_like, shape (d,)
+        True parameter; the best arm must be unique.
+    sigma, delta : float
+        Noise level and confidence of ``N*``.
+    tol : float
+        Certified relative gap of the designs.
+    """
+    from design.gd import g_optimal
+    from design.minimax import minimax_optimal, xy_optimal
+
+    Xa = as_arms(X)
+    th = as_vector(theta, Xa.shape[1], "theta", nonzero=False)
+    sigma = _as_sigma(sigma)
+    if not (0.0 < float(delta) < 1.0):
+        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
+    mu = Xa @ th
+    best = int(np.argmax(mu))
+    others = np.delete(np.arange(Xa.shape[0]), best)
+    Y = Xa[best] - Xa[others]
+    gaps = Y @ th
+    if np.any(gaps <= 0):
+        raise ValueError("theta: the best arm is not unique (a gap Delta(y) is 0)")
+    res = minimax_optimal(Xa, Y, 1.0 / gaps**2, tol=tol)
+    K, d = Xa.shape
+    c2 = 8.0 * sigma**2
+    n = c2 * res.value
+    for _ in range(200):  # fixed point of n = c^2 H_LB log(6 n^2 K^2 / (pi^2 delta))
+        new = c2 * res.value * np.log(6.0 * n**2 * K**2 / (np.pi**2 * delta))
+        if abs(new - n) <= 1e-12 * n:
+            break
+        n = new
+    L = float(np.max(np.einsum("ij,ij->i", Xa, Xa)))
+    dmin = float(gaps.min())
+    return SoareConstants(
+        H_LB=float(res.value), H_LB_lower=float(res.lower_bound),
+        oracle_weights=res.weights, N_star=float(n),
+        rho_G=float(g_optimal(Xa, tol=tol).value), rho_XY=float(xy_optimal(Xa, tol=tol).value),
+        lemma2_lower=float(np.max(np.einsum("ij,ij->i", Y, Y) / (L * gaps**2))),
+        lemma2_upper=4.0 * d / dmin**2, delta_min=dmin,
+    )

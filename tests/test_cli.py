@@ -105,3 +105,16 @@ def test_cli_design_xy_and_h(tmp_path, capsys):
     assert h["g_star"]["value"] == pytest.approx(21.0953741, rel=1e-4)
     assert main(["design", "h", "--arms", str(circle)]) == 2
     assert "--theta" in capsys.readouterr().err
+
+
+def test_cli_complexity(capsys):
+    # Soare hard instance d = 5: H_LB = 10,100.8; Reda et al. constants are listed too
+    assert main(["complexity", "--instance", "soare", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["Soare et al. (2014)"]["H_LB"] == pytest.approx(10100.8, abs=0.1)
+    assert out["Soare et al. (2014)"]["rho_XY"] == pytest.approx(10.0, rel=1e-5)
+    assert "LUCB" in out["Reda et al. (2021) Table 2"]
+    assert main(["complexity", "--instance", "reda-classic"]) == 0
+    text = capsys.readouterr().out
+    assert "m-LinGapE (optimized)" in text and "Soare" not in text  # m = 2
+    assert main(["complexity", "--instance", "nope"]) == 2

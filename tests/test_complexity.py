@@ -280,3 +280,44 @@ def test_l1_weights_without_highspy_and_fallback(monkeypatch):
     # a solution failing the duality check is re-solved by c_optimal
     monkeypatch.setattr(cx, "_pair_ok", lambda *a: False)
     np.testing.assert_allclose(l1_weights_all_pairs(X, method="linprog"), ref, atol=1e-8)
+
+
+@pytest.mark.parametrize(("d", "h_lb"), [(2, 10100.1), (5, 10100.8), (10, 10102.1)])
+def test_soare_h_lb_on_the_hard_instance(d, h_lb):
+    # Soare et al. (2014) Eq. 6 on their hard instance (omega = 0.01, theta = 2 e_1):
+    # H_LB ~ 1.01e4, nearly independent of d (spec notes: 10,100.1 at d = 2 to 10,102.1 at
+    # d = 10); rho^G = d (Kiefer-Wolfowitz); rho^XY = 2d (uniform on e_1..e_d).
+    from bandits.instances import soare
+    from design.complexity import soare_constants
+
+    inst = soare(d=d, omega=0.01)
+    c = soare_constants(inst.X, inst.theta)
+    assert c.H_LB == pytest.approx(h_lb, abs=0.1)
+    assert c.H_LB_lower <= c.H_LB <= c.H_LB_lower * (1 + 1e-6)
+    assert c.rho_G == pytest.approx(d, rel=1e-6)
+    assert c.rho_XY == pytest.approx(2 * d, rel=1e-5)
+    # Lemma 2 (with the per-target lower bound; the printed Delta_min form fails here)
+    assert c.lemma2_lower <= c.H_LB <= c.lemma2_upper
+    Y = inst.X[0] - inst.X[1:]
+    printed = np.max(np.sum(Y**2, axis=1)) / c.delta_min**2
+    assert printed > 1000 * c.H_LB
+    # the oracle design puts ~99.5% on e_2 (1 : 200 with e_1)
+    assert c.oracle_weights[1] > 0.99
+    # N* (Eq. 7) with c = 2 sqrt 2 and log(6 n^2 K^2 / (pi^2 delta)) is a fixed point
+    K = inst.X.shape[0]
+    assert c.N_star == pytest.approx(
+        8 * c.H_LB * np.log(6 * c.N_star**2 * K**2 / (np.pi**2 * 0.05)), rel=1e-9)
+
+
+def test_soare_h_lb_mab_reduction():
+    # Soare et al. Lemma 2: on the canonical basis H_MAB <= H_LB <= 2 H_MAB with
+    # H_MAB = sum_x 1 / Delta(x)^2 and Delta(x*) := Delta_min.
+    from design.complexity import soare_constants
+
+    means = np.array([1.0, 0.8, 0.5, 0.3])
+    c = soare_constants(np.eye(4), means)
+    gaps = means[0] - means[1:]
+    h_mab = np.sum(1 / gaps**2) + 1 / gaps.min() ** 2
+    assert h_mab * (1 - 1e-6) <= c.H_LB <= 2 * h_mab
+    with pytest.raises(ValueError, match="theta"):
+        soare_constants(np.eye(3), np.array([1.0, 1.0, 0.0]))
