@@ -30,13 +30,27 @@ def check_tell(pending: int | None, arm: object, reward: object) -> float:
 
 
 class AskTellProtocol:
-    """Base of the ask/tell policies: the pending arm, ``ask`` and tell validation."""
+    """Base of the ask/tell policies: the pending arm, ``ask``, tell validation, and the
+    ``samples`` / ``counts`` read from ``_t`` and ``_counts`` (a subclass whose state lives
+    elsewhere overrides those two properties)."""
 
     done: bool = False
     stopped_by: str | None = None
     recommendation: np.ndarray | None = None
     _pending: int | None = None
     _queue: list[int]
+    _t: int = 0
+    _counts: np.ndarray
+
+    @property
+    def samples(self) -> int:
+        """Rewards told so far."""
+        return self._t
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Pulls per arm so far."""
+        return self._counts.copy()
 
     def ask(self) -> int:
         """The next arm to measure. Raises RuntimeError once the policy is done."""

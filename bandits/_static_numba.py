@@ -168,15 +168,7 @@ def check_stop(Z, Ainv, th, b) -> int:
     parameter): returns ``z* = argmax_z z^T th`` if ``b ||z* - z||_{A^{-1}} <= (z* - z)^T th``
     for every ``z``, else -1."""
     KZ, d = Z.shape
-    best = 0
-    best_v = -np.inf
-    for z in range(KZ):
-        v = 0.0
-        for i in range(d):
-            v += Z[z, i] * th[i]
-        if v > best_v:
-            best_v = v
-            best = z
+    best = argmax_all(Z, th)
     y = np.empty(d)
     for z in range(KZ):
         if z == best:

@@ -386,10 +386,6 @@ class Policy(AskTellProtocol):
                             sigma=sigma, S=S, seed=seed, max_samples=max_samples)
         self._queue: list[int] = list(range(self._eng.K)) if self.algorithm.init else []
         self._in_init = self.algorithm.init
-        self._pending: int | None = None
-        self.done = False
-        self.stopped_by: str | None = None
-        self.recommendation: np.ndarray | None = None
         if not self._queue:
             self._advance()
 

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -287,7 +288,24 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
     )
 
 
-class AdaptivePolicy(AskTellProtocol):
+class _PhasePolicy(AskTellProtocol):
+    """What the XY-adaptive and RAGE ask/tell policies share: the phase log of their engine
+    and how a run ends (the engine's current recommendation)."""
+
+    _eng: Any
+
+    @property
+    def phases(self) -> list[dict]:
+        """One record per phase so far."""
+        return list(self._eng.phases)
+
+    def _finish(self, how: str) -> None:
+        self.done = True
+        self.stopped_by = how
+        self.recommendation = np.array([self._eng.recommendation()])
+
+
+class AdaptivePolicy(_PhasePolicy):
     """Ask/tell XY-adaptive over the same kernels as :func:`run_xy_adaptive`.
 
     Parameters: ``X``, ``Z``, ``delta``, ``sigma``, ``seed``, ``max_samples`` and the options
@@ -309,23 +327,7 @@ class AdaptivePolicy(AskTellProtocol):
         self._Ainv, self._theta = np.zeros((d, d)), np.zeros(d)
         self._g, self._scores = np.zeros(d), np.zeros(K)
         self._t = 0
-        self.done = False
-        self.stopped_by: str | None = None
-        self.recommendation: np.ndarray | None = None
-        self._pending: int | None = None
         self._start()
-
-    @property
-    def samples(self) -> int:
-        return self._t
-
-    @property
-    def counts(self) -> np.ndarray:
-        return self._counts.copy()
-
-    @property
-    def phases(self) -> list[dict]:
-        return list(self._eng.phases)
 
     def _start(self) -> None:
         self._Y, self._M = self._eng.start_phase()
@@ -338,11 +340,6 @@ class AdaptivePolicy(AskTellProtocol):
         self._in_init = True
         if self._max is not None and self._t >= self._max:
             self._finish("budget")
-
-    def _finish(self, how: str) -> None:
-        self.done = True
-        self.stopped_by = how
-        self.recommendation = np.array([self._eng.recommendation()])
 
     def _decide(self) -> None:
         """Mirror of the loop body of :func:`bandits._static_numba.adaptive_phase`."""
@@ -589,7 +586,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
     )
 
 
-class RagePolicy(AskTellProtocol):
+class RagePolicy(_PhasePolicy):
     """Ask/tell RAGE over the same phase logic as :func:`run_rage` (pulls of a phase in
     arm-block order).  Parameters: ``X``, ``Z``, ``delta``, ``sigma``, ``max_samples`` and
     the options of :func:`run_rage`."""
@@ -603,23 +600,7 @@ class RagePolicy(AskTellProtocol):
         self._counts = np.zeros(K, dtype=np.int64)
         self._pc, self._ps = np.zeros(K, dtype=np.int64), np.zeros(K)
         self._t = 0
-        self.done = False
-        self.stopped_by: str | None = None
-        self.recommendation: np.ndarray | None = None
-        self._pending: int | None = None
         self._plan()
-
-    @property
-    def samples(self) -> int:
-        return self._t
-
-    @property
-    def counts(self) -> np.ndarray:
-        return self._counts.copy()
-
-    @property
-    def phases(self) -> list[dict]:
-        return list(self._eng.phases)
 
     def _plan(self) -> None:
         if self._max is not None and self._t >= self._max:
@@ -629,11 +610,6 @@ class RagePolicy(AskTellProtocol):
         self._queue = [a for a in range(alloc.shape[0]) for _ in range(int(alloc[a]))]
         self._pc[:] = 0
         self._ps[:] = 0.0
-
-    def _finish(self, how: str) -> None:
-        self.done = True
-        self.stopped_by = how
-        self.recommendation = np.array([self._eng.recommendation()])
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm``."""

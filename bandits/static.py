@@ -447,22 +447,8 @@ class StaticPolicy(AskTellProtocol):
         self._since = 0
         self._queue = [int(a) for a in self._st.init_arms]
         self._in_init = True
-        self._pending: int | None = None
-        self.done = False
-        self.stopped_by: str | None = None
-        self.recommendation: np.ndarray | None = None
         if not self._queue:  # pragma: no cover - init is never empty
             self._after_init()
-
-    @property
-    def samples(self) -> int:
-        """Rewards told so far."""
-        return self._t
-
-    @property
-    def counts(self) -> np.ndarray:
-        """Pulls per arm so far."""
-        return self._counts.copy()
 
     @property
     def theta_hat(self) -> np.ndarray:
