@@ -63,7 +63,8 @@ def refresh(X, lam, Vinv, P, diag, counts, stats) -> bool:
     if not cholesky_lower(V, L):
         stats[READY] = 0.0
         return False
-    Linv = lower_inverse(L)
+    Linv = np.empty((d, d))
+    lower_inverse(L, Linv)
     Vinv[:, :] = Linv.T @ Linv
     P[:, :] = X @ Vinv
     for a in range(K):

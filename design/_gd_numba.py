@@ -98,7 +98,8 @@ def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarra
     L = np.zeros((d, d))
     if not cholesky_lower(M, L):
         return False
-    Linv = lower_inverse(L)
+    Linv = np.empty((d, d))
+    lower_inverse(L, Linv)
     Minv[:, :] = Linv.T @ Linv
     # omega_a = ||Linv x_a||^2, via one matrix product (BLAS)
     Z = X @ Linv.T

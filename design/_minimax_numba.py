@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from design._linalg import cholesky_lower, lower_inverse
+
 # Outcome codes of the barrier kernel.
 CONVERGED = 0
 MAX_ITER = 1
@@ -59,38 +61,7 @@ def cholesky(A: np.ndarray, L: np.ndarray) -> bool:
 
     A pivot counts as non-positive below ``1e-14 * A_jj`` (numerically singular ``A``).
     """
-    d = A.shape[0]
-    for j in range(d):
-        s = A[j, j]
-        for p in range(j):
-            s -= L[j, p] * L[j, p]
-        if not s > 1e-14 * abs(A[j, j]) or not s > 0.0:
-            return False
-        ljj = np.sqrt(s)
-        L[j, j] = ljj
-        for i in range(j):
-            L[i, j] = 0.0
-        for i in range(j + 1, d):
-            s = A[i, j]
-            for p in range(j):
-                s -= L[i, p] * L[j, p]
-            L[i, j] = s / ljj
-    return True
-
-
-@njit(cache=True)
-def lower_inverse(L: np.ndarray, Linv: np.ndarray) -> None:
-    """Inverse of a lower-triangular matrix (forward substitution, column by column)."""
-    d = L.shape[0]
-    for j in range(d):
-        for i in range(j):
-            Linv[i, j] = 0.0
-        Linv[j, j] = 1.0 / L[j, j]
-        for i in range(j + 1, d):
-            s = 0.0
-            for p in range(j, i):
-                s -= L[i, p] * Linv[p, j]
-            Linv[i, j] = s / L[i, i]
+    return cholesky_lower(A, L, 1e-14)
 
 
 @njit(cache=True)
