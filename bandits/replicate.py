@@ -493,10 +493,10 @@ def _run_chunk(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any
 
 
 def _label_of(algo: Any, options: dict) -> str:
-    from bandits.runner import DESIGN_ALGORITHMS, LOGISTIC_ALGORITHMS
+    from bandits.runner import NAMED_ALGORITHMS
 
     overrides = {k: v for k, v in options.items() if k not in _RUN_OPTIONS}
-    if isinstance(algo, str) and algo in DESIGN_ALGORITHMS + LOGISTIC_ALGORITHMS:
+    if isinstance(algo, str) and algo in NAMED_ALGORITHMS:
         suffix = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
         return f"{algo}({suffix})" if suffix else algo
     return make_algorithm(algo, **overrides).name
@@ -751,10 +751,10 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
 
 
 def _describe(algo: Any, opts: dict) -> dict:
-    from bandits.runner import DESIGN_ALGORITHMS, LOGISTIC_ALGORITHMS
+    from bandits.runner import NAMED_ALGORITHMS
 
     overrides = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
-    if isinstance(algo, str) and algo in DESIGN_ALGORITHMS + LOGISTIC_ALGORITHMS:
+    if isinstance(algo, str) and algo in NAMED_ALGORITHMS:
         return {"name": algo, **opts}
     desc = asdict(make_algorithm(algo, **overrides))
     desc.update({k: opts[k] for k in _RUN_OPTIONS if k in opts})

@@ -66,13 +66,16 @@ def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float 
 
         return run_static(algorithm, instance, delta=delta, seed=seed,
                           max_samples=max_samples, **options)
-    known = sorted(ALGORITHMS) + list(DESIGN_ALGORITHMS) + list(LOGISTIC_ALGORITHMS)
+    known = sorted(ALGORITHMS) + list(NAMED_ALGORITHMS)
     raise ValueError(f"unknown algorithm {algorithm!r}; known: {known}")
 
 
 #: Logistic bandits (bandits.logistic, Mason, Jun & Jain 2022): "homer" runs HOMER for a
 #: horizon T (option ``T``, default ``max_samples``); "war" runs the WAR warm-up alone.
 LOGISTIC_ALGORITHMS = ("homer", "war")
+
+#: Names that are not GIFA configurations (no ``make_algorithm`` rules apply to them).
+NAMED_ALGORITHMS = DESIGN_ALGORITHMS + LOGISTIC_ALGORITHMS
 
 
 def _run_logistic(algorithm: str, instance, *, delta: float, seed: int, max_samples: int,
