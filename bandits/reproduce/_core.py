@@ -1,0 +1,64 @@
+"""Shared pieces of the reproductions: the published-vs-ours row, its CSV and text forms,
+and the replicate-and-boxplot helper used by the sample-complexity figures."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Row:
+    """One compared quantity: what, published value (None if the paper has none), ours."""
+
+    quantity: str
+    published: float | None
+    ours: float
+    note: str = ""
+
+
+def _write(rows: list[Row], out: Path, name: str) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["quantity", "published", "ours", "note"])
+        for r in rows:
+            w.writerow([r.quantity, "" if r.published is None else r.published, r.ours, r.note])
+    return path
+
+
+def format_rows(rows: list[Row]) -> str:
+    """Published vs ours, one line each, with the relative difference."""
+    def num(x: float) -> str:
+        return f"{x:,.2f}" if abs(x) >= 100 else f"{x:.5g}"
+
+    width = max(len(r.quantity) for r in rows)
+    lines = [f"{'quantity':<{width}}  {'published':>12}  {'ours':>12}  {'ours/pub':>8}  note"]
+    for r in rows:
+        pub = "-" if r.published is None else num(r.published)
+        ratio = "" if not r.published else f"{r.ours / r.published:.3f}"
+        lines.append(f"{r.quantity:<{width}}  {pub:>12}  {num(r.ours):>12}  {ratio:>8}  {r.note}")
+    return "\n".join(lines)
+
+
+def _replicated(configs, instance, runs, jobs, seed, out: Path, name: str, title: str,
+                published: dict[str, float], **run_kw) -> list[Row]:
+    from bandits.plots import boxplot_samples
+    from bandits.replicate import replicate
+
+    table = replicate(configs, instance, seeds=list(range(seed, seed + runs)), n_jobs=jobs,
+                      **run_kw)
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / f"{name}-runs.csv")
+    boxplot_samples(table, out / f"{name}.png", title=title)
+    rows = []
+    for label, samples in table.samples_by_algorithm().items():
+        errors = sum(1 for r in table.rows() if r["algorithm"] == label and not r["correct"])
+        rows.append(Row(f"{label}: mean samples", published.get(label), float(samples.mean()),
+                        f"std {samples.std(ddof=1):,.0f}, errors {errors}/{samples.size}"))
+    _write(rows, out, name)
+    return rows
+
+
