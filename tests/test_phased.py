@@ -111,12 +111,14 @@ def test_determinism_and_budget(algo):
     assert c.stopped_by == "budget" and c.samples == 3000 == c.counts.sum()
 
 
-def test_rage_phase_sizes_follow_the_paper():
-    res = run_rage(soare(d=5), seed=0)
+@pytest.mark.parametrize("c", [8.0, 2.0])
+def test_rage_phase_sizes_follow_the_paper(c):
+    # N_k = max(ceil(c (2^{k+1})^2 rho_k (1+eps) log(|Z|^2/delta_k)), r(eps)), delta_k = delta/k^2
+    res = run_rage(soare(d=5), seed=0, n_constant=c)
     for ph in res.extra["phases"]:
         k = ph["phase"]
         assert ph["delta_k"] == pytest.approx(0.05 / k**2)
-        base = 2 * 2 ** (2 * k + 2) * ph["rho"] * 1.1 * np.log(36 / ph["delta_k"])
+        base = c * 2 ** (2 * k + 2) * ph["rho"] * 1.1 * np.log(36 / ph["delta_k"])
         assert ph["N"] >= base and ph["N"] <= max(base + 1, 11 * ph["support"])
 
 
@@ -134,7 +136,7 @@ def test_adaptive_bad_options(kw, match):
 @pytest.mark.parametrize("kw, match", [
     (dict(eps=0.0), "eps"), (dict(variant="x"), "variant"), (dict(foo=1), "unknown"),
     (dict(delta=2.0), "delta"), (dict(design_tol=-1.0), "design_tol"),
-    (dict(max_samples=0), "max_samples"),
+    (dict(max_samples=0), "max_samples"), (dict(n_constant=0.0), "n_constant"),
 ])
 def test_rage_bad_options(kw, match):
     with pytest.raises(ValueError, match=match):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bandits import run
-from bandits.instances import soare
+from bandits.instances import Instance, soare
 
 pytestmark = pytest.mark.slow
 
@@ -72,3 +72,16 @@ def test_pac_error_below_delta(algo):
             assert res.stopped_by == "rule"
             errors += not res.correct
         assert errors / 1000 <= delta
+
+
+def test_rage_constant_8_is_needed_for_the_elimination_threshold():
+    """RAGE eliminates at 2^-(k+2); with N_k = c (2^{k+1})^2 rho (1+eps) log(|Z|^2/delta_k)
+    the confidence radius is sqrt(2/c) 2^-(k+1), which covers the threshold only for c >= 8.
+    Four orthogonal arms, means 0.5 / 0.47 x 3, delta = 0.01, 1000 runs: c = 2 errs above
+    delta (measured 18/1000), c = 8 stays below it (measured 0/1000)."""
+    inst = Instance("four", np.eye(4), theta=np.array([0.5, 0.47, 0.47, 0.47]))
+    err = {c: sum(not run("rage", inst, delta=0.01, seed=s, n_constant=c).correct
+                  for s in range(1000)) for c in (2.0, 8.0)}
+    # binomial(1000, 0.01): mean 10, sd 3.1; 16 is about 2 sd above delta
+    assert err[2.0] >= 16
+    assert err[8.0] <= 10
