@@ -13,14 +13,22 @@ from pathlib import Path
 from bandits.reproduce._core import Row, format_rows
 from bandits.reproduce.dart import dart_figure1, dart_figure2, dart_figure3
 from bandits.reproduce.mason import mason_figure3, mason_table1
-from bandits.reproduce.reda import reda_figure1a, reda_figure1c, reda_table5
+from bandits.reproduce.reda import (
+    reda_figure1a,
+    reda_figure1b,
+    reda_figure1c,
+    reda_table4,
+    reda_table5,
+)
 from bandits.reproduce.xu import xu_table1
 
 __all__ = ["REPRODUCTIONS", "Row", "format_rows", "reproduce"]
 
 REPRODUCTIONS: dict[str, Callable[..., list[Row]]] = {
     "reda-table5": reda_table5,
+    "reda-table4": reda_table4,
     "reda-figure1a": reda_figure1a,
+    "reda-figure1b": reda_figure1b,
     "reda-figure1c": reda_figure1c,
     "xu-table1": xu_table1,
     "dart-figure1": dart_figure1,
