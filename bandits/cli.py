@@ -187,18 +187,51 @@ def _typed_option(key: str, value: str) -> Any:
     return value
 
 
+def _named_option(value: str) -> Any:
+    """Option of a static / phased / logistic algorithm: a number if it reads as one
+    (``pi/6`` included), ``true``/``false``, else the string (checked by the algorithm)."""
+    low = value.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        number = _eval_number(value)
+    except ValueError:
+        return value.strip()
+    return number if isinstance(number, int) else float(number)
+
+
 def parse_algorithm(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"m-lingape:selection=optimized,reg=1"`` -> ``("m-lingape", {...})``."""
+    """``"m-lingape:selection=optimized,reg=1"`` -> ``("m-lingape", {...})``.
+
+    GIFA algorithms take the rule fields of :class:`bandits.gifa.GIFA`; the static, phased
+    and logistic ones (:data:`bandits.runner.NAMED_ALGORITHMS`) take their own options,
+    e.g. ``rage:variant=code,eps=0.1`` or ``xy-static:method=rounding,confidence=xu``.
+    """
     from bandits.gifa import ALGORITHMS
+    from bandits.runner import NAMED_ALGORITHMS
 
     name, _, rest = spec.partition(":")
     name = name.strip()
-    if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHMS)}")
-    opts = {k: _typed_option(k, v)
-            for k, v in _key_values([p for p in rest.split(",") if p.strip()],
-                                    f"options of {name!r}").items()}
-    return name, opts
+    known = (*ALGORITHMS, *NAMED_ALGORITHMS)
+    if name not in known:
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(known)}")
+    pairs = _key_values([p for p in rest.split(",") if p.strip()], f"options of {name!r}")
+    if name in NAMED_ALGORITHMS:
+        return name, {k: _named_option(v) for k, v in pairs.items()}
+    return name, {k: _typed_option(k, v) for k, v in pairs.items()}
+
+
+def _options_for(name: str, common: dict[str, Any]) -> dict[str, Any]:
+    """The command-line rule flags apply to GIFA algorithms; the others take only sigma."""
+    from bandits.runner import NAMED_ALGORITHMS
+
+    if name not in NAMED_ALGORITHMS:
+        return dict(common)
+    extra = sorted(k for k in common if k != "sigma")
+    if extra:
+        raise ValueError(f"--{extra[0]} applies to the GIFA algorithms only, not to {name!r}; "
+                         f"give {name}'s own options as {name}:key=value")
+    return dict(common)
 
 
 def _common_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -249,7 +282,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from bandits.runner import run
 
     name, opts = parse_algorithm(args.algorithm)
-    opts = {**_common_options(args), **opts}
+    opts = {**_options_for(name, _common_options(args)), **opts}
     inst = _instance(args)
     kwargs = {"delta": args.delta, "epsilon": args.epsilon, **opts}
     # load the jitted code first (a run capped at K + 2 pulls), so that wall_time measures
@@ -266,14 +299,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_replicate(args: argparse.Namespace) -> int:
     from bandits.gifa import make_algorithm
     from bandits.replicate import _RUN_OPTIONS, replicate
+    from bandits.runner import NAMED_ALGORITHMS
 
     common = _common_options(args)
     specs = []
     for text in args.algorithms:
         name, opts = parse_algorithm(text)
-        opts = {**common, **opts}
-        rules = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
-        specs.append((make_algorithm(name, **rules).name, name, opts))
+        opts = {**_options_for(name, common), **opts}
+        if name in NAMED_ALGORITHMS:
+            label = text.strip()
+        else:
+            rules = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
+            label = make_algorithm(name, **rules).name
+        specs.append((label, name, opts))
     if args.runs < 1:
         raise ValueError(f"--runs must be a positive integer; got {args.runs}")
     if args.first_seed < 0:
@@ -493,7 +531,8 @@ def build_parser() -> argparse.ArgumentParser:
     u = sub.add_parser("run", help="simulate one run of a bandit algorithm",
                        description="Simulate one run of ALGO on a named instance.")
     u.add_argument("algorithm", metavar="ALGO",
-                   help="lingape, m-lingape, lingifa, lucb, ugape (optionally "
+                   help="lingape, m-lingape, lingifa, lucb, ugape, g-static, xy-static, "
+                        "xy-oracle, xy-adaptive, rage, homer, war (optionally "
                         "NAME:key=value,...)")
     u.add_argument("--seed", type=int, default=0)
     _add_sim_options(u)

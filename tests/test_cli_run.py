@@ -111,3 +111,19 @@ def test_option_parsing():
     assert opts == {"selection": "both", "init": False, "reg": 0.5, "refresh_every": 10}
     with pytest.raises(ValueError, match="init"):
         parse_algorithm("lucb:init=maybe")
+
+
+def test_run_and_replicate_accept_static_and_phased_algorithms(capsys):
+    assert parse_algorithm("rage:variant=code,eps=0.2,n_constant=8") == (
+        "rage", {"variant": "code", "eps": 0.2, "n_constant": 8})
+    assert parse_algorithm("xy-static:confidence=xu,method=rounding")[1] == {
+        "confidence": "xu", "method": "rounding"}
+    args = ["--instance", "soare", "-p", "d=3", "-p", "omega=0.3", "--json"]
+    assert main(["run", "rage", *args]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ref = run("rage", get_instance("soare", d=3, omega=0.3), seed=0)
+    assert out["samples"] == ref.samples and out["counts"] == ref.counts.tolist()
+    assert main(["run", "rage", "--selection", "greedy", *args]) == 2
+    assert "GIFA algorithms only" in capsys.readouterr().err
+    assert main(["run", "rage:foo=1", *args]) == 2
+    assert "unknown option" in capsys.readouterr().err
