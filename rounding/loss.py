@@ -41,7 +41,10 @@ class RoundingLoss:
         Criterion of the rounded design ``counts / n`` (``inf`` if singular).
     ratio : float
         ``rounded_value / approx_value`` (``nan`` if both are ``inf``).  If ``weights`` is
-        optimal for the criterion, ``ratio >= 1``.
+        optimal for the criterion, ``ratio >= 1``.  Both values are computed in floating
+        point, so when a bound below is attained exactly ``ratio`` may exceed it by
+        rounding error (a few ulps times the condition number of the information matrix);
+        compare with a relative tolerance.
     bound : float
         ``n / (n - p + 1)`` (``inf`` if ``n < p``): a rigorous a-priori bound on ``ratio``
         whenever ``counts`` is an efficient rounding of ``weights`` (``p`` = support size
