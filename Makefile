@@ -2,12 +2,13 @@
 #   make demo   -- set up .venv, install the package, run the built-in example
 #   make test   -- set up .venv, install the package with test extras, run the tests
 #   make docs   -- build the documentation site (mkdocs --strict) into site/
+#   make reproduction-table -- rerun every reproduction, rewrite docs/reproduction.md
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test test-slow lint bench docs clean
+.PHONY: demo test test-slow lint bench docs reproduction-table clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +32,9 @@ lint: $(STAMP)
 docs: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[docs]"
 	$(PY) -m mkdocs build --strict -d site
+
+reproduction-table: $(STAMP)
+	$(PY) -m bandits.cli reproduce all --out out --markdown docs/reproduction.md
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done

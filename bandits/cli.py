@@ -428,6 +428,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         for name, fn in REPRODUCTIONS.items():
             print(f"{name:<16} {(fn.__doc__ or '').strip().splitlines()[0]}")
         return 0
+    if args.name == "all" or args.markdown:
+        from bandits.reproduce.table import reproduce_all
+
+        names = None if args.name == "all" else [args.name]
+        reproduce_all(names, args.out, markdown=args.markdown, runs=args.runs, jobs=args.jobs,
+                      seed=args.seed, full=args.full)
+        if args.markdown:
+            print(f"table written to {args.markdown}")
+        return 0
     rows = reproduce(args.name, args.out, runs=args.runs, jobs=args.jobs, seed=args.seed,
                      full=args.full)
     print(format_rows(rows))
@@ -489,13 +498,16 @@ def build_parser() -> argparse.ArgumentParser:
     cx.set_defaults(func=_cmd_complexity)
 
     rp = sub.add_parser("reproduce", help="reproduce a published table or figure "
-                        "('oed reproduce list' for the names)")
-    rp.add_argument("name", help="reproduction name, or 'list'")
+                        "('oed reproduce list' for the names, 'all' for every one)")
+    rp.add_argument("name", help="reproduction name, 'list', or 'all'")
     rp.add_argument("--out", default="out", help="output folder (default: out)")
     rp.add_argument("--runs", type=int, default=None, help="runs per configuration")
     rp.add_argument("--jobs", type=int, default=-1, help="worker processes (-1: all cores)")
     rp.add_argument("--seed", type=int, default=0, help="first seed")
     rp.add_argument("--full", action="store_true", help="the paper's full settings")
+    rp.add_argument("--markdown", default=None, metavar="PATH",
+                    help="also write the published-vs-ours Markdown page (with NAME 'all': "
+                         "every entry; the docs' reproduction.md)")
     rp.set_defaults(func=_cmd_reproduce)
 
     d = sub.add_parser("demo", help="run the built-in example and print a report")

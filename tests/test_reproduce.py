@@ -44,3 +44,19 @@ def test_cli_reproduce(tmp_path, capsys):
     assert main(["reproduce", "nope", "--out", str(tmp_path)]) == 2
     assert "unknown reproduction" in capsys.readouterr().err
     assert main(["reproduce", "reda-figure1a", "--runs", "0", "--out", str(tmp_path)]) == 2
+
+
+def test_reproduction_page_lists_every_row(tmp_path, capsys):
+    from bandits.reproduce.table import markdown_rows, reproduce_all
+
+    page = tmp_path / "reproduction.md"
+    got = reproduce_all(["reda-table5"], tmp_path, markdown=page, log=None)
+    text = page.read_text()
+    assert "## `reda-table5`" in text and markdown_rows(got["reda-table5"]) in text
+    # every published value and ours appear as the table's cells (Réda Table 5: 4,545.97)
+    assert "| H(m-LinGapE optimized), m=3 | 4,545.97 | 4,545.97 | 1.000 |" in text
+    with pytest.raises(ValueError, match="names"):
+        reproduce_all(["nope"], tmp_path, log=None)
+    assert main(["reproduce", "reda-table5", "--out", str(tmp_path),
+                 "--markdown", str(tmp_path / "p.md")]) == 0
+    assert (tmp_path / "p.md").read_text().count("## `") == 1
