@@ -20,6 +20,7 @@ from bandits.reproduce.reda import (
     reda_table4,
     reda_table5,
 )
+from bandits.reproduce.soare import soare_figure4, soare_figure5
 from bandits.reproduce.xu import xu_table1
 
 __all__ = ["REPRODUCTIONS", "Row", "format_rows", "reproduce"]
@@ -36,6 +37,8 @@ REPRODUCTIONS: dict[str, Callable[..., list[Row]]] = {
     "dart-figure3": dart_figure3,
     "mason-table1": mason_table1,
     "mason-figure3": mason_figure3,
+    "soare-figure4": soare_figure4,
+    "soare-figure5": soare_figure5,
 }
 
 
