@@ -91,8 +91,20 @@ def _cmd_round(args: argparse.Namespace) -> int:
     from rounding import efficiency_loss, efficient_round
 
     w = load_weights(args.weights)
-    counts = efficient_round(w, args.n)
-    out: dict = {"n": args.n, "counts": counts.tolist()}
+    out: dict = {"n": args.n}
+    if args.eps is not None:
+        from rounding import round_with_guarantee
+
+        if not args.arms:
+            raise ValueError("--eps needs --arms (the guarantee reduces the support on X)")
+        X = load_matrix(args.arms, "arms")
+        g = round_with_guarantee(X, w, args.n, args.eps)
+        counts, w = g.counts, g.weights
+        out.update({"eps": args.eps, "support": g.support, "r_eps": g.r_eps,
+                    "factor": g.factor})
+    else:
+        counts = efficient_round(w, args.n)
+    out["counts"] = counts.tolist()
     if args.arms:
         X = load_matrix(args.arms, "arms")
         loss = efficiency_loss(X, w, counts, args.criterion.upper())
@@ -538,6 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n", type=int, required=True, help="number of experiments")
     r.add_argument("--arms", help="arms file, to report the efficiency lost")
     r.add_argument("--criterion", choices=["g", "d"], default="g")
+    r.add_argument("--eps", type=float, default=None,
+                   help="round with the (1+eps) guarantee (Caratheodory reduction + efficient "
+                        "rounding; needs --arms and n >= r(eps))")
     r.set_defaults(func=_cmd_round)
 
     u = sub.add_parser("run", help="simulate one run of a bandit algorithm",

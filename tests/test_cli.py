@@ -61,6 +61,14 @@ def test_cli_design_and_round(tmp_path, capsys):
     rounded = json.loads(capsys.readouterr().out)
     assert sum(rounded["counts"]) == 50
     assert rounded["loss"]["ratio"] <= rounded["loss"]["bound"] + 1e-12
+    # with the (1+eps) guarantee: the G criterion of the counts is within factor <= 1+eps
+    assert main(["round", "--weights", str(out), "--n", "50", "--arms", str(arms),
+                 "--eps", "0.5"]) == 0
+    g = json.loads(capsys.readouterr().out)
+    assert sum(g["counts"]) == 50 and g["factor"] <= 1.5 and g["r_eps"] <= 50
+    assert g["loss"]["ratio"] <= g["factor"] * (1 + 1e-9)
+    assert main(["round", "--weights", str(out), "--n", "50", "--eps", "0.5"]) == 2
+    assert "--eps needs --arms" in capsys.readouterr().err
     np.save(tmp_path / "arms.npy", X)
     assert main(["design", "c", "--arms", str(tmp_path / "arms.npy"), "--target", "1,0,0"]) == 0
     c = json.loads(capsys.readouterr().out)
