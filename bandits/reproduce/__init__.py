@@ -21,7 +21,7 @@ from bandits.reproduce.reda import (
     reda_table5,
 )
 from bandits.reproduce.soare import soare_figure4, soare_figure5
-from bandits.reproduce.xu import xu_table1
+from bandits.reproduce.xu import xu_figure1, xu_figure2, xu_table1
 
 __all__ = ["REPRODUCTIONS", "Row", "format_rows", "reproduce"]
 
@@ -32,6 +32,8 @@ REPRODUCTIONS: dict[str, Callable[..., list[Row]]] = {
     "reda-figure1b": reda_figure1b,
     "reda-figure1c": reda_figure1c,
     "xu-table1": xu_table1,
+    "xu-figure1": xu_figure1,
+    "xu-figure2": xu_figure2,
     "dart-figure1": dart_figure1,
     "dart-figure2": dart_figure2,
     "dart-figure3": dart_figure3,

@@ -7,6 +7,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Row:
@@ -62,3 +64,21 @@ def _replicated(configs, instance, runs, jobs, seed, out: Path, name: str, title
     return rows
 
 
+
+
+def sample_counts(algo: str, inst, seeds: list[int], jobs: int, *, max_samples: int = 10**9,
+                  deterministic: bool = False, **options):
+    """Samples (runs,), per-arm counts (runs, K) and correctness (runs,) of ``algo`` on
+    ``inst`` over ``seeds``; every run must stop by its rule (``RuntimeError`` otherwise).
+    ``deterministic=True`` runs the first seed only (e.g. XY-oracle)."""
+    from bandits.replicate import replicate
+
+    seeds = list(seeds[:1]) if deterministic else list(seeds)
+    table = replicate(algo, inst, seeds=seeds, n_jobs=jobs, max_samples=max_samples,
+                      progress=False, **options)
+    stopped = np.asarray(table["stopped_by"])
+    if np.any(stopped != "rule"):
+        raise RuntimeError(f"{algo}: {np.sum(stopped != 'rule')} runs hit the sample cap "
+                           f"{max_samples:,}")
+    counts = table.counts_matrix()
+    return counts.sum(axis=1), counts, np.asarray(table["correct"], dtype=bool)

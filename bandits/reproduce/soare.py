@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bandits.reproduce._core import Row, _write
+from bandits.reproduce._core import Row, _write, sample_counts
 
 #: Soare et al. (2014), Appendix E (Fig. 5), d = 5: pulls of x1..x6 and the budget.
 FIG5_PUBLISHED: dict[str, list[int]] = {
@@ -43,19 +43,10 @@ _OPTIONS = {"xy-static": {"method": "rounding"}, "g-static": {"method": "roundin
 
 
 def _runs(algo: str, inst, seeds: list[int], jobs: int, **options):
-    """Sample counts (runs,) and per-arm counts (runs, K) of ``algo`` on ``inst``."""
-    from bandits.replicate import replicate
-
-    if algo == "xy-oracle":
-        seeds = seeds[:1]  # deterministic: one run is every run
-    options = {**_OPTIONS.get(algo, {}), **options}
-    table = replicate(algo, inst, seeds=seeds, n_jobs=jobs, max_samples=_BIG, progress=False,
-                      **options)
-    stopped = np.asarray(table["stopped_by"])
-    if np.any(stopped != "rule"):
-        raise RuntimeError(f"{algo}: {np.sum(stopped != 'rule')} runs hit the sample cap")
-    counts = table.counts_matrix()
-    return counts.sum(axis=1), counts, np.asarray(table["correct"], dtype=bool)
+    """Samples, per-arm counts and correctness of ``algo`` (the static ones by rounding)."""
+    return sample_counts(algo, inst, seeds, jobs, max_samples=_BIG,
+                         deterministic=algo == "xy-oracle",
+                         **{**_OPTIONS.get(algo, {}), **options})
 
 
 def soare_figure5(out: Path, runs: int = 5, jobs: int = -1, seed: int = 0,
