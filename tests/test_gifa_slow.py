@@ -9,6 +9,7 @@ import pytest
 
 from bandits import run
 from bandits.instances import drug_repurposing_epilepsy, reda_classic, soare
+from bandits.reproduce.reda import FIGURE1A_CONFIGS
 
 pytestmark = pytest.mark.slow
 
@@ -30,15 +31,7 @@ def test_reda_figure1a_ordering():
     # optimized 3,014, LinGIFA 4,087, LinGIFA greedy 3,020, LUCB 10,444, UGapE 14,003.
     inst = reda_classic(K=4, m=2, omega=np.pi / 6, sigma=0.5)
     means, errors = {}, {}
-    for label, name, kw in [
-        ("m-lingape greedy", "m-lingape", {}),
-        ("m-lingape optimized", "m-lingape", {"selection": "optimized"}),
-        ("lingifa", "lingifa", {}),
-        ("lingifa greedy", "lingifa", {"selection": "greedy"}),
-        ("lingifa individual", "lingifa", {"indices": "individual"}),
-        ("lucb", "lucb", {}),
-        ("ugape", "ugape", {}),
-    ]:
+    for label, name, kw in FIGURE1A_CONFIGS:
         samples, err = replicate_samples(name, inst, 500, **kw)
         means[label], errors[label] = samples.mean(), err
     assert all(e <= DELTA for e in errors.values()), errors

@@ -25,6 +25,22 @@ def reda_table5(out: Path, **_: object) -> list[Row]:
     return rows
 
 
+#: Réda et al. Fig. 1(a): (label, algorithm, options) of the compared configurations.
+FIGURE1A_CONFIGS: list[tuple[str, str, dict]] = [
+    ("m-lingape greedy", "m-lingape", {}),
+    ("m-lingape optimized", "m-lingape", {"selection": "optimized"}),
+    ("lingifa", "lingifa", {}),
+    ("lingifa greedy", "lingifa", {"selection": "greedy"}),
+    ("lingifa individual", "lingifa", {"indices": "individual"}),
+    ("lucb", "lucb", {}),
+    ("ugape", "ugape", {}),
+]
+#: The authors' stored means (their repository, Results/, 500 runs).
+FIGURE1A_PUBLISHED: dict[str, float] = {
+    "m-lingape greedy": 2941.8, "m-lingape optimized": 3014.4, "lingifa": 4086.6,
+    "lingifa greedy": 3019.6, "lingifa individual": 8915.7, "lucb": 10444.3, "ugape": 14003.2}
+
+
 def reda_figure1a(out: Path, runs: int = 100, jobs: int = -1, seed: int = 0,
                   full: bool = False) -> list[Row]:
     """Réda et al. (2021) Fig. 1(a): classic K=4, m=2, omega=pi/6, sigma=0.5, 500 runs.
@@ -34,21 +50,9 @@ def reda_figure1a(out: Path, runs: int = 100, jobs: int = -1, seed: int = 0,
     """
     from bandits.instances import reda_classic
 
-    configs = [
-        ("m-lingape greedy", "m-lingape", {}),
-        ("m-lingape optimized", "m-lingape", {"selection": "optimized"}),
-        ("lingifa", "lingifa", {}),
-        ("lingifa greedy", "lingifa", {"selection": "greedy"}),
-        ("lingifa individual", "lingifa", {"indices": "individual"}),
-        ("lucb", "lucb", {}),
-        ("ugape", "ugape", {}),
-    ]
-    published = {"m-lingape greedy": 2941.8, "m-lingape optimized": 3014.4, "lingifa": 4086.6,
-                 "lingifa greedy": 3019.6, "lingifa individual": 8915.7, "lucb": 10444.3,
-                 "ugape": 14003.2}
-    return _replicated(configs, reda_classic(K=4, m=2, omega=np.pi / 6, sigma=0.5),
+    return _replicated(FIGURE1A_CONFIGS, reda_classic(K=4, m=2, omega=np.pi / 6, sigma=0.5),
                        500 if full else runs, jobs, seed, out, "reda-figure1a",
-                       "Classic instance K=4, m=2, omega=pi/6", published)
+                       "Classic instance K=4, m=2, omega=pi/6", FIGURE1A_PUBLISHED)
 
 
 def reda_figure1c(out: Path, runs: int = 100, jobs: int = -1, seed: int = 0,
