@@ -218,6 +218,21 @@ def _adaptive_engine(X, Z, delta, sigma, options) -> _AdaptiveEngine:
         stop_in_phase=options.get("stop_in_phase", True))
 
 
+def _phased_result(algorithm: str, instance, seed: int, t: int, counts: np.ndarray,
+                   stopped: str, t0: float, eng, **extra: object) -> RunResult:
+    """The RunResult of a phased simulation: the engine's recommendation and phases."""
+    wall = time.perf_counter() - t0
+    rec = np.array([eng.recommendation()])
+    mu = target_means(instance)
+    return RunResult(
+        algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
+        samples=t, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
+        counts=counts, stopped_by=stopped, wall_time=wall,
+        extra={"phases": eng.phases, "n_phases": len(eng.phases),
+               "active": np.flatnonzero(eng.active), **extra},
+    )
+
+
 def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
                     max_samples: int = 10**7, sigma: float | None = None,
                     **options: object) -> RunResult:
@@ -287,16 +302,7 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
         if eng.end_phase(int(out[0]), t, float(u), Ainv, theta):
             stopped = "rule"
             break
-    wall = time.perf_counter() - t0
-    rec = np.array([eng.recommendation()])
-    mu = target_means(instance)
-    return RunResult(
-        algorithm="xy-adaptive", instance=getattr(instance, "name", "instance"), seed=seed,
-        samples=t, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
-        counts=counts, stopped_by=stopped, wall_time=wall,
-        extra={"phases": eng.phases, "n_phases": len(eng.phases),
-               "active": np.flatnonzero(eng.active)},
-    )
+    return _phased_result("xy-adaptive", instance, seed, t, counts, stopped, t0, eng)
 
 
 class _PhasePolicy(AskTellProtocol):
@@ -589,16 +595,8 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
         if eng.end_phase(pcounts, psums):
             stopped = "rule"
             break
-    wall = time.perf_counter() - t0
-    rec = np.array([eng.recommendation()])
-    mu = target_means(instance)
-    return RunResult(
-        algorithm="rage", instance=getattr(instance, "name", "instance"), seed=seed,
-        samples=t, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
-        counts=counts, stopped_by=stopped, wall_time=wall,
-        extra={"phases": eng.phases, "n_phases": len(eng.phases),
-               "active": np.flatnonzero(eng.active), "variant": eng.variant},
-    )
+    return _phased_result("rage", instance, seed, t, counts, stopped, t0, eng,
+                          variant=eng.variant)
 
 
 class RagePolicy(_PhasePolicy):

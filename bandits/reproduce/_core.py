@@ -82,3 +82,21 @@ def sample_counts(algo: str, inst, seeds: list[int], jobs: int, *, max_samples: 
                            f"{max_samples:,}")
     counts = table.counts_matrix()
     return counts.sum(axis=1), counts, np.asarray(table["correct"], dtype=bool)
+
+
+def budgets_over(algos, instances: dict, seeds: list[int], jobs: int,
+                 options: dict[str, dict] | None = None):
+    """``({algo: {key: samples of every run}}, {algo: errors})`` of every algorithm on
+    every instance of ``instances`` (``{key: instance}``); XY-oracle, deterministic, runs
+    once; ``options`` gives each algorithm's options."""
+    options = options or {}
+    budgets: dict = {a: {} for a in algos}
+    errors = dict.fromkeys(algos, 0)
+    for key, inst in instances.items():
+        for algo in algos:
+            s, _, ok = sample_counts(algo, inst, seeds, jobs, max_samples=10**9,
+                                     deterministic=algo == "xy-oracle",
+                                     **options.get(algo, {}))
+            budgets[algo][key] = s
+            errors[algo] += int(np.sum(~ok))
+    return budgets, errors

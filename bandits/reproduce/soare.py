@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bandits.reproduce._core import Row, _write, sample_counts
+from bandits.reproduce._core import Row, _write, budgets_over, sample_counts
 
 #: Soare et al. (2014), Appendix E (Fig. 5), d = 5: pulls of x1..x6 and the budget.
 FIG5_PUBLISHED: dict[str, list[int]] = {
@@ -144,14 +144,8 @@ def soare_figure4(out: Path, runs: int = 2, jobs: int = -1, seed: int = 0,
     dims = list(dims or (range(2, 11) if full else (2, 4, 6, 8, 10)))
     n = 100 if full else runs
     seeds = list(range(seed, seed + n))
-    budgets: dict[str, dict[int, np.ndarray]] = {a: {} for a in _ALGOS}
-    errors = dict.fromkeys(_ALGOS, 0)
-    for d in dims:
-        inst = soare(d=d, omega=omega)
-        for algo in _ALGOS:
-            s, _, ok = _runs(algo, inst, seeds, jobs)
-            budgets[algo][d] = s
-            errors[algo] += int(np.sum(~ok))
+    budgets, errors = budgets_over(_ALGOS, {d: soare(d=d, omega=omega) for d in dims}, seeds,
+                                   jobs, _OPTIONS)
     out.mkdir(parents=True, exist_ok=True)
     plotted = budget_vs_dimension(budgets, out / "soare-figure4.png",
                                   title=f"Soare et al. Fig. 4: budget vs d, omega = {omega:g} "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bandits.reproduce._core import Row, _write, sample_counts
+from bandits.reproduce._core import Row, _write, budgets_over
 
 
 def xu_table1(out: Path, runs: int = 5, jobs: int = -1, seed: int = 0,
@@ -51,22 +51,7 @@ def xu_table1(out: Path, runs: int = 5, jobs: int = -1, seed: int = 0,
 
 
 
-_BIG = 10**9
 _XU_OPTIONS = {"xy-oracle": {"confidence": "xu"}}
-
-
-def _budgets(algos, instances: dict, seeds: list[int], jobs: int):
-    """``{algo: {key: samples}}`` and the error count over every run."""
-    budgets = {a: {} for a in algos}
-    errors = 0
-    for key, inst in instances.items():
-        for algo in algos:
-            s, _, ok = sample_counts(algo, inst, seeds, jobs, max_samples=_BIG,
-                                     deterministic=algo == "xy-oracle",
-                                     **_XU_OPTIONS.get(algo, {}))
-            budgets[algo][key] = s
-            errors += int(np.sum(~ok))
-    return budgets, errors
 
 
 def xu_figure1(out: Path, runs: int = 2, jobs: int = -1, seed: int = 0,
@@ -84,7 +69,9 @@ def xu_figure1(out: Path, runs: int = 2, jobs: int = -1, seed: int = 0,
     dims = list(dims or (range(2, 11) if full else (2, 4, 6, 8, 10)))
     seeds = list(range(seed, seed + (10 if full else runs)))
     algos = ("lingape", "xy-oracle", "xy-static")
-    budgets, errors = _budgets(algos, {d: soare(d=d, omega=omega) for d in dims}, seeds, jobs)
+    budgets, errs = budgets_over(algos, {d: soare(d=d, omega=omega) for d in dims}, seeds, jobs,
+                                 _XU_OPTIONS)
+    errors = sum(errs.values())
     out.mkdir(parents=True, exist_ok=True)
     plotted = budget_vs_dimension(budgets, out / "xu-figure1.png",
                                   title=f"Xu et al. Fig. 1: stopping time vs d, omega = {omega:g}")
@@ -123,7 +110,8 @@ def xu_figure2(out: Path, runs: int = 2, jobs: int = -1, seed: int = 0,
     algos = ("lingape", "xy-static")
     insts = {g: Instance(f"basis(d=5, Delta={g:g})", np.eye(5), theta=g * np.eye(5)[0])
              for g in gaps}
-    budgets, errors = _budgets(algos, insts, seeds, jobs)
+    budgets, errs = budgets_over(algos, insts, seeds, jobs, _XU_OPTIONS)
+    errors = sum(errs.values())
     rows = []
     for g in gaps:
         lg, st = budgets["lingape"][g].mean(), budgets["xy-static"][g].mean()
