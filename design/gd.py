@@ -20,19 +20,54 @@ from __future__ import annotations
 import numpy as np
 
 from design import _gd_numba as kern
-from design._validation import as_arms, as_max_iter, as_tol, as_weights
+from design._validation import (
+    ArmBasis,
+    arm_basis,
+    as_arms,
+    as_max_iter,
+    as_tol,
+    as_weights,
+    rounding_error_factor,
+)
 from design.result import Certificate, DesignResult
 
 _METHODS = ("auto", "fw", "fw-away", "cvxpy")
 
 
 def variances(X: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Variance function ``omega_a = x_a^T A(w)^{-1} x_a`` of every arm (inf if A singular)."""
-    support = weights > 0
+    """Variance function ``omega_a = x_a^T A(w)^{-1} x_a`` of every arm (inf if A singular).
+
+    Computed in the well-conditioned basis ``Q`` of ``X = Q R`` (:func:`design._validation.
+    arm_basis`), where ``omega_a = q_a^T A_Q(w)^{-1} q_a``; all inf if ``X`` or the design
+    is numerically singular.
+    """
     try:
-        return _variances_fast(X, X[support], weights[support])
-    except np.linalg.LinAlgError:
+        basis = arm_basis(np.asarray(X, dtype=np.float64))
+    except ValueError:
         return np.full(X.shape[0], np.inf)
+    return _basis_variances(basis, weights)[0]
+
+
+def _basis_variances(basis: ArmBasis, weights: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(omega, eta)``: variances of all arms and their relative error bound.
+
+    ``A_Q(w) = B^T B`` with ``B = diag(sqrt(w_S)) Q_S``; with ``B = U R_w`` (QR),
+    ``omega_a = ||R_w^{-T} q_a||^2``: no normal equations, so the error is
+    ``cond(B) = cond(A_Q(w))^{1/2}`` times the rounding unit, not its square. ``eta`` is
+    :func:`design._validation.rounding_error_factor`; ``(inf, inf)`` for a singular design.
+    """
+    from scipy.linalg import solve_triangular
+
+    Q = basis.Q
+    S = np.flatnonzero(weights > 0.0)
+    B = np.sqrt(weights[S])[:, None] * Q[S]
+    eta = rounding_error_factor(basis, B)
+    if not np.isfinite(eta) or eta >= 1.0:
+        return np.full(Q.shape[0], np.inf), np.inf
+    Rw = np.linalg.qr(B, mode="r")
+    # omega_a = ||q_a Rw^{-1}||^2: one GEMM with the small triangular inverse
+    Z = Q @ solve_triangular(Rw, np.eye(Q.shape[1]), check_finite=False)
+    return np.einsum("ij,ij->i", Z, Z), eta
 
 
 def _variances_fast(Xc: np.ndarray, Xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
@@ -76,13 +111,16 @@ def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
     Xa = as_arms(X)
     w = as_weights(weights, Xa.shape[0])
     tol = as_tol(tol)
-    om = variances(Xa, w)
+    basis = arm_basis(Xa)
+    om, eta = _basis_variances(basis, w)
     k = int(np.argmax(om))
     d = Xa.shape[1]
     mv = float(om[k])
-    eff = d / mv if np.isfinite(mv) else 0.0
+    # the certified efficiency uses the upper bound (1 + eta) max_a omega_a of the true
+    # maximum variance (rounding error of the computation, see ArmBasis)
+    eff = d / (mv * (1.0 + eta)) if np.isfinite(mv) else 0.0
     return Certificate(max_variance=mv, argmax=k, d=d, g_efficiency=eff,
-                       within_tol=bool(eff >= 1.0 - tol), tol=tol)
+                       within_tol=bool(eff >= 1.0 - tol), tol=tol, rounding_error=eta)
 
 
 def _hp_threshold(eps: float, d: int) -> float:
@@ -228,24 +266,38 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     max_iter = as_max_iter(max_iter, 200_000)
     K, d = Xa.shape
+    # one QR per call: the solvers run on Q (condition number 1), weights are invariant
+    basis = arm_basis(Xa)
     if method == "cvxpy":
-        w, solver = _solve_cvxpy(Xa)
+        w, solver = _solve_cvxpy(basis.Q)
         its, info = 0, {}
     else:
         pairwise = method != "fw-away"
-        w, _, its, info = _solve_fw(Xa, tol, max_iter, pairwise=pairwise)
+        w, _, its, info = _solve_fw(basis.Q, tol, max_iter, pairwise=pairwise)
         solver = "fw-exchange" if pairwise else "fw-away"
-    om = variances(Xa, w)
+    om, eta = _basis_variances(basis, w)
     max_var = float(om.max())
-    gap = max_var / d - 1.0
+    # certified: true max variance <= (1 + eta) max_var and the optimum is d (Kiefer-
+    # Wolfowitz), so the bound d / (1 + eta) keeps gap = value / lower_bound - 1 a true
+    # upper bound on the relative gap
+    g_lower = d / (1.0 + eta)
+    gap = max_var / g_lower - 1.0
     if criterion == "G":
-        value, lower = max_var, float(d)
+        value, lower = max_var, g_lower
     else:
-        sign, logdet = np.linalg.slogdet((Xa * w[:, None]).T @ Xa)
-        value = float(np.exp(-logdet / d)) if sign > 0 else np.inf
-        lower = value * d / max_var
+        Rw = np.linalg.qr(np.sqrt(w[w > 0.0])[:, None] * basis.Q[w > 0.0], mode="r")
+        logdet = 2.0 * float(np.sum(np.log(np.abs(np.diag(Rw))))) + 2.0 * basis.log_abs_det()
+        value = float(np.exp(-logdet / d)) if np.isfinite(logdet) else np.inf
+        lower = value / (1.0 + gap)
         info = {**info, "log_det": float(logdet)}
-    info = {**info, "max_variance": max_var, "argmax": int(np.argmax(om))}
+    info = {**info, "max_variance": max_var, "argmax": int(np.argmax(om)),
+            "cond": basis.cond, "rounding_error": eta}
+    if gap > tol and eta >= tol:
+        info["message"] = (
+            f"tol={tol:g} cannot be certified: the arms' condition number {basis.cond:.3g} "
+            f"(after column scaling) bounds the relative rounding error of the variances "
+            f"only by {eta:.3g}; rescale or reparametrise the arms (X @ T) or use a larger tol"
+        )
     return DesignResult(
         weights=w, value=value, lower_bound=lower, gap=gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),

@@ -88,6 +88,11 @@ class Certificate:
         ``g_efficiency >= 1 - tol``.
     tol : float
         Tolerance used for ``within_tol``.
+    rounding_error : float
+        Bound ``eta`` on the relative rounding error of ``max_variance`` (from the
+        conditioning of the arms and of the design, see
+        :class:`design._validation.ArmBasis`); ``g_efficiency = d / (max_variance (1 +
+        eta))`` so that it stays a true lower bound. ``inf`` for a singular design.
     """
 
     max_variance: float
@@ -96,6 +101,7 @@ class Certificate:
     g_efficiency: float
     within_tol: bool
     tol: float
+    rounding_error: float = 0.0
 
     def __repr__(self) -> str:
         verdict = "within" if self.within_tol else "NOT within"

@@ -8,7 +8,7 @@
 This package is a leaf: it imports nothing from ``design`` or ``bandits``.
 """
 
-from .efficient import MAX_TRIALS, efficient_round, incremental_allocation
+from .efficient import efficient_round, incremental_allocation
 from .guarantee import (
     GuaranteedRounding,
     reduce_support,
@@ -19,7 +19,6 @@ from .loss import RoundingLoss, efficiency_loss
 from .tracking import track
 
 __all__ = [
-    "MAX_TRIALS",
     "GuaranteedRounding",
     "RoundingLoss",
     "efficiency_loss",

@@ -580,7 +580,7 @@ def test_budget_above_2_53_is_a_value_error_naming_n(func, n):
 @pytest.mark.parametrize("w", [[0.5, 0.25, 0.25], [0.5, 0.375, 0.125]])
 def test_budget_at_2_53_matches_exact_reference(w):
     # dyadic weights: exact in float64, so the rational reference applies at n = 2**53
-    n = rounding.MAX_TRIALS
+    n = rounding.efficient.MAX_TRIALS
     counts = efficient_round(w, n)
     assert counts.dtype == np.int64 and int(counts.sum()) == n
     assert counts.tolist() == reference_round(w, n)
