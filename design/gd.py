@@ -90,9 +90,12 @@ _SCREEN_MARGIN = 1e-4  # relative safety margin of the single-precision screenin
 def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
     """Kiefer–Wolfowitz certificate of any design (the user's own weights too).
 
-    Computes ``max_a x_a^T A(w)^{-1} x_a`` exactly (Cholesky), its argmax, and the
-    G-efficiency ``d / max_a omega_a``, which is also a lower bound on the D-efficiency
-    (Kiefer & Wolfowitz 1960; Pukelsheim 2006, §9.4 and Thm. 9.4).
+    Computes ``max_a x_a^T A(w)^{-1} x_a`` in a well-conditioned basis (``X = Q R``, then a
+    QR of ``diag(sqrt(w)) Q``; :func:`design._validation.arm_basis`), its argmax, and the
+    G-efficiency ``d / (max_a omega_a (1 + eta))``, which is also a lower bound on the
+    D-efficiency (Kiefer & Wolfowitz 1960; Pukelsheim 2006, §9.4 and Thm. 9.4). ``eta``
+    (``rounding_error``) bounds the relative rounding error of the maximum variance, so the
+    efficiency stays a true lower bound on ill-conditioned arms.
 
     Parameters
     ----------
@@ -106,7 +109,9 @@ def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
     Returns
     -------
     Certificate
-        If ``A(w)`` is singular, ``max_variance`` is inf and the efficiency 0.
+        If ``A(w)`` is singular (numerically: ``eta >= 1``), ``max_variance`` is inf and
+        the efficiency 0. ``ValueError`` naming ``X`` if the arms are rank-deficient at
+        float64 precision.
     """
     Xa = as_arms(X)
     w = as_weights(weights, Xa.shape[0])
@@ -273,31 +278,33 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
         its, info = 0, {}
     else:
         pairwise = method != "fw-away"
-        w, _, its, info = _solve_fw(basis.Q, tol, max_iter, pairwise=pairwise)
+        # leave room for the certified rounding error (eta >= basis.error) in the gap
+        solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
+        w, _, its, info = _solve_fw(basis.Q, solve_tol, max_iter, pairwise=pairwise)
         solver = "fw-exchange" if pairwise else "fw-away"
     om, eta = _basis_variances(basis, w)
     max_var = float(om.max())
-    # certified: true max variance <= (1 + eta) max_var and the optimum is d (Kiefer-
-    # Wolfowitz), so the bound d / (1 + eta) keeps gap = value / lower_bound - 1 a true
-    # upper bound on the relative gap
-    g_lower = d / (1.0 + eta)
-    gap = max_var / g_lower - 1.0
+    # certified: the true max variance is <= (1 + eta) max_var and the optimum is exactly
+    # d (Kiefer-Wolfowitz), so gap = value (1 + eta) / lower_bound - 1 is a true bound
+    gap = max_var * (1.0 + eta) / d - 1.0
     if criterion == "G":
-        value, lower = max_var, g_lower
+        value, lower = max_var, float(d)
     else:
         Rw = np.linalg.qr(np.sqrt(w[w > 0.0])[:, None] * basis.Q[w > 0.0], mode="r")
         logdet = 2.0 * float(np.sum(np.log(np.abs(np.diag(Rw))))) + 2.0 * basis.log_abs_det()
         value = float(np.exp(-logdet / d)) if np.isfinite(logdet) else np.inf
-        lower = value / (1.0 + gap)
+        # phi_D(w*) >= phi_D(w) d / max_a omega_a, both sides' rounding error <= eta
+        lower = value * (1.0 - eta) * d / (max_var * (1.0 + eta))
+        gap = value * (1.0 + eta) / lower - 1.0
         info = {**info, "log_det": float(logdet)}
     info = {**info, "max_variance": max_var, "argmax": int(np.argmax(om)),
             "cond": basis.cond, "rounding_error": eta}
-    if gap > tol and eta >= tol:
-        info["message"] = (
-            f"tol={tol:g} cannot be certified: the arms' condition number {basis.cond:.3g} "
-            f"(after column scaling) bounds the relative rounding error of the variances "
-            f"only by {eta:.3g}; rescale or reparametrise the arms (X @ T) or use a larger tol"
-        )
+    if gap > tol:
+        why = ("max_iter was reached" if its >= max_iter else
+               f"the arms' condition number {basis.cond:.3g} (after column scaling) bounds "
+               f"the relative rounding error of the variances only by {eta:.3g}; "
+               "reparametrise the arms (X @ T) or use a larger tol")
+        info["message"] = f"tol={tol:g} cannot be certified: {why}"
     return DesignResult(
         weights=w, value=value, lower_bound=lower, gap=gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
@@ -340,8 +347,12 @@ def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
     Returns
     -------
     DesignResult
-        ``value = max_a omega_a``, ``lower_bound = d``, ``gap = value / d - 1``; ``info``
-        has the solver's rounds, deleted candidates and the argmax arm.
+        ``value = max_a omega_a``, ``lower_bound = d``, ``gap = value (1 + eta) / d - 1``
+        with ``eta = info["rounding_error"]`` the bound on the relative rounding error
+        (about 1e-13 for well-conditioned arms, about ``1e-16 cond(X)`` otherwise; the
+        solver runs on ``Q`` from ``X = Q R``, one QR per call). ``info`` has the solver's
+        rounds, deleted candidates, the argmax arm, ``cond`` (of the column-equilibrated
+        arms) and, when ``tol`` is not certified, ``message`` saying why.
     """
     return _optimal(X, tol, method, max_iter, "G")
 
@@ -352,8 +363,9 @@ def d_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
 
     Same solver and same optimum as :func:`g_optimal` (Kiefer & Wolfowitz 1960). The value
     is ``det(A(w))^{-1/d}`` (a homogeneous criterion to minimise; ``info["log_det"]`` has
-    ``log det A(w)``), and ``lower_bound = value * d / max_a omega_a`` is certified by the
-    efficiency bound ``(det A(w)/det A(w*))^{1/d} >= d / max_a omega_a``, so the relative
-    gap equals the G gap ``max_a omega_a / d - 1``. Parameters as in :func:`g_optimal`.
+    ``log det A(w)``), and ``lower_bound = value (1 - eta) d / (max_a omega_a (1 + eta))``
+    is certified by the efficiency bound ``(det A(w)/det A(w*))^{1/d} >= d / max_a omega_a``
+    (``eta`` as in :func:`g_optimal`), so the relative gap is the G gap up to ``O(eta)``.
+    Parameters as in :func:`g_optimal`.
     """
     return _optimal(X, tol, method, max_iter, "D")

@@ -22,7 +22,11 @@ probability ``mu`` on the targets, with ``B = sum_j mu_j c_j y_j y_j^T``::
     min_lam' rho(lam') >= tr(A^{-1} B)^2 / max_a x_a^T A^{-1} B A^{-1} x_a,
 
 which is tight at an optimal design with an optimal ``mu`` (supported on the active
-targets). Every result carries ``lower_bound`` and ``gap = value / lower_bound - 1``.
+targets). Every result carries ``lower_bound`` and ``gap = value (1 + eta) / lower_bound - 1``,
+where ``eta`` (``info["rounding_error"]``, about 1e-13 for well-conditioned arms) bounds the
+relative rounding error: the problem is solved and certified on ``Q`` from ``X = Q R``
+(designs are invariant under ``X -> X T``; targets map to ``y R^{-1}``), and
+``lower_bound`` is relaxed by ``1 - 4 eta`` so that both stay true bounds.
 """
 
 from __future__ import annotations
@@ -164,7 +168,9 @@ class MinimaxCertificate:
     lower_bound : float
         Certified lower bound on the optimum over all designs (Cauchy–Schwarz bound).
     gap : float
-        ``value / lower_bound - 1``: the design is within a factor ``1 + gap`` of optimal.
+        ``value (1 + eta) / lower_bound - 1`` with ``eta`` the rounding-error bound of the
+        computation (see the module notes): the design is within a factor ``1 + gap`` of
+        optimal.
     active : ndarray of int64
         Targets with ``c_j y_j^T A^{-1} y_j >= (1 - tol) value``, by decreasing value:
         row indices of ``Y``, or an (n, 2) array of arm pairs ``(i, j)`` when the targets
@@ -233,21 +239,24 @@ def _design_eta(basis: ArmBasis, w: np.ndarray) -> float:
 
 
 def _certified(value: float, lb: float, eta: float, scale2: float, name: str
-               ) -> tuple[float, float]:
-    """``(value, lower_bound)`` in the user's scale, the bound relaxed by the rounding error.
+               ) -> tuple[float, float, float]:
+    """``(value, lower_bound, gap)`` in the user's scale, honest under rounding.
 
-    The value and the Cauchy–Schwarz terms are quadratic forms in ``A(w)^{-1}`` with relative
-    error ``<= eta``; ``tr^2 / max_a g_a`` then has relative error ``<= 4 eta`` (first order),
-    so ``lb (1 - 4 eta) / (1 + eta)`` keeps ``value / lower_bound`` an upper bound on the true
-    ratio. ``ValueError`` naming ``name`` if the value overflows float64.
+    The value and the Cauchy–Schwarz terms are quadratic forms in ``A(w)^{-1}`` computed
+    with relative error ``<= eta``: the true value is ``<= value (1 + eta)`` and
+    ``tr^2 / max_a g_a`` has relative error ``<= 4 eta`` (first order), so
+    ``lower_bound = lb (1 - 4 eta)`` is a true lower bound on the optimum and
+    ``gap = value (1 + eta) / lower_bound - 1`` a true bound on the relative gap.
+    ``ValueError`` naming ``name`` if the value overflows float64.
     """
     v = value * scale2
     if np.isfinite(value) and not np.isfinite(v):
         raise ValueError(f"{name}: the criterion value {value:.3g} * {scale2:.3g} overflows "
                          "float64; rescale the targets (the optimal weights do not depend on "
                          "their scale)")
-    relax = (1.0 - 4.0 * eta) / (1.0 + eta) if eta < 0.25 else 0.0
-    return float(v), float(lb * scale2 * relax)
+    lower = float(lb * scale2 * (1.0 - 4.0 * eta)) if eta < 0.25 else 0.0
+    gap = v * (1.0 + eta) / lower - 1.0 if lower > 0.0 else np.inf
+    return float(v), lower, float(gap)
 
 
 def _singular_values(X: np.ndarray, w: np.ndarray, targets: sol.Targets) -> np.ndarray:
@@ -294,14 +303,16 @@ def _check(X: np.ndarray, w: np.ndarray, targets: sol.Targets, tol: float, refin
         value, arg = float(vals[k]), int(all_ids[k])
         sel = np.flatnonzero(vals >= (1.0 - tol) * value)
         ids = all_ids[sel[np.argsort(-vals[sel], kind="stable")]]
-    value, lb = _certified(value, lb, eta, scale2, name)
-    if refine and not value <= lb * (1.0 + tol):
+    value, lb, gap = _certified(value, lb, eta, scale2, name)
+    if refine and not gap <= tol:
         # the bound at w is first-order sensitive to the error in w (the value is not);
         # the bound holds at any auxiliary design, so evaluate it at a near-optimal one
         w2, c2, _, _ = sol.solve_ipm(Q, tq, 0.5 * tol, 2000)
         if c2 is not None:
-            lb = max(lb, _certified(c2.value, c2.lb, _design_eta(basis, w2), scale2, name)[1])
-    gap = value / lb - 1.0 if lb > 0.0 else np.inf
+            lb2 = _certified(c2.value, c2.lb, _design_eta(basis, w2), scale2, name)[1]
+            if lb2 > lb:
+                lb = lb2
+                gap = value * (1.0 + eta) / lb - 1.0
     return MinimaxCertificate(
         value=float(value), lower_bound=float(lb), gap=float(gap),
         active=targets.user_ids(ids), argmax=targets.user_ids(np.array([arg]))[0],
@@ -443,7 +454,9 @@ def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
         its, info = 0, {}
     else:
         inner = "barrier" if method == "barrier" else "pd"
-        w, cert, its, info = sol.solve_ipm(Q, tq, tol, max_iter, inner=inner)
+        # leave room for the certified rounding error (5 eta, see _certified) in the gap
+        solve_tol = max(tol - 6.0 * basis.error, 0.1 * tol)
+        w, cert, its, info = sol.solve_ipm(Q, tq, solve_tol, max_iter, inner=inner)
         solver = "barrier" if inner == "barrier" else "primal-dual"
     eta = _design_eta(basis, w)
     if cert is None or not eta < 0.25:  # pragma: no cover - cvxpy returned a singular design
@@ -452,8 +465,7 @@ def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
         cert_ids, cert_mu, arg = np.empty(0, np.int64), np.empty(0), 0
         active = np.empty(0, np.int64)
     else:
-        value, lb = _certified(cert.value, cert.lb, eta, scale2, name)
-        gap = value / lb - 1.0 if lb > 0.0 else np.inf
+        value, lb, gap = _certified(cert.value, cert.lb, eta, scale2, name)
         keep = cert.mu > 0.0
         cert_ids, cert_mu, arg = cert.ids[keep], cert.mu[keep], cert.arg
         order = np.argsort(-cert_mu, kind="stable")
