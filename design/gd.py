@@ -118,9 +118,10 @@ def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
     tol = as_tol(tol)
     basis = arm_basis(Xa)
     om, eta = _basis_variances(basis, w)
-    k = int(np.argmax(om))
     d = Xa.shape[1]
-    mv = float(om[k])
+    mv = float(om.max())
+    # argmax: the lowest index among the arms tied with the maximum up to rounding error
+    k = int(np.argmax(om >= mv / (1.0 + eta))) if np.isfinite(mv) else int(np.argmax(om))
     # the certified efficiency uses the upper bound (1 + eta) max_a omega_a of the true
     # maximum variance (rounding error of the computation, see ArmBasis)
     eff = d / (mv * (1.0 + eta)) if np.isfinite(mv) else 0.0

@@ -81,7 +81,8 @@ class Certificate:
     max_variance : float
         ``max_x x^T A(w)^{-1} x`` over the candidate arms.
     argmax : int
-        Arm attaining the maximum variance.
+        Arm attaining the maximum variance (the lowest index among arms tied with it up to
+        the rounding error).
     d : int
         Dimension, the optimal value of the maximum variance (Kiefer–Wolfowitz 1960).
     g_efficiency : float
