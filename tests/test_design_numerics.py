@@ -243,11 +243,18 @@ def test_column_scaling_does_not_change_the_designs(scale):
         assert b.converged
 
 
-def test_kw_check_of_a_singular_design_is_inf():
-    # on main: max_variance 3.9e16 instead of the documented inf
-    X = np.random.default_rng(0).standard_normal((10, 3))
+@pytest.mark.parametrize("seed", [0, 4, 6, 8])
+@pytest.mark.parametrize("support", ["two arms", "dependent arms"])
+def test_kw_check_of_a_singular_design_is_inf(support, seed):
+    # on main: max_variance 4.9e18, 9.2e16, 3.5e16, 7.6e15 for the dependent supports (the
+    # Cholesky factor survives rounding) instead of the documented inf
+    X = np.random.default_rng(seed).standard_normal((10, 3))
     w = np.zeros(10)
-    w[:2] = 0.5
+    if support == "two arms":
+        w[:2] = 0.5
+    else:
+        X[2] = 0.3 * X[0] - 1.7 * X[1]  # A(w) singular in exact arithmetic
+        w[:3] = 1.0 / 3.0
     cert = kw_check(X, w)
     assert cert.max_variance == np.inf and cert.g_efficiency == 0.0 and not cert.within_tol
 
@@ -360,3 +367,20 @@ def test_hard_numerics_mpmath_scaled(cond, scale):
     xy = xy_optimal(X[:10])
     true_value = mp_xy_value(X[:10], xy.weights)
     assert xy.lower_bound <= true_value and true_value / xy.lower_bound - 1 <= xy.gap
+
+
+def _mp_c_value(X: np.ndarray, w: np.ndarray, y: np.ndarray) -> float:
+    Xm, Ai = _mp_information(X, w)
+    ym = mpmath.matrix([y.tolist()])
+    return float((ym * Ai * ym.T)[0])
+
+
+@pytest.mark.parametrize("cond", CONDS)
+def test_c_optimal_certificate_against_mpmath(cond):
+    # c_optimal solves Elfving's LP in whitened coordinates (SVD when cond > 1e4)
+    X, T = ill_conditioned(20, 4, cond, seed=1)
+    y = np.array([1.0, -2.0, 0.5, 1.0]) @ T
+    res = c_optimal(X, y)
+    true_value = _mp_c_value(X, res.weights, y)
+    assert res.lower_bound <= true_value
+    assert true_value / res.lower_bound - 1 <= res.gap <= 1e-3
