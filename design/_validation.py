@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 _EPS = float(np.finfo(np.float64).eps)
 _UNIT_ROUNDOFF = _EPS / 2.0
 
