@@ -177,10 +177,14 @@ def as_arms(X: object, name: str = "X", *, need_span: bool = True) -> np.ndarray
             )
         rank = _rank(arr)
         if rank < d:
+            sv = np.linalg.svd(arr / _column_scales(arr), compute_uv=False)
+            cond = sv[0] / sv[-1] if sv[-1] > 0.0 else np.inf
             raise ValueError(
-                f"{name} has rank {rank} < d={d}: the arms do not span R^d, so no design has an "
-                "invertible information matrix; project the arms onto their span "
-                "(e.g. X @ U[:, :r] with U from np.linalg.svd(X.T)) first"
+                f"{name} has rank {rank} < d={d} (rank-deficient at float64 precision: the "
+                f"column-equilibrated arms have condition number {cond:.3g} >= "
+                f"1 / (max(K, d) eps) = {1.0 / (max(K, d) * _EPS):.3g}): the arms do not span "
+                "R^d, so no design has an invertible information matrix; project the arms "
+                "onto their span (e.g. X @ U[:, :r] with U from np.linalg.svd(X.T)) first"
             )
     return np.ascontiguousarray(arr)
 
