@@ -52,6 +52,7 @@ import numpy as np
 from bandits import _gifa_numba as G
 from bandits import _rng
 from bandits._estimation import new_state, refresh, update
+from bandits._exact import check_resolution, correct_set, exact_means
 from bandits._policy import AskTellProtocol
 from bandits._simulate import (
     ENV_GAUSSIAN,
@@ -316,12 +317,6 @@ def _environment(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
         np.zeros((1, 1))
 
 
-def correct_set(means: np.ndarray, recommendation: np.ndarray, m: int, epsilon: float) -> bool:
-    """Whether the recommended set is in ``S_m^{*,eps} = {a : mu_a >= mu_(m) - eps}``."""
-    mth = np.sort(means)[::-1][m - 1]
-    return bool(np.all(means[recommendation] >= mth - epsilon - 1e-12))
-
-
 def check_identifiable(means: np.ndarray, m: int, epsilon: float) -> None:
     """Reject a simulation that can never stop: with ``epsilon = 0`` the top-m set must be
     unique (``mu_(m) > mu_(m+1)``), otherwise every run would spend its whole budget."""
@@ -341,6 +336,7 @@ def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: f
         raise ValueError(f"{algo.name} identifies m={algo.m_fixed} arm(s) but the instance has "
                          f"m={instance.m}; use 'm-lingape' for top-m identification")
     check_identifiable(np.asarray(instance.means, dtype=float), instance.m, epsilon)
+    check_resolution(instance, instance.m, epsilon)
     if S is None and getattr(instance, "theta", None) is not None:
         S = float(np.linalg.norm(instance.theta))
     eng = _Engine(algo, instance.X, m=instance.m, delta=delta, epsilon=epsilon,
@@ -359,7 +355,8 @@ def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: f
     return RunResult(
         algorithm=algo.name, instance=getattr(instance, "name", "instance"), seed=int(seed),
         samples=eng.samples, recommendation=rec,
-        correct=correct_set(means, rec, eng.m, epsilon), counts=s["counts"].copy(),
+        correct=correct_set(exact_means(instance), rec, eng.m, epsilon),
+        counts=s["counts"].copy(),
         stopped_by="budget" if status == STOPPED_BY_BUDGET else "rule", wall_time=wall,
     )
 

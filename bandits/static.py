@@ -53,6 +53,7 @@ import numpy as np
 
 from bandits import _rng
 from bandits import _static_numba as S
+from bandits._exact import check_resolution, correct_set, exact_means
 from bandits._policy import AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from rounding.tracking import track_ratio
@@ -363,6 +364,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     seed = _seed(seed)
     max_samples = _budget(max_samples)
     refresh_every = check_int(refresh_every, "refresh_every", 1)
+    check_resolution(instance, 1)
     env_kind, means, env_sigma, table = _env(instance)
     K, d = st.X.shape
     counts = np.zeros(K, dtype=np.int64)
@@ -381,11 +383,10 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     if status == S.STATUS_SINGULAR:
         raise ValueError("instance: the initial pulls do not span R^d")
     rec = np.array([int(out[0])])
-    mu = target_means(instance)
     n = int(out[1])
     return RunResult(
         algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
-        samples=n, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
+        samples=n, recommendation=rec, correct=correct_set(exact_means(instance), rec, 1, 0.0),
         counts=counts, stopped_by="rule" if status == S.STATUS_RULE else "budget",
         wall_time=wall,
         extra={"method": method, "confidence": confidence,
