@@ -82,16 +82,20 @@ class Summary:
     Iterating yields one dict per group with the keys ``algorithm``, ``instance``,
     ``runs``, ``mean``, ``std`` (sample standard deviation, ``ddof=1``; NaN for one run),
     ``median``, ``min``, ``max`` (all on ``samples``), ``error_rate`` (fraction of runs whose
-    recommendation is wrong), ``errors``, ``budget`` (runs stopped by the sample budget) and
-    ``wall_time`` (mean seconds per run). ``summary["m-lingape"]`` gets one group by label.
+    recommendation is wrong; by default a run stopped by the budget counts as not correct,
+    see :meth:`ReplicationTable.summary`), ``errors``, ``budget`` (runs stopped by the
+    sample budget) and ``wall_time`` (mean seconds per run). ``summary["m-lingape"]`` gets
+    one group by label.
     """
 
     KEYS = ("algorithm", "instance", "runs", "mean", "std", "median", "min", "max",
             "error_rate", "errors", "budget", "wall_time")
 
-    def __init__(self, rows: Sequence[dict], max_samples: int | None = None) -> None:
+    def __init__(self, rows: Sequence[dict], max_samples: int | None = None,
+                 budget: str = "failure") -> None:
         self.rows = list(rows)
         self.max_samples = max_samples
+        self.budget = budget
 
     def __iter__(self) -> Iterator[dict]:
         return iter(self.rows)
@@ -142,8 +146,12 @@ class Summary:
         censored = sum(r["budget"] for r in self.rows)
         if censored:
             cap = "" if self.max_samples is None else f" (max_samples={self.max_samples})"
+            how = {"failure": "counted as errors (not identified)",
+                   "estimate": "judged on their current estimate",
+                   "exclude": "left out of the error rate"}[self.budget]
             lines.append(f"note: {censored} run(s) hit the sample budget{cap}; their "
-                         "samples are censored, so mean/median are lower bounds")
+                         "samples are censored, so mean/median are lower bounds; they are "
+                         f"{how}")
         return "\n".join(lines)
 
 
@@ -307,35 +315,57 @@ class ReplicationTable:
 
     # statistics -------------------------------------------------------------------------
 
-    def summary(self) -> Summary:
+    def summary(self, budget: str = "failure") -> Summary:
         """Per-algorithm (and per-instance) statistics of the sample complexity.
+
+        Parameters
+        ----------
+        budget : {"failure", "estimate", "exclude"}
+            How runs stopped by the sample budget enter ``errors`` / ``error_rate``.  A
+            budget-stopped run has not identified anything, so by default (``"failure"``)
+            it is never a correct identification: ``errors`` = wrong answers certified by
+            the stopping rule + budget-stopped runs.  ``"estimate"`` judges the current
+            estimate of a budget-stopped run like a final answer (its ``correct`` column);
+            ``"exclude"`` leaves budget-stopped runs out: ``error_rate`` is then the
+            fraction of wrong answers among the runs stopped by the rule (the PAC error,
+            NaN if no run stopped by the rule).
 
         Returns
         -------
         Summary
             ``runs``, ``mean``, ``std`` (``ddof=1``), ``median``, ``min``, ``max`` of
-            ``samples``; ``error_rate`` = fraction of runs with ``correct == False`` (a run
-            stopped by the budget counts with its current estimate); ``budget`` = number of
-            runs stopped by the budget; ``wall_time`` = mean seconds per run.
+            ``samples``; ``error_rate`` and ``errors`` (see ``budget``); ``budget`` =
+            number of runs stopped by the budget; ``wall_time`` = mean seconds per run.
         """
+        if budget not in ("failure", "estimate", "exclude"):
+            raise ValueError("budget must be 'failure', 'estimate' or 'exclude'; "
+                             f"got {budget!r}")
         rows = []
         alg, inst = self._cols["algorithm"], self._cols["instance"]
         for i, a in dict.fromkeys(zip(inst, alg, strict=True)):
             mask = (inst == i) & (alg == a)
             s = self._cols["samples"][mask].astype(np.float64)
             n = int(s.size)
-            wrong = int(np.count_nonzero(~self._cols["correct"][mask]))
+            by_budget = self._cols["stopped_by"][mask] == "budget"
+            wrong_est = ~self._cols["correct"][mask]
+            if budget == "estimate":
+                wrong, judged = int(np.count_nonzero(wrong_est)), n
+            elif budget == "failure":
+                wrong, judged = int(np.count_nonzero(wrong_est | by_budget)), n
+            else:
+                wrong = int(np.count_nonzero(wrong_est & ~by_budget))
+                judged = int(np.count_nonzero(~by_budget))
             rows.append({
                 "algorithm": str(a), "instance": str(i), "runs": n,
                 "mean": float(s.mean()),
                 "std": float(s.std(ddof=1)) if n > 1 else float("nan"),
                 "median": float(np.median(s)), "min": int(s.min()), "max": int(s.max()),
-                "error_rate": wrong / n, "errors": wrong,
+                "error_rate": wrong / judged if judged else float("nan"), "errors": wrong,
                 "budget": int(np.count_nonzero(self._cols["stopped_by"][mask] == "budget")),
                 "wall_time": float(self._cols["wall_time"][mask].mean()),
             })
         max_samples = self.meta.get("max_samples")
-        return Summary(rows, None if max_samples is None else int(max_samples))
+        return Summary(rows, None if max_samples is None else int(max_samples), budget)
 
     # input / output ---------------------------------------------------------------------
 
