@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bandits import _rng
+from bandits._exact import correct_set, exact_means
 from bandits.gifa import RunResult
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import DELTA, _check_delta, gamma, mle, mu
@@ -188,9 +189,16 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
         use = min(n, T - t)
         if use <= 0:
             return 0
+        if use < n:
+            # a horizon cut: the first ``use`` pulls in the ask/tell order (HomerPolicy),
+            # so that the counts sum to the samples (issue 12: floor() lost pulls)
+            from bandits.logistic.warmup import interleaved_order
+
+            alloc = np.bincount(np.asarray(interleaved_order(alloc)[:use], dtype=np.int64),
+                                minlength=K).astype(np.int64)
         seg_len.append(use)
-        seg_gap.append(float(alloc @ gaps) / n)
-        counts[:] += alloc if use == n else np.floor(alloc * use / n).astype(np.int64)
+        seg_gap.append(float(alloc @ gaps) / use)
+        counts[:] += alloc
         t += use
         return use
 
@@ -237,7 +245,8 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
     regret = np.interp(times, ends, cum)
     return RunResult(
         algorithm="homer", instance=getattr(instance, "name", "logistic"), seed=int(seed),
-        samples=int(t), recommendation=np.array([arm]), correct=arm == best,
+        samples=int(t), recommendation=np.array([arm]),
+        correct=correct_set(exact_means(instance), np.array([arm]), 1, 0.0),
         counts=counts, stopped_by=stopped, wall_time=time.perf_counter() - t0,
         extra={"times": times, "regret": regret, "phases": phases,
                "warmup": {"method": warmup, "samples": int(wu.counts.sum()),
