@@ -77,11 +77,11 @@ def correct_set(means, recommendation, m: int, epsilon: float) -> bool:
 def check_resolution(instance, m: int, epsilon: float = 0.0) -> None:
     """Refuse (``ValueError``) an instance whose top-m boundary is beyond float64 resolution.
 
-    With ``g = mu_(m) - mu_(m+1)`` (exact) and ``s = max_a |mu_a|``: refused when
-    ``0 < g <= RESOLUTION * s`` and ``epsilon < g`` does not make the gap irrelevant
-    (``epsilon >= RESOLUTION * s`` accepts any answer within a resolvable tolerance), or when
-    an arm of the top-m set and one outside it have features that differ by at most
-    ``RESOLUTION`` times the largest feature (their difference vector, hence their paired
+    With ``g = mu_(m) - mu_(m+1)`` (exact) and ``s = max_a |mu_a|``, refused when
+    ``0 < g <= RESOLUTION * s`` unless ``epsilon >= RESOLUTION * s`` (then any answer within
+    a resolvable tolerance is accepted), or when a target of the top-m set and one outside
+    it (rows of ``Z``, or of ``X``) differ by at most ``RESOLUTION`` times the largest entry
+    (their difference vector, hence their paired
     confidence width, is then not resolvable).  The message names both arms and the gap.
     """
     mu = exact_means(instance)
@@ -101,9 +101,10 @@ def check_resolution(instance, m: int, epsilon: float = 0.0) -> None:
             "relative), so the float64 estimates cannot resolve it reliably (the instance "
             f"is beyond floating-point resolution); pass epsilon >= {float(tol):.3g} to "
             "accept either arm")
-    X = np.asarray(instance.X, dtype=np.float64)
+    Z = getattr(instance, "Z", None)
+    X = np.asarray(instance.X if Z is None else Z, dtype=np.float64)  # the decision targets
     if X.shape[0] != K:
-        return  # transductive targets: the arms are not the targets
+        return  # a reward table over other arms: no feature to compare
     xmax = float(np.max(np.abs(X)))
     top = order[:m]
     rest = np.asarray(order[m:])

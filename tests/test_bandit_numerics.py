@@ -128,6 +128,18 @@ def test_beyond_resolution_is_refused_with_arms_and_gap(algorithm):
         run(algorithm, inst, delta=0.1, seed=0, max_samples=100)
 
 
+def test_targets_closer_than_resolution_are_refused():
+    # means 0, 1e-10, -1e-17: the gap 1e-10 is the whole mean scale (resolvable), but the
+    # best arm and the runner-up differ by 1e-13 in one feature (< 2^-40 of the largest
+    # entry, 1): their difference vector, hence their width, is below resolution
+    inst = Instance(name="close-arms",
+                    X=np.array([[1.0, 0.0], [1.0, 1e-13], [0.0, -1e-20]]),
+                    theta=np.array([0.0, 1e3]), sigma=1.0, m=1)
+    for algorithm in ("m-lingape", "xy-static"):
+        with pytest.raises(ValueError, match=r"arms 1 and 0 differ by 1e-13"):
+            run(algorithm, inst, seed=0, max_samples=10)
+
+
 def test_resolvable_gap_is_accepted():
     inst = parallel(1e-6)  # gap 1.1e-11, 5.5e-12 relative > 2^-40
     assert 1.1e-11 / 2 > RESOLUTION
