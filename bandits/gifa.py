@@ -52,7 +52,7 @@ import numpy as np
 from bandits import _gifa_numba as G
 from bandits import _rng
 from bandits._estimation import new_state, refresh, update
-from bandits._policy import AskTellProtocol
+from bandits._policy import ArmQueue, AskTellProtocol
 from bandits._simulate import (
     ENV_GAUSSIAN,
     ENV_TABLE,
@@ -384,7 +384,7 @@ class Policy(AskTellProtocol):
         self.algorithm = make_algorithm(algorithm, **overrides)
         self._eng = _Engine(self.algorithm, X, m=m, delta=delta, epsilon=epsilon,
                             sigma=sigma, S=S, seed=seed, max_samples=max_samples)
-        self._queue: list[int] = list(range(self._eng.K)) if self.algorithm.init else []
+        self._queue = ArmQueue(np.arange(self._eng.K) if self.algorithm.init else ())
         self._in_init = self.algorithm.init
         if not self._queue:
             self._advance()
@@ -412,22 +412,21 @@ class Policy(AskTellProtocol):
         if eng.out[G.OUT_STOP] == 1:
             self._finish("rule")
             return
-        self._queue = [int(eng.out[G.OUT_ARM1])]
-        if eng.out[G.OUT_ARM2] >= 0:
-            self._queue.append(int(eng.out[G.OUT_ARM2]))
+        first, second = int(eng.out[G.OUT_ARM1]), int(eng.out[G.OUT_ARM2])
+        self._queue = ArmQueue([first, second] if second >= 0 else [first])
 
     def _finish(self, how: str) -> None:
         self.done = True
         self.stopped_by = how
         self.recommendation = np.sort(self._eng.J.copy())
-        self._queue = []
+        self._queue = ArmQueue()
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the measured ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
         r = self._accept(arm, reward)
         self._eng.update(int(arm), r)
         if eng_budget_reached(self._eng) and self._queue:
-            self._queue = []
+            self._queue = ArmQueue()
         if not self._queue:
             self._advance()
 

@@ -53,7 +53,7 @@ import numpy as np
 
 from bandits import _rng
 from bandits import _static_numba as S
-from bandits._policy import AskTellProtocol
+from bandits._policy import ArmQueue, AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from rounding.tracking import track_ratio
 
@@ -445,7 +445,7 @@ class StaticPolicy(AskTellProtocol):
         self._g, self._scores = np.zeros(d), np.zeros(K)
         self._t = 0
         self._since = 0
-        self._queue = [int(a) for a in self._st.init_arms]
+        self._queue = ArmQueue(self._st.init_arms)
         self._in_init = True
         if not self._queue:  # pragma: no cover - init is never empty
             self._after_init()
@@ -459,7 +459,7 @@ class StaticPolicy(AskTellProtocol):
         self.done = True
         self.stopped_by = how
         self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._theta))])
-        self._queue = []
+        self._queue = ArmQueue()
 
     def _after_init(self) -> None:
         st = self._st
@@ -484,7 +484,7 @@ class StaticPolicy(AskTellProtocol):
                                 self._g, self._scores)
         else:
             a = track_ratio(self._counts, st.w)
-        self._queue = [int(a)]
+        self._queue = ArmQueue([a])
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
