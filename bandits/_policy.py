@@ -1,11 +1,11 @@
 """The ask/tell protocol shared by every policy front-end (real experiments).
 
-A policy keeps a queue of arms it wants measured (an :class:`ArmQueue`: an int64 array and a
-read position, so taking the next arm is O(1) whatever the length of the phase). ``ask()`` returns the pending arm (the
-same one until it is told), ``tell(arm, reward)`` must report exactly that arm with a
-finite reward; ``done``, ``stopped_by`` and ``recommendation`` describe the outcome.
-Subclasses set ``_queue = ArmQueue(arms)`` and call :meth:`AskTellProtocol._accept` at the start of
-their ``tell``.
+A policy keeps a queue of arms it wants measured (an :class:`ArmQueue`: an int64 array and
+a read position, so taking the next arm is O(1) whatever the length of the phase).
+``ask()`` returns the pending arm (the same one until it is told), ``tell(arm, reward)``
+must report exactly that arm with a finite reward; ``done``, ``stopped_by`` and
+``recommendation`` describe the outcome.  Subclasses set ``_queue = ArmQueue(arms)`` and
+call :meth:`AskTellProtocol._accept` at the start of their ``tell``.
 """
 
 from __future__ import annotations

@@ -400,8 +400,13 @@ class ReplicationTable:
         return cls.read_json(path) if str(path).endswith(".json") else cls.read_csv(path)
 
     def save(self, path: PathLike) -> Path:
-        """:meth:`to_json` for ``.json`` files, :meth:`to_csv` otherwise."""
-        return self.to_json(path) if str(path).endswith(".json") else self.to_csv(path)
+        """:meth:`to_json` for ``.json`` files, :meth:`to_csv` for ``.csv``; any other
+        extension is a ValueError (a CSV is never written into, say, ``t.xlsx``)."""
+        suffix = Path(path).suffix.lower()
+        if suffix not in (".json", ".csv"):
+            raise ValueError(f"path: {str(path)!r} must end in .csv or .json; got "
+                             f"{suffix or 'no extension'!r}")
+        return self.to_json(path) if suffix == ".json" else self.to_csv(path)
 
     def to_pandas(self):
         """A ``pandas.DataFrame`` of the rows (needs pandas, not a dependency)."""
