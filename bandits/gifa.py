@@ -60,6 +60,13 @@ from bandits._simulate import (
     pull,
     simulate,
 )
+from rounding._validation import (
+    as_real_array,
+    check_int,
+    check_probability,
+    check_real,
+    check_seed,
+)
 
 _CHOICES = {
     "compute_jt": {"empirical": G.J_EMPIRICAL, "ugape": G.J_UGAPE},
@@ -186,12 +193,7 @@ def pair_ratios(X: np.ndarray) -> np.ndarray:
     return _pair_ratios_cached(Xc.tobytes(), Xc.shape)
 
 
-def _check_probability(x: float, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a number in (0, 1); got {x!r}")
-    if not (0.0 < float(x) < 1.0):
-        raise ValueError(f"{name} must be in (0, 1); got {x!r}")
-    return float(x)
+_check_probability = check_probability  # the shared validator (rounding._validation)
 
 
 class _Engine:
@@ -199,25 +201,19 @@ class _Engine:
 
     def __init__(self, algo: GIFA, X: np.ndarray, *, m: int, delta: float, epsilon: float,
                  sigma: float, S: float | None, seed: int, max_samples: int | None) -> None:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[0] < 2:
+        X = as_real_array(X, "X")
+        if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
             raise ValueError(f"X must be a (K, d) array with K >= 2 arms; got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X (the features) contains NaN or inf")
         K = X.shape[0]
         if algo.m_fixed is not None:
             m = algo.m_fixed
-        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m < K:
-            raise ValueError(f"m must be an integer with 1 <= m < K={K}; got {m!r}")
-        self.delta = _check_probability(delta, "delta")
-        if not (np.isfinite(epsilon) and epsilon >= 0):
-            raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
-        if not (np.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"sigma must be a positive number; got {sigma!r}")
-        if max_samples is not None and (isinstance(max_samples, bool) or int(max_samples) < 1):
-            raise ValueError(f"max_samples must be a positive integer; got {max_samples!r}")
-        if seed is None or isinstance(seed, bool) or int(seed) < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        m = check_int(m, "m", 1, K - 1)
+        self.delta = check_probability(delta, "delta")
+        epsilon = check_real(epsilon, "epsilon", 0.0)
+        sigma = check_real(sigma, "sigma", 0.0, open_low=True)
+        if max_samples is not None:
+            max_samples = check_int(max_samples, "max_samples", 1)
+        seed = check_seed(seed)
         self.algo, self.K, self.m = algo, K, int(m)
         self.features = X if algo.structured else np.eye(K)
         self.lam = float((sigma / 20.0) ** 2 if algo.reg is None else algo.reg)

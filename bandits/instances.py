@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import inspect
 import io
-import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -39,6 +38,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     from importlib.abc import Traversable
 
 import numpy as np
+
+from rounding._validation import as_real_array, check_int, check_real
 
 __all__ = [
     "INSTANCES",
@@ -66,10 +67,7 @@ _REDA_2021 = (
 
 
 def _float_matrix(value: Any, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric 2-D array: {exc}") from None
+    arr = as_real_array(value, name)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array; got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -78,10 +76,7 @@ def _float_matrix(value: Any, name: str) -> np.ndarray:
 
 
 def _float_vector(value: Any, length: int, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric vector: {exc}") from None
+    arr = as_real_array(value, name)
     if arr.ndim != 1 or arr.shape[0] != length:
         raise ValueError(f"{name} must be a vector of length {length}; got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -91,29 +86,16 @@ def _float_vector(value: Any, length: int, name: str) -> np.ndarray:
 
 def _check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``[low, high]`` (``high=None``: unbounded), else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer; got {value!r}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        rng = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be an integer {rng}; got {value}")
-    return value
+    return check_int(value, name, low, high)
 
 
 def _check_positive(value: Any, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {value!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-    return v
+    return check_real(value, name, 0.0, open_low=True)
 
 
 def _check_m(m: Any, n_targets: int) -> int:
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)):
-        raise ValueError(f"m must be an integer; got {m!r}")
-    if not 1 <= int(m) < n_targets:
+    m = check_int(m, "m")
+    if not 1 <= m < n_targets:
         raise ValueError(
             f"m must satisfy 1 <= m < K={n_targets} (the number of arms/targets); got m={m}"
         )

@@ -575,8 +575,9 @@ def _check_seeds(n_runs: Any, seeds: Any) -> list[int]:
 
 
 def _check_n_jobs(n_jobs: Any) -> int:
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) \
-            or not (n_jobs == -1 or n_jobs >= 1):
+    from rounding._validation import check_int
+
+    if check_int(n_jobs, "n_jobs", -1) == 0:
         raise ValueError(f"n_jobs must be -1 (all cores) or a positive integer; got {n_jobs!r}")
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 

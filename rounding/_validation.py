@@ -153,6 +153,18 @@ def check_arms(X: object, name: str = "X") -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def as_count_array(value: object, name: str, length: int | None = None) -> np.ndarray:
+    """A 1-D array of non-negative integers (integer-valued floats accepted, ``2.5`` refused:
+    a count is never rounded silently), as int64."""
+    c = as_real_array(value, name, ndim=1)
+    if length is not None and c.shape[0] != length:
+        raise ValueError(f"{name} must have length {length}; got {c.shape[0]}")
+    if np.any(c < 0) or np.any(c != np.floor(c)) or np.any(c > 2.0**62):
+        raise ValueError(f"{name} must hold non-negative integers (counts); got "
+                         f"{c[(c < 0) | (c != np.floor(c))][:3].tolist() or c.max()}")
+    return c.astype(np.int64)
+
+
 def check_counts(counts: object, K: int, name: str = "counts") -> np.ndarray:
     """Return ``counts`` as an int64 vector of length ``K`` of non-negative integers, sum > 0."""
     try:
