@@ -241,3 +241,68 @@ def test_parse_number_grammar():
     for bad in ("1000.7", "0", "1e300", "-3"):
         with pytest.raises(ValueError, match="--T"):
             parse_count(bad, "--T")
+
+
+# ----------------------------------------------------------------------------------------
+# replicate: start method and Ctrl-C (issue 12, item 5)
+# ----------------------------------------------------------------------------------------
+
+def test_replicate_workers_are_never_forked_from_the_caller(monkeypatch):
+    """The pool uses forkserver (or spawn): the caller, multi-threaded by numba/BLAS, never
+    calls fork() itself.  Same table as the serial run."""
+    import os
+
+    from bandits import replicate
+    from bandits.instances import get_instance
+    from bandits.replicate import START_METHOD, worker_context
+
+    assert START_METHOD in ("forkserver", "spawn")
+    assert worker_context().get_start_method() == START_METHOD
+    inst = get_instance("reda-classic")
+    serial = replicate("m-lingape", inst, 4, n_jobs=1, progress=False)
+
+    def no_fork():  # pragma: no cover - called only on a regression
+        raise AssertionError("replicate forked the calling process")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    parallel = replicate("m-lingape", inst, 4, n_jobs=2, progress=False)
+    assert parallel.equals(serial, wall_time=False)
+
+
+@pytest.mark.parametrize("backend, wait", [("processes", 6.0), ("dask", 12.0)])
+def test_ctrl_c_during_replicate_exits_quickly_and_cleanly(backend, wait, tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while the workers
+    run: status 130, the single line 'oed: interrupted', no table written, no lock files
+    left (TMPDIR is tmp_path).  20 s is a generous bound (main needed 41-52 s), not a
+    speed assertion."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "table.csv"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bandits.cli", "replicate", "m-lingape", "--instance", "soare",
+         "--runs", "5000", "--jobs", "2", "--backend", backend, "--out", str(out),
+         "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env=env, cwd=tmp_path)
+    time.sleep(wait)
+    assert proc.poll() is None, "the replication finished before the interrupt"
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a regression
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("oed replicate did not exit within 20 s of Ctrl-C")
+    assert time.monotonic() - t0 < 20
+    assert proc.returncode == 130
+    assert err == "oed: interrupted\n"
+    assert not out.exists()
+    assert sorted(p.name for p in scratch.rglob("*")) == []
