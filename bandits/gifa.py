@@ -62,6 +62,7 @@ from bandits._simulate import (
 )
 from rounding._validation import (
     as_real_array,
+    check_budget,
     check_int,
     check_probability,
     check_real,
@@ -212,7 +213,7 @@ class _Engine:
         epsilon = check_real(epsilon, "epsilon", 0.0)
         sigma = check_real(sigma, "sigma", 0.0, open_low=True)
         if max_samples is not None:
-            max_samples = check_int(max_samples, "max_samples", 1)
+            max_samples = check_budget(max_samples)
         seed = check_seed(seed)
         self.algo, self.K, self.m = algo, K, int(m)
         self.features = X if algo.structured else np.eye(K)

@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 import numpy as np
 
-from rounding._validation import as_real_array, check_int, check_real
+from rounding._validation import as_real_array, check_int, check_real, check_seed
 
 __all__ = [
     "INSTANCES",
@@ -235,14 +235,10 @@ def soare(d: int = 5, omega: float = 0.01, scale: float = 2.0, sigma: float = 1.
     sigma : float, default 1.0
         Gaussian noise standard deviation.
     """
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ValueError(f"d must be an integer >= 2; got {d!r}")
-    if not (0.0 < float(omega) < np.pi):
-        raise ValueError(f"omega must be in (0, pi); got {omega!r}")
-    if not (np.isfinite(scale) and scale > 0):
-        raise ValueError(f"scale must be a positive number; got {scale!r}")
-    if not (np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma must be a positive number; got {sigma!r}")
+    d = _check_int(d, "d", 2)
+    omega = check_real(omega, "omega", 0.0, np.pi, open_low=True, open_high=True)
+    scale = _check_positive(scale, "scale")
+    sigma = _check_positive(sigma, "sigma")
     X = np.zeros((d + 1, d))
     X[:d] = np.eye(d)
     X[d, 0], X[d, 1] = np.cos(omega), np.sin(omega)
@@ -313,12 +309,7 @@ def reda_classic(
             f"(x_(m+1) uses e_(m+1) in R^(K-1)); got m={m!r}"
         )
     m = int(m)
-    try:
-        om = float(omega)
-    except (TypeError, ValueError):
-        raise ValueError(f"omega must be a number in (0, pi/2]; got {omega!r}") from None
-    if not (0.0 < om <= np.pi / 2):
-        raise ValueError(f"omega must be in (0, pi/2]; got {omega!r}")
+    om = check_real(omega, "omega", 0.0, np.pi / 2, open_low=True)
     sigma = _check_positive(sigma, "sigma")
     N = K - 1
     X = np.zeros((K, N))
@@ -343,9 +334,12 @@ def reda_classic(
 def _rng(seed: Any) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
-        return np.random.default_rng(seed)
-    raise ValueError(f"seed must be an int, None or a numpy Generator; got {seed!r}")
+    if seed is None:
+        return np.random.default_rng()
+    try:
+        return np.random.default_rng(check_seed(seed))
+    except ValueError as exc:
+        raise ValueError(f"{exc} (or None, or a numpy Generator)") from None
 
 
 def random_gaussian(

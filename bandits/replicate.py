@@ -760,7 +760,11 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
         raise ValueError(f"progress must be True, False or None; got {progress!r}")
     instance = _resolve_instance(instance)
     specs = _normalise_specs(algorithm, options)
-    common = {"delta": delta, "epsilon": epsilon, "max_samples": max_samples}
+    from rounding._validation import check_budget, check_probability, check_real
+
+    common = {"delta": check_probability(delta, "delta"),
+              "epsilon": check_real(epsilon, "epsilon", 0.0),
+              "max_samples": check_budget(max_samples)}
     token = uuid.uuid4().hex
     # validate every configuration here (clear errors before any worker starts) and
     # warm this process up (the serial path) and fail here, before any worker starts

@@ -6,7 +6,12 @@ import inspect
 from collections.abc import Callable
 
 from bandits.gifa import ALGORITHMS, GIFA, RunResult, run_gifa
-from rounding._validation import check_int, check_probability, check_real, check_seed
+from rounding._validation import (
+    check_budget,
+    check_probability,
+    check_real,
+    check_seed,
+)
 
 #: Static and phased identification algorithms (bandits.static, bandits.phased).
 DESIGN_ALGORITHMS = ("g-static", "xy-static", "xy-oracle", "xy-adaptive", "rage")
@@ -55,7 +60,7 @@ def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float 
     check_probability(delta, "delta")
     check_real(epsilon, "epsilon", 0.0)
     check_seed(seed)
-    check_int(max_samples, "max_samples", 1)
+    check_budget(max_samples)
     logistic = isinstance(algorithm, str) and algorithm in LOGISTIC_ALGORITHMS
     _check_instance(instance, algorithm, logistic)
     if logistic:
@@ -111,7 +116,7 @@ def _run_logistic(algorithm: str, instance, *, delta: float, seed: int, max_samp
         from bandits.logistic.homer import run_homer
 
         _check_options(run_homer, options, algorithm, extra=("T",))
-        T = check_int(options.pop("T", max_samples), "T", 1)
+        T = check_budget(options.pop("T", max_samples), "T")
         return run_homer(instance, T, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
     from bandits.logistic.warmup import run_warmup, war_warmup
 

@@ -55,7 +55,7 @@ from bandits import _rng
 from bandits import _static_numba as S
 from bandits._policy import ArmQueue, AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
-from rounding._validation import as_real_array, check_real
+from rounding._validation import as_real_array, check_budget, check_real
 from rounding._validation import check_int as _check_int_range
 from rounding.tracking import track_ratio
 
@@ -293,7 +293,7 @@ def _env(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
 
 
 def _budget(max_samples: object) -> int:
-    return check_int(max_samples, "max_samples", 1)
+    return check_budget(max_samples)
 
 
 def _seed(seed: object) -> int:

@@ -59,6 +59,15 @@ def check_seed(seed: object, name: str = "seed") -> int:
     return check_int(seed, name, 0, MAX_SEED)
 
 
+#: Largest sample budget / horizon: the jitted loops count samples in int64.
+MAX_BUDGET = 2**62
+
+
+def check_budget(x: object, name: str = "max_samples") -> int:
+    """A sample budget or horizon: an integer in ``[1, 2**62]``."""
+    return check_int(x, name, 1, MAX_BUDGET)
+
+
 def check_real(x: object, name: str, low: float = -np.inf, high: float = np.inf, *,
                open_low: bool = False, open_high: bool = False) -> float:
     """``x`` as a finite Python ``float`` in the interval ``low .. high`` (each end open or
