@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,10 @@ def load_matrix(path: str | Path, name: str = "arms") -> np.ndarray:
     delimiter = "," if "," in text else ("\t" if "\t" in text else None)
     for skip in (0, 1):
         try:
-            arr = np.loadtxt(p, delimiter=delimiter, skiprows=skip, ndmin=2, comments="#")
+            with warnings.catch_warnings():  # an empty file is refused below, by name
+                warnings.simplefilter("ignore", UserWarning)
+                arr = np.loadtxt(p, delimiter=delimiter, skiprows=skip, ndmin=2,
+                                 comments="#")
         except ValueError:
             continue
         if arr.size == 0:
