@@ -89,7 +89,7 @@ import numpy as np
 from bandits import _rng
 from bandits import _static_numba as S
 from bandits._exact import check_resolution, correct_set, exact_means
-from bandits._policy import AskTellProtocol
+from bandits._policy import ArmQueue, AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from bandits.static import (
     _budget,
@@ -353,7 +353,7 @@ class AdaptivePolicy(_PhasePolicy):
         self._ps[:] = 0.0
         self._tp = 0
         self._since = 0
-        self._queue = [int(a) for a in self._eng.init_arms]
+        self._queue = ArmQueue(self._eng.init_arms)
         self._in_init = True
         if self._max is not None and self._t >= self._max:
             self._finish("budget")
@@ -382,7 +382,7 @@ class AdaptivePolicy(_PhasePolicy):
             return
         a = S.greedy_choice(eng.X, self._Y, self._M, self._Ainv, self._vals, self._rng,
                             self._g, self._scores)
-        self._queue = [int(a)]
+        self._queue = ArmQueue([a])
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm``."""
@@ -621,7 +621,7 @@ class RagePolicy(_PhasePolicy):
             self._finish("budget")
             return
         alloc = self._eng.plan_phase()
-        self._queue = [a for a in range(alloc.shape[0]) for _ in range(int(alloc[a]))]
+        self._queue = ArmQueue.repeated(alloc)
         self._pc[:] = 0
         self._ps[:] = 0.0
 

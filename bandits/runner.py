@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+
 from bandits._exact import correct_set, exact_means
 from bandits.gifa import ALGORITHMS, GIFA, RunResult, run_gifa
+from rounding._validation import (
+    check_budget,
+    check_probability,
+    check_real,
+    check_seed,
+)
 
 #: Static and phased identification algorithms (bandits.static, bandits.phased).
 DESIGN_ALGORITHMS = ("g-static", "xy-static", "xy-oracle", "xy-adaptive", "rage")
@@ -39,8 +48,23 @@ def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float 
     Returns
     -------
     RunResult
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: unknown algorithm or option, an instance of the wrong kind
+        (a linear :class:`~bandits.instances.Instance` for ``"homer"``/``"war"``, a
+        :class:`~bandits.logistic.LogisticInstance` or anything else for the others), and
+        ``delta``, ``epsilon``, ``seed``, ``max_samples`` of the wrong type or range (a
+        float seed or budget is refused, not truncated).
     """
-    if isinstance(algorithm, str) and algorithm in LOGISTIC_ALGORITHMS:
+    check_probability(delta, "delta")
+    check_real(epsilon, "epsilon", 0.0)
+    check_seed(seed)
+    check_budget(max_samples)
+    logistic = isinstance(algorithm, str) and algorithm in LOGISTIC_ALGORITHMS
+    _check_instance(instance, algorithm, logistic)
+    if logistic:
         return _run_logistic(algorithm, instance, delta=delta, seed=seed,
                              max_samples=max_samples, **options)
     if isinstance(algorithm, GIFA) or algorithm in ALGORITHMS:
@@ -56,15 +80,18 @@ def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float 
         if algorithm == "xy-adaptive":
             from bandits.phased import run_xy_adaptive
 
+            _check_options(run_xy_adaptive, options, algorithm)
             return run_xy_adaptive(instance, delta=delta, seed=seed,
                                    max_samples=max_samples, **options)
         if algorithm == "rage":
             from bandits.phased import run_rage
 
+            _check_options(run_rage, options, algorithm)
             return run_rage(instance, delta=delta, seed=seed, max_samples=max_samples,
                             **options)
         from bandits.static import run_static
 
+        _check_options(run_static, options, algorithm)
         return run_static(algorithm, instance, delta=delta, seed=seed,
                           max_samples=max_samples, **options)
     known = sorted(ALGORITHMS) + list(NAMED_ALGORITHMS)
@@ -89,10 +116,12 @@ def _run_logistic(algorithm: str, instance, *, delta: float, seed: int, max_samp
     if algorithm == "homer":
         from bandits.logistic.homer import run_homer
 
-        T = int(options.pop("T", max_samples))  # type: ignore[arg-type]
+        _check_options(run_homer, options, algorithm, extra=("T",))
+        T = check_budget(options.pop("T", max_samples), "T")
         return run_homer(instance, T, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
-    from bandits.logistic.warmup import run_warmup
+    from bandits.logistic.warmup import run_warmup, war_warmup
 
+    _check_options(war_warmup, options, algorithm)
     t0 = time.perf_counter()
     wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
     mu_exact = exact_means(instance)
@@ -158,3 +187,37 @@ def _war_cut(instance, *, delta: float, seed: int, max_samples: int, t0: float, 
                      correct=correct_set(mu_exact, rec, 1, 0.0), counts=counts,
                      stopped_by="budget", wall_time=time.perf_counter() - t0,
                      extra={"theta_hat": theta_hat})
+
+
+#: Arguments of the simulation functions that :func:`run` sets itself (not options).
+_RUN_ARGUMENTS = ("delta", "epsilon", "seed", "max_samples")
+
+
+def _check_options(fn: Callable, options: dict, algorithm: str,
+                   extra: tuple[str, ...] = ()) -> None:
+    """ValueError listing the valid options when ``options`` has a key ``fn`` does not take
+    (instead of a TypeError from the call). Functions taking ``**options`` check their own.
+    """
+    params = inspect.signature(fn).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    valid = sorted([n for n, p in params.items()
+                    if p.kind is p.KEYWORD_ONLY and n not in _RUN_ARGUMENTS] + list(extra))
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for {algorithm}; valid options: "
+                         f"{', '.join(valid)}")
+
+
+def _check_instance(instance: object, algorithm: object, logistic: bool) -> None:
+    """ValueError naming ``instance`` unless it is of the kind the algorithm simulates."""
+    from bandits.instances import Instance
+    from bandits.logistic.instances import LogisticInstance
+
+    want = LogisticInstance if logistic else Instance
+    if not isinstance(instance, want):
+        name = algorithm.name if isinstance(algorithm, GIFA) else algorithm
+        hint = ("bandits.logistic.LogisticInstance (e.g. bandits.logistic.sphere())"
+                if logistic else "bandits.instances.Instance (e.g. get_instance('soare'))")
+        raise ValueError(f"instance: {name!r} needs a {hint}; got "
+                         f"{type(instance).__name__}")
