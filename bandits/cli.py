@@ -575,7 +575,7 @@ def _cmd_subset(args: argparse.Namespace) -> int:
         rc.to_csv(args.out)
         print(f"curves written to {args.out}", file=sys.stderr)
     if args.plot:
-        plot_regret(rc, args.plot)
+        plot_regret(rc, args.plot)  # saved by path=
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
@@ -594,10 +594,18 @@ class _Parser(argparse.ArgumentParser):
                          .replace("oed  --help", "oed --help"))
 
 
+def _version() -> str:
+    from design._version import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``oed`` (exposed for tests and documentation)."""
     p = _Parser(prog="oed", description="Optimal experimental design and "
                                 "design-driven bandits.")
+    p.add_argument("--version", action="version", version=f"oed-bandits {_version()}",
+                   help="print the package version and exit")
     sub = p.add_subparsers(dest="command", required=True)
 
     cx = sub.add_parser("complexity", help="complexity constants of an instance "

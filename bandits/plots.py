@@ -1,58 +1,142 @@
-"""Plots of replication tables, written to files (Agg canvas; no display, no pyplot).
+"""Figures for papers: replication tables, reproductions and designs.
 
-:func:`boxplot_samples` draws the empirical distribution of the sample complexity of
-each algorithm as Réda, Kaufmann & Delahaye-Duriez (2021), Figure 1 do: a box plot
-(quartiles, median, whiskers at 1.5 IQR) with every run drawn as a jittered grey point,
-the mean as a diamond, and the error frequency under each label.  Runs stopped by the
-sample budget are drawn in red (their sample counts are censored).
+Every helper draws on a matplotlib ``Axes`` and returns it:
+
+* ``ax=None`` creates a new figure on an Agg canvas (nothing is displayed, no pyplot, no
+  global matplotlib state is touched); pass an ``Axes`` of your own figure to compose panels.
+* Saving is the caller's business (``ax.figure.savefig("fig.pdf")``); ``path=`` is a
+  convenience that saves the figure (format from the extension) after drawing.
+
+:func:`boxplot_samples` draws the empirical distribution of the sample complexity of each
+algorithm as Réda, Kaufmann & Delahaye-Duriez (2021), Figure 1 do: a box plot (quartiles,
+median, whiskers at 1.5 IQR) with every run drawn as a jittered grey point, the mean as a
+diamond, and the error frequency under each label. Runs stopped by the sample budget are red
+(their sample counts are censored). Published means, when given, are drawn next to ours.
 
 :func:`budget_vs_dimension` draws the mean sample complexity against the dimension with a
-min/max band (Soare, Lazaric & Munos 2014, Fig. 4), and :func:`samples_per_arm` the mean
-number of pulls of each arm per algorithm as grouped bars (their Fig. 5).
+min/max band (Soare, Lazaric & Munos 2014, Fig. 4); :func:`samples_per_arm` the mean number
+of pulls of each arm per algorithm as grouped bars (their Fig. 5), with the published bars
+marked when given. :func:`budget_summary` and :func:`mean_pulls` return exactly the numbers
+these two draw.
+
+:func:`plot_design` pictures a design on 2-D arms (Mason, Jun & Jain 2022, Fig. 3): each
+arm's weight as marker area and the confidence ellipse of the design.
 """
 
 from __future__ import annotations
 
 import os
+import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from bandits.replicate import ReplicationTable
 
-__all__ = ["boxplot_samples", "budget_vs_dimension", "samples_per_arm"]
+__all__ = ["boxplot_samples", "budget_summary", "budget_vs_dimension", "mean_pulls",
+           "new_axes", "plot_design", "readable_log_axis", "samples_per_arm", "save"]
 
 
-def boxplot_samples(table: ReplicationTable, path: str | os.PathLike, *,
-                    title: str | None = None, log: bool = False,
+def new_axes(figsize: tuple[float, float] = (6.0, 4.4), ax: Any = None) -> Any:
+    """``ax`` itself, or the single Axes of a new figure on an Agg canvas (no pyplot)."""
+    if ax is not None:
+        return ax
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig.add_subplot(1, 1, 1)
+
+
+def save(ax: Any, path: str | os.PathLike | None, *, dpi: int = 150) -> None:
+    """Save ``ax``'s figure to ``path`` (format from the extension; folders created) after a
+    tight layout; nothing when ``path`` is None."""
+    if path is None:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig = ax.figure
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+
+
+def readable_log_axis(ax: Any, axis: str = "y") -> None:
+    """Log scale on ``axis`` whose ticks stay readable when the data span less than a few
+    decades: plain numbers (``2,000``, ``5,000``) at 1, 2 and 5 times each power of ten
+    instead of the lone ``10^3`` matplotlib shows for a span under one decade."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    getattr(ax, f"set_{axis}scale")("log")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    lo, hi = sorted(getattr(ax, f"get_{axis}lim")())
+    if hi / max(lo, 1e-300) < 1e3:
+        target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        target.set_major_formatter(FuncFormatter(_plain_number))
+        target.set_minor_formatter(NullFormatter())
+
+
+def _plain_number(v: float, _pos: Any = None) -> str:
+    if v >= 1:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def _wrap(label: str, width: int = 12) -> str:
+    return "\n".join(textwrap.wrap(label, width, break_on_hyphens=False)) or label
+
+
+def _legend_outside(ax: Any, handles=None, labels=None, *, ncol: int = 1) -> None:
+    """A legend to the right of the axes (never over the data)."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles, strict=True))
+    if not uniq:
+        return
+    ax.legend(uniq.values(), uniq.keys(), fontsize=8, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), ncol=ncol, frameon=False, borderaxespad=0.0)
+
+
+def boxplot_samples(table: ReplicationTable, path: str | os.PathLike | None = None, *,
+                    ax: Any = None, title: str | None = None, log: bool = False,
                     algorithms: list[str] | None = None, jitter: float = 0.12,
-                    dpi: int = 120) -> dict[str, np.ndarray]:
-    """Box plots of the sample complexity per algorithm, saved to ``path``.
+                    published: Mapping[str, float] | None = None,
+                    published_label: str = "published mean", dpi: int = 150) -> Any:
+    """Box plots of the sample complexity per algorithm (Réda et al. 2021, Fig. 1).
 
     Parameters
     ----------
     table : ReplicationTable
         Results of :func:`bandits.replicate` (or read back from a file).
-    path : str or path-like
-        Output file; the format follows the extension (``.png``, ``.pdf``, ``.svg``...).
+    path : str or path-like, optional
+        Also save the figure here (format from the extension: ``.png``, ``.pdf``, ``.svg``).
+    ax : matplotlib Axes, optional
+        Draw here; default a new figure.
     title : str, optional
-        Figure title (default: the instance name and the number of runs).
+        Default: the instance, the number of runs and ``delta`` (from ``table.meta``).
     log : bool, default False
-        Logarithmic sample axis (useful when LUCB-type algorithms need 10x more samples).
+        Logarithmic sample axis (useful when LUCB-type algorithms need 10x more samples);
+        ticks stay readable under one decade (:func:`readable_log_axis`).
     algorithms : list of str, optional
         Which labels to plot, in this order (default: all, in table order).
     jitter : float, default 0.12
         Half-width of the horizontal jitter of the points (seeded: the image is
         reproducible).
-    dpi : int, default 120
-        Resolution of raster outputs.
+    published : mapping of label to float, optional
+        Published mean sample complexity per label, drawn as a black cross next to our
+        mean (labels not in the mapping get none).
+    published_label : str, default "published mean"
+        Legend entry of the published means (e.g. the paper and figure).
+    dpi : int, default 150
+        Resolution of raster outputs written to ``path``.
 
     Returns
     -------
-    dict of str to ndarray
-        ``{label: samples}`` exactly as plotted (the table's ``samples`` of each label, in
-        row order). Labels are ``"algorithm @ instance"`` when the table holds several
-        instances.
+    matplotlib.axes.Axes
+        The Axes drawn on. Box ``k`` (x position ``k + 1``) holds
+        ``table.select(algorithms[k])["samples"]``.
 
     Raises
     ------
@@ -74,80 +158,55 @@ def boxplot_samples(table: ReplicationTable, path: str | os.PathLike, *,
         labels = list(algorithms)
     else:
         labels = list(groups)
-    data = {label: np.asarray(groups[label]).copy() for label in labels}
-    if log and any(np.any(v <= 0) for v in data.values()):
+    values = [np.asarray(groups[label], dtype=np.float64) for label in labels]
+    if log and any(np.any(v <= 0) for v in values):
         raise ValueError("log=True needs positive sample counts")
 
     n = len(labels)
-    fig, ax = _canvas((max(4.0, 1.4 * n + 1.5), 4.8))
-    values = [data[label].astype(np.float64) for label in labels]
+    ax = new_axes((max(4.5, 1.25 * n + 3.2), 4.6), ax)
     ax.boxplot(values, positions=np.arange(1, n + 1), widths=0.55, showfliers=False,
                medianprops={"color": "tab:blue", "linewidth": 1.8},
                boxprops={"linewidth": 1.2}, whiskerprops={"linewidth": 1.0})
+    ax.plot([], [], color="tab:blue", lw=1.8, label="median, box: quartiles, "
+            "whiskers: 1.5 IQR")
     rng = np.random.default_rng(0)
     for k, label in enumerate(labels, start=1):
         y = values[k - 1]
         x = k + rng.uniform(-jitter, jitter, size=y.size)
         cens = budget[label]
         ax.scatter(x[~cens], y[~cens], s=6, color="0.55", alpha=0.5, linewidths=0,
-                   zorder=1)
+                   zorder=1, label="one run")
         if np.any(cens):
             ax.scatter(x[cens], y[cens], s=10, color="tab:red", alpha=0.8, linewidths=0,
-                       zorder=2, label="stopped by budget")
-        ax.scatter([k], [y.mean()], marker="D", s=28, color="tab:orange", zorder=3,
-                   label="mean" if k == 1 else None)
-    ticks = [f"{label}\nerr {np.mean(~correct[label]):.3f}" for label in labels]
+                       zorder=2, label="run stopped by the budget")
+        ax.scatter([k - 0.08 if published else k], [y.mean()], marker="D", s=30,
+                   color="tab:orange", zorder=3, label="mean (ours)")
+        if published and label in published:
+            ax.scatter([k + 0.08], [published[label]], marker="X", s=45, color="black",
+                       zorder=3, label=published_label)
+    ticks = [f"{_wrap(label)}\nerr {np.mean(~correct[label]):.3f}" for label in labels]
     ax.set_xticks(np.arange(1, n + 1))
-    ax.set_xticklabels(ticks, rotation=20 if n > 4 else 0, ha="right" if n > 4 else "center",
-                       fontsize=8)
+    ax.set_xticklabels(ticks, fontsize=8)
+    ax.set_xlim(0.4, n + 0.6)
     ax.set_ylabel("sample complexity (number of pulls)")
     if log:
-        ax.set_yscale("log")
+        readable_log_axis(ax, "y")
     ax.grid(axis="y", alpha=0.3)
-    handles, names = ax.get_legend_handles_labels()
-    uniq = dict(zip(names, handles, strict=True))
-    if uniq:
-        ax.legend(uniq.values(), uniq.keys(), fontsize=8, loc="upper left")
+    _legend_outside(ax)
     if title is None:
-        runs = {len(v) for v in data.values()}
-        per = f"{runs.pop()} runs each" if len(runs) == 1 else "runs"
-        title = f"{', '.join(table.instances)} ({per})"
+        runs = {v.size for v in values}
+        per = f"{runs.pop()} runs each" if len(runs) == 1 else "runs per label differ"
+        delta = table.meta.get("delta")
+        title = (f"{', '.join(table.instances)}: {per}"
+                 + (f", delta = {delta:g}" if delta is not None else ""))
     ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(Path(path), dpi=dpi)
-    return data
+    save(ax, path, dpi=dpi)
+    return ax
 
 
-def _canvas(figsize: tuple[float, float]):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=figsize)
-    FigureCanvasAgg(fig)
-    return fig, fig.add_subplot(1, 1, 1)
-
-
-def budget_vs_dimension(budgets: dict[str, dict[int, np.ndarray]], path: str | os.PathLike, *,
-                        title: str | None = None, log: bool = True,
-                        dpi: int = 120) -> dict[str, np.ndarray]:
-    """Mean sample complexity against the dimension, one line per algorithm, with a
-    min/max band over the runs (Soare et al. 2014, Fig. 4), saved to ``path``.
-
-    Parameters
-    ----------
-    budgets : dict of str to dict of int to array
-        ``{algorithm: {d: samples of every run at dimension d}}``.
-    path : str or path-like
-        Output file (format from the extension).
-    title : str, optional
-    log : bool, default True
-        Logarithmic sample axis.
-    dpi : int, default 120
-
-    Returns
-    -------
-    dict of str to ndarray
-        ``{algorithm: array of rows (d, mean, min, max)}`` exactly as plotted.
+def budget_summary(budgets: Mapping[str, Mapping[int, Any]]) -> dict[str, np.ndarray]:
+    """``{algorithm: rows (d, mean, min, max)}`` over the runs at each dimension: exactly
+    what :func:`budget_vs_dimension` draws.
 
     Raises
     ------
@@ -156,7 +215,7 @@ def budget_vs_dimension(budgets: dict[str, dict[int, np.ndarray]], path: str | o
     """
     if not budgets:
         raise ValueError("budgets is empty: nothing to plot")
-    plotted = {}
+    out = {}
     for label, per_d in budgets.items():
         rows = []
         for d in sorted(per_d):
@@ -164,53 +223,73 @@ def budget_vs_dimension(budgets: dict[str, dict[int, np.ndarray]], path: str | o
             if v.size == 0:
                 raise ValueError(f"budgets[{label!r}][{d}] has no runs")
             rows.append((d, v.mean(), v.min(), v.max()))
-        plotted[label] = np.array(rows)
-    fig, ax = _canvas((6.0, 4.4))
-    for label, a in plotted.items():
-        (line,) = ax.plot(a[:, 0], a[:, 1], marker="o", ms=4, label=label)
-        ax.fill_between(a[:, 0], a[:, 2], a[:, 3], color=line.get_color(), alpha=0.15,
-                        linewidth=0)
-    ax.set_xlabel("dimension d")
-    ax.set_ylabel("sample complexity (mean, min-max band)")
-    if log:
-        ax.set_yscale("log")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title or "budget vs dimension", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(Path(path), dpi=dpi)
-    return plotted
+        out[label] = np.array(rows)
+    return out
 
 
-def samples_per_arm(counts: dict[str, np.ndarray], path: str | os.PathLike, *,
-                    arm_labels: list[str] | None = None, title: str | None = None,
-                    log: bool = True, dpi: int = 120) -> dict[str, np.ndarray]:
-    """Mean pulls of each arm, grouped bars per algorithm (Soare et al. 2014, Fig. 5),
-    saved to ``path``.
+def budget_vs_dimension(budgets: Mapping[str, Mapping[int, Any]],
+                        path: str | os.PathLike | None = None, *, ax: Any = None,
+                        title: str | None = None, log: bool = True,
+                        dpi: int = 150) -> Any:
+    """Mean sample complexity against the dimension, one line per algorithm, with a
+    min/max band over the runs (Soare et al. 2014, Fig. 4).
 
     Parameters
     ----------
-    counts : dict of str to array
-        ``{algorithm: counts}``; ``counts`` is one run's per-arm counts (length K) or a
-        (runs, K) matrix, which is averaged over runs.
-    path : str or path-like
-    arm_labels : list of str, optional
-        Default ``x1 .. xK``.
+    budgets : mapping of str to mapping of int to array
+        ``{algorithm: {d: samples of every run at dimension d}}``.
+    path : str or path-like, optional
+        Also save the figure here (format from the extension).
+    ax : matplotlib Axes, optional
+        Draw here; default a new figure.
     title : str, optional
+        Default names the number of runs per point.
     log : bool, default True
-        Logarithmic count axis (bars of zero pulls are not drawn).
-    dpi : int, default 120
+        Logarithmic sample axis.
+    dpi : int, default 150
 
     Returns
     -------
-    dict of str to ndarray
-        ``{algorithm: mean pulls per arm}`` exactly as plotted.
+    matplotlib.axes.Axes
+        The Axes drawn on; the numbers drawn are :func:`budget_summary` ``(budgets)``.
 
     Raises
     ------
     ValueError
-        If ``counts`` is empty, the algorithms have different numbers of arms, or
-        ``arm_labels`` has the wrong length.
+        If ``budgets`` is empty or an algorithm has no runs at some dimension.
+    """
+    plotted = budget_summary(budgets)
+    ax = new_axes((7.2, 4.4), ax)
+    for label, a in plotted.items():
+        (line,) = ax.plot(a[:, 0], a[:, 1], marker="o", ms=4, label=f"{label}: mean")
+        if np.any(a[:, 3] > a[:, 2]):
+            ax.fill_between(a[:, 0], a[:, 2], a[:, 3], color=line.get_color(), alpha=0.15,
+                            linewidth=0, label=f"{label}: min-max over runs")
+    ax.set_xlabel("dimension d")
+    ax.set_xticks(sorted({int(d) for a in plotted.values() for d in a[:, 0]}))
+    ax.set_ylabel("sample complexity")
+    if log:
+        readable_log_axis(ax, "y")
+    ax.grid(alpha=0.3)
+    _legend_outside(ax)
+    if title is None:
+        runs = sorted({np.asarray(v).size for per_d in budgets.values() for v in per_d.values()})
+        title = ("budget vs dimension, "
+                 + (f"{runs[0]} runs per point" if len(runs) == 1
+                    else f"{runs[0]}-{runs[-1]} runs per point"))
+    ax.set_title(title, fontsize=10)
+    save(ax, path, dpi=dpi)
+    return ax
+
+
+def mean_pulls(counts: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """``{algorithm: mean pulls per arm}``: a (runs, K) matrix averaged over runs, or one
+    run's counts as they are; exactly what :func:`samples_per_arm` draws.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is empty or the algorithms have different numbers of arms.
     """
     if not counts:
         raise ValueError("counts is empty: nothing to plot")
@@ -221,24 +300,200 @@ def samples_per_arm(counts: dict[str, np.ndarray], path: str | os.PathLike, *,
     sizes = {m.size for m in means.values()}
     if len(sizes) != 1:
         raise ValueError(f"counts: algorithms have different numbers of arms {sorted(sizes)}")
-    K = sizes.pop()
-    arm_labels = arm_labels or [f"x{i + 1}" for i in range(K)]
+    return means
+
+
+def samples_per_arm(counts: Mapping[str, Any], path: str | os.PathLike | None = None, *,
+                    ax: Any = None, arm_labels: Sequence[str] | None = None,
+                    title: str | None = None, log: bool = True,
+                    published: Mapping[str, Sequence[float]] | None = None,
+                    published_label: str = "published", dpi: int = 150) -> Any:
+    """Mean pulls of each arm, grouped bars per algorithm (Soare et al. 2014, Fig. 5).
+
+    Parameters
+    ----------
+    counts : mapping of str to array
+        ``{algorithm: counts}``; ``counts`` is one run's per-arm counts (length K) or a
+        (runs, K) matrix, which is averaged over runs.
+    path : str or path-like, optional
+        Also save the figure here.
+    ax : matplotlib Axes, optional
+        Draw here; default a new figure.
+    arm_labels : sequence of str, optional
+        Default ``x1 .. xK``.
+    title : str, optional
+    log : bool, default True
+        Logarithmic count axis (bars of zero pulls are not drawn).
+    published : mapping of str to sequence of float, optional
+        Published pulls per arm for some algorithms, drawn as a black bar-wide tick on each
+        of our bars.
+    published_label : str, default "published"
+        Legend entry of the published ticks.
+    dpi : int, default 150
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on; the bar heights are :func:`mean_pulls` ``(counts)``.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is empty, the algorithms have different numbers of arms, or
+        ``arm_labels`` or a ``published`` entry has the wrong length.
+    """
+    means = mean_pulls(counts)
+    K = next(iter(means.values())).size
+    arm_labels = list(arm_labels) if arm_labels is not None else [f"x{i + 1}" for i in range(K)]
     if len(arm_labels) != K:
         raise ValueError(f"arm_labels must have {K} entries; got {len(arm_labels)}")
-    fig, ax = _canvas((max(5.0, 0.9 * K + 2.5), 4.4))
+    for label, pub in (published or {}).items():
+        if len(pub) != K:
+            raise ValueError(f"published[{label!r}] must have {K} entries; got {len(pub)}")
+    ax = new_axes((max(6.0, 0.9 * K + 4.0), 4.4), ax)
     n = len(means)
     width = 0.8 / n
     for j, (label, m) in enumerate(means.items()):
         x = np.arange(K) + (j - (n - 1) / 2) * width
         ax.bar(x, np.where(m > 0, m, np.nan) if log else m, width=width, label=label)
+        if published and label in published:
+            pub = np.asarray(published[label], dtype=np.float64)
+            ok = pub > 0 if log else np.ones(K, dtype=bool)
+            ax.hlines(pub[ok], x[ok] - width / 2, x[ok] + width / 2, color="black", lw=2.0,
+                      label=published_label)
     ax.set_xticks(np.arange(K))
     ax.set_xticklabels(arm_labels)
     ax.set_ylabel("pulls (mean over runs)")
     if log:
-        ax.set_yscale("log")
+        readable_log_axis(ax, "y")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title or "samples per arm", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(Path(path), dpi=dpi)
-    return means
+    _legend_outside(ax)
+    if title is None:
+        runs = {np.asarray(c).shape[0] if np.ndim(c) == 2 else 1 for c in counts.values()}
+        title = ("samples per arm, mean of "
+                 + (f"{runs.pop()} runs" if len(runs) == 1 else "several runs"))
+    ax.set_title(title, fontsize=10)
+    save(ax, path, dpi=dpi)
+    return ax
+
+
+def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
+                ax: Any = None, level: float | str = "d", annotate: bool = True,
+                min_weight: float = 1e-4, title: str | None = None, dpi: int = 150) -> Any:
+    """Picture of a design on 2-D arms (Mason, Jun & Jain 2022, Fig. 3).
+
+    Each arm is a point; an arm with weight ``w_i > min_weight`` gets a disc of area
+    proportional to ``w_i`` (the design's support). The red curve is the confidence ellipse
+    of the design
+
+    .. math:: E = \\{x : x^T A(w)^{-1} x \\le c\\}, \\qquad A(w) = \\sum_i w_i x_i x_i^T,
+
+    the set of directions whose predicted variance under ``w`` is at most ``c`` (in units of
+    ``sigma^2 / n`` for ``n`` samples allocated by ``w``). With the default ``c = d`` this is
+    the Kiefer–Wolfowitz picture: ``w`` is G-optimal exactly when every arm lies inside
+    ``E`` (``max_i x_i^T A(w)^{-1} x_i = d``), and then the support arms lie on its boundary
+    (``E`` is the minimum-area ellipse centred at 0 that contains the arms). An arm outside
+    ``E`` is one whose variance exceeds ``d``: the design is not G-optimal. The variance
+    ellipse ``{x : x^T A(w) x <= 1}`` would show the spread of the design instead, not
+    which arms are predicted well; we draw the confidence ellipse.
+
+    Parameters
+    ----------
+    X : array of shape (K, 2)
+        Arms, one per row.
+    weights : array of shape (K,)
+        Design weights (non-negative, summing to 1), e.g. ``g_optimal(X).weights``.
+    path : str or path-like, optional
+        Also save the figure here.
+    ax : matplotlib Axes, optional
+        Draw here; default a new figure.
+    level : float or {"d", "max"}, default "d"
+        ``c`` above: ``"d"`` (= 2, the G-optimal value), ``"max"`` (``max_i x_i^T A^{-1}
+        x_i``, the design's G-criterion: the ellipse through its worst arm), or a number
+        (e.g. the value of another criterion, as Mason et al. draw ``g*`` and ``h*``).
+    annotate : bool, default True
+        Write the weight next to each support arm.
+    min_weight : float, default 1e-4
+        Arms with a smaller weight are drawn as small grey points only.
+    title : str, optional
+        Default gives the support size and ``max_i x_i^T A^{-1} x_i``.
+    dpi : int, default 150
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not (K, 2), ``weights`` is not a probability vector of length K,
+        ``A(w)`` is singular, or ``level`` is not positive.
+    """
+    from design._validation import as_arms, as_weights
+
+    X = as_arms(X, "X")
+    if X.shape[1] != 2:
+        raise ValueError(f"X must have shape (K, 2) for a 2-D picture; got {X.shape}")
+    w = as_weights(weights, X.shape[0], "weights")
+    A = (X * w[:, None]).T @ X
+    eig = np.linalg.eigvalsh(A)
+    if eig[0] <= 1e-12 * max(eig[-1], 1e-300):
+        raise ValueError("weights: A(w) is singular (the support does not span the plane); "
+                         "no confidence ellipse")
+    var = np.einsum("ij,ij->i", X @ np.linalg.inv(A), X)
+    if isinstance(level, str):
+        if level not in ("d", "max"):
+            raise ValueError(f"level must be 'd', 'max' or a positive number; got {level!r}")
+        c = 2.0 if level == "d" else float(var.max())
+        c_text = "d = 2" if level == "d" else f"max variance = {c:.3g}"
+    else:
+        c = float(level)
+        if not np.isfinite(c) or c <= 0:
+            raise ValueError(f"level must be 'd', 'max' or a positive number; got {level!r}")
+        c_text = f"{c:.3g}"
+    ax = new_axes((6.8, 5.0), ax)
+    support = w > min_weight
+    ax.scatter(X[~support, 0], X[~support, 1], s=8, color="0.6", zorder=2)
+    area = 900.0 * w[support] / w.max()
+    ax.scatter(X[support, 0], X[support, 1], s=area, color="tab:blue", alpha=0.55,
+               edgecolors="tab:blue", zorder=3)
+    t = np.linspace(0.0, 2.0 * np.pi, 400)
+    L = np.linalg.cholesky(A * c)
+    pts = L @ np.vstack([np.cos(t), np.sin(t)])
+    ax.plot(pts[0], pts[1], color="tab:red", lw=1.4, zorder=1)
+    # the solver's certified gap leaves support arms a hair outside c = d: only an arm more
+    # than 0.01 % outside is flagged
+    outside = var > c * (1.0 + 1e-4)
+    if np.any(outside):
+        ax.scatter(X[outside, 0], X[outside, 1], s=40, facecolors="none",
+                   edgecolors="tab:red", zorder=4)
+    if annotate:
+        for i, r in zip(np.flatnonzero(support), np.sqrt(area / np.pi), strict=True):
+            off = 0.75 * r + 2.0
+            ax.annotate(f"{w[i]:.3f}", X[i], xytext=(off, off), textcoords="offset points",
+                        fontsize=7)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], ls="", marker="o", ms=3, color="0.6"),
+               Line2D([], [], ls="", marker="o", ms=10, color="tab:blue", alpha=0.55),
+               Line2D([], [], color="tab:red", lw=1.4)]
+    labels = ["arm (weight 0)", "support arm\n(area ∝ weight)",
+              f"$x^T A(w)^{{-1}} x \\leq$ {c_text}"]
+    if np.any(outside):
+        handles.append(Line2D([], [], ls="", marker="o", ms=7, mfc="none", color="tab:red"))
+        labels.append("arm outside the ellipse\n(not G-optimal at this level)")
+    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.margins(0.15)  # room for the largest disc at the edge
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    _legend_outside(ax, handles, labels)
+    ax.set_title(title or f"design on {X.shape[0]} arms: support {int(support.sum())}, "
+                 f"max variance {var.max():.4g}", fontsize=10)
+    save(ax, path, dpi=dpi)
+    return ax

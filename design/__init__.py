@@ -10,6 +10,7 @@
 * :mod:`design.complexity` -- complexity constants of the bandit papers.
 """
 
+from design._version import __version__
 from design.elfving import CCertificate, c_check, c_optimal
 from design.gd import d_optimal, g_optimal, kw_check, variances
 from design.greedy import (
@@ -32,6 +33,7 @@ from design.minimax import (
 from design.result import Certificate, DesignResult
 
 __all__ = [
+    "__version__",
     "CCertificate",
     "Certificate",
     "DesignResult",

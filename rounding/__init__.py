@@ -8,6 +8,8 @@
 This package is a leaf: it imports nothing from ``design`` or ``bandits``.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from .efficient import efficient_round, incremental_allocation
 from .guarantee import (
     GuaranteedRounding,
@@ -18,7 +20,13 @@ from .guarantee import (
 from .loss import RoundingLoss, efficiency_loss
 from .tracking import track
 
+try:  # rounding is a leaf (imports nothing from design): its own look-up of the same version
+    __version__ = version("oed-bandits")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
 __all__ = [
+    "__version__",
     "GuaranteedRounding",
     "RoundingLoss",
     "efficiency_loss",

@@ -282,7 +282,10 @@ def test_figure3_h_much_smaller_than_g(tmp_path) -> None:
     assert f["g_star"] == pytest.approx(21.10, abs=0.01)
     assert f["h_star"] == pytest.approx(0.389, abs=0.001)
     assert f["h_star"] < f["g_star"] / 20
-    assert plot_figure3(tmp_path / "f3.png", f).stat().st_size > 1000
+    axes = plot_figure3(tmp_path / "f3.png", f)
+    assert axes.shape == (2, 2) and (tmp_path / "f3.png").stat().st_size > 1000
+    np.testing.assert_allclose(axes[1, 1].collections[0].get_segments()[3][1, 1],
+                               f["lambda_H"][3])  # the stems are the H weights
 
 
 # ------------------------------------------------------------------------ bad input

@@ -149,13 +149,22 @@ def test_summary_equals_numpy_on_the_rows():
 def test_boxplot_writes_a_file_and_plots_the_table(tmp_path):
     table = replicate(ALGOS, classic(), 8, backend="serial", max_samples=200)
     out = tmp_path / "box.png"
-    data = boxplot_samples(table, out, title="classic", log=True)
+    ax = boxplot_samples(table, out, title="classic", log=True)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
-    assert list(data) == table.algorithms
-    for label, values in data.items():
-        np.testing.assert_array_equal(values, table.select(label)["samples"])
-    part = boxplot_samples(table, tmp_path / "box.svg", algorithms=["lingifa", "m-lingape"])
-    assert list(part) == ["lingifa", "m-lingape"]
+    ticks = [t.get_text().split("\n")[0] for t in ax.get_xticklabels()]
+    assert ticks == [label.split()[0] for label in table.algorithms]
+    # the orange diamonds are the means of exactly the table's samples, in table order
+    means = [off.get_offsets()[0][1] for off in ax.collections if off.get_label() == "mean (ours)"]
+    np.testing.assert_allclose(means, [table.select(a)["samples"].mean()
+                                       for a in table.algorithms])
+    assert ax.get_yscale() == "log"
+    part = boxplot_samples(table, tmp_path / "box.svg", algorithms=["lingifa", "m-lingape"],
+                           published={"lingifa": 123.0})
+    assert [t.get_text().split("\n")[0] for t in part.get_xticklabels()] == ["lingifa",
+                                                                             "m-lingape"]
+    pub = [c.get_offsets()[0][1] for c in part.collections if c.get_label() == "published mean"]
+    assert pub == [123.0]
+    assert "delta = 0.05" in part.get_title() and "8 runs each" in part.get_title()
     assert (tmp_path / "box.svg").read_text().lstrip().startswith("<?xml")
     with pytest.raises(ValueError, match="algorithms"):
         boxplot_samples(table, tmp_path / "x.png", algorithms=["nope"])

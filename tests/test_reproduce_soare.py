@@ -10,7 +10,7 @@ import csv
 import numpy as np
 import pytest
 
-from bandits.plots import budget_vs_dimension, samples_per_arm
+from bandits.plots import budget_summary, budget_vs_dimension, mean_pulls, samples_per_arm
 from bandits.reproduce import REPRODUCTIONS, reproduce
 from bandits.reproduce.soare import FIG5_PUBLISHED, soare_figure4, soare_figure5
 
@@ -25,18 +25,26 @@ def test_published_fig5_columns_sum_to_the_budgets():
 
 def test_plots_return_exactly_what_they_draw(tmp_path):
     budgets = {"a": {2: np.array([1.0, 3.0]), 4: np.array([5.0])}, "b": {2: [2.0], 4: [8.0]}}
-    got = budget_vs_dimension(budgets, tmp_path / "b.png")
+    got = budget_summary(budgets)
     np.testing.assert_array_equal(got["a"], [[2, 2, 1, 3], [4, 5, 5, 5]])
+    ax = budget_vs_dimension(budgets, tmp_path / "b.png")
+    np.testing.assert_array_equal(ax.lines[0].get_ydata(), [2, 5])  # the means of "a"
     assert (tmp_path / "b.png").stat().st_size > 0
     counts = {"a": np.array([[1, 2, 0], [3, 4, 0]]), "b": np.array([5, 0, 1])}
-    got = samples_per_arm(counts, tmp_path / "s.svg")
+    got = mean_pulls(counts)
     np.testing.assert_array_equal(got["a"], [2, 3, 0])
     np.testing.assert_array_equal(got["b"], [5, 0, 1])
+    ax = samples_per_arm(counts, tmp_path / "s.svg", log=False, published={"b": [4, 0, 2]})
+    heights = [p.get_height() for p in ax.patches]
+    np.testing.assert_array_equal(heights, [2, 3, 0, 5, 0, 1])
+    assert "published" in [t.get_text() for t in ax.get_legend().get_texts()]
     assert (tmp_path / "s.svg").read_text().startswith("<?xml")
     with pytest.raises(ValueError, match="different numbers of arms"):
         samples_per_arm({"a": [1, 2], "b": [1, 2, 3]}, tmp_path / "x.png")
     with pytest.raises(ValueError, match="arm_labels"):
         samples_per_arm({"a": [1, 2]}, tmp_path / "x.png", arm_labels=["x"])
+    with pytest.raises(ValueError, match="published"):
+        samples_per_arm({"a": [1, 2]}, published={"a": [1]})
     with pytest.raises(ValueError, match="empty"):
         budget_vs_dimension({}, tmp_path / "x.png")
 

@@ -270,8 +270,10 @@ def test_regret_curves_csv_and_plot(tmp_path):
     path = rc.to_csv(tmp_path / "c.csv")
     back = type(rc).from_csv(path)
     assert np.allclose(back.curves["dart"][0], rc.curves["dart"].mean(axis=0), rtol=1e-5)
-    png = plot_regret({"K=2": rc}, tmp_path / "c.png")
-    assert png.stat().st_size > 1000
+    ax = plot_regret({"K=2": rc}, tmp_path / "c.png")
+    assert (tmp_path / "c.png").stat().st_size > 1000
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), rc.curves["dart"].mean(axis=0))
+    assert ax.get_title() == "K=2: 2 runs"
     with pytest.raises(ValueError, match="runs"):
         regret_curves(["dart"], rc and SubsetEnv.bernoulli(8, 2, seed=0), 100, runs=0)
 

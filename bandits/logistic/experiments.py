@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -86,26 +87,47 @@ def _ellipse(ax, M: np.ndarray, level: float, **kw) -> None:
     ax.plot(pts[0], pts[1], **kw)
 
 
-def plot_figure3(path: str | Path, fig3: dict | None = None) -> Path:
+def plot_figure3(path: str | Path | None = None, fig3: dict | None = None, *,
+                 axes: Any = None, dpi: int = 150) -> Any:
     """The paper's Figure 3: points, scaled points, ellipses and stem plots of both designs.
 
     Left column, G design: arms (blue), ``sqrt(mu') x`` (orange), the ellipse
     ``{x : x^T H(lambda_G)^{-1} x <= g*}`` (red). Right column, H design: ``mu' x`` (blue),
     ``sqrt(mu') x`` (orange), ``{x : x^T H(lambda_H)^{-1} x <= h*}`` (red). Bottom: stems of
-    ``lambda_G`` and ``lambda_H`` over the arm index 0..29.
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    ``lambda_G`` and ``lambda_H`` over the arm index 0..29. For the same picture of any
+    design on 2-D arms see :func:`bandits.plots.plot_design`.
 
+    Parameters
+    ----------
+    path : str or path-like, optional
+        Also save the figure here (format from the extension).
+    fig3 : dict, optional
+        The output of :func:`figure3` (computed when None).
+    axes : 2 x 2 array of matplotlib Axes, optional
+        Where to draw; default a new figure.
+    dpi : int, default 150
+
+    Returns
+    -------
+    ndarray of Axes
+        The 2 x 2 Axes drawn on.
+    """
     f = fig3 or figure3()
     X, m = f["X"], f["mu_prime"]
-    fig = Figure(figsize=(10, 8))
-    FigureCanvasAgg(fig)
-    ax = fig.subplots(2, 2)
+    if axes is None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(11, 8))
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(2, 2)
+    axes = np.asarray(axes)
+    if axes.shape != (2, 2):
+        raise ValueError(f"axes must be a 2 x 2 array of Axes; got shape {axes.shape}")
     for col, (lab, lam, val, pts) in enumerate([("G", f["lambda_G"], f["g_star"], X),
                                                  ("H", f["lambda_H"], f["h_star"],
                                                   X * m[:, None])]):
-        a = ax[0, col]
+        a = axes[0, col]
         a.scatter(pts[:, 0], pts[:, 1], s=14, color="C0",
                   label="$x_i$" if lab == "G" else r"$\dot\mu(x_i^T\theta)x_i$")
         sc = X * np.sqrt(m)[:, None]
@@ -114,20 +136,23 @@ def plot_figure3(path: str | Path, fig3: dict | None = None) -> Path:
         _ellipse(a, Hm, val, color="red", lw=1.2,
                  label=f"$x^T H(\\lambda_{lab})^{{-1}} x \\leq {lab.lower()}^*$ = {val:.3g}")
         for i in np.flatnonzero(lam > 1e-4):
-            a.annotate(str(i), pts[i], fontsize=7)
-        a.set_aspect("equal")
+            a.annotate(str(i), pts[i], xytext=(3, 3), textcoords="offset points", fontsize=7)
+        a.set_aspect("equal", adjustable="datalim")
         th = f["theta"]
-        a.set_title(f"{lab}-optimal design, $\\theta^*$ = ({th[0]:g}, {th[1]:g})")
-        a.legend(fontsize=7, loc="upper left")
-        s = ax[1, col]
+        a.set_title(f"{lab}-optimal design, $\\theta^*$ = ({th[0]:g}, {th[1]:g})", fontsize=10)
+        a.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False,
+                 borderaxespad=0.0)
+        s = axes[1, col]
         s.stem(np.arange(X.shape[0]), lam)
         s.set_xlabel("arm index i")
-        s.set_ylabel(f"$\\lambda_{lab}$")
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    return path
+        s.set_ylabel(f"$\\lambda_{lab}$ (design weight)")
+    if path is not None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig = axes[0, 0].figure
+        fig.tight_layout()
+        fig.savefig(path, dpi=dpi)
+    return axes
 
 
 def regret_experiment(dims: tuple[int, ...] = (3, 5, 10), T: int = 10**6, runs: int = 2, *,

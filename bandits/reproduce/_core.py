@@ -54,7 +54,9 @@ def _replicated(configs, instance, runs, jobs, seed, out: Path, name: str, title
                       **run_kw)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / f"{name}-runs.csv")
-    boxplot_samples(table, out / f"{name}.png", title=title)
+    boxplot_samples(table, out / f"{name}.png", published=published,
+                    published_label="published mean",
+                    title=f"{title}: {runs} runs each, delta = {table.meta['delta']:g}")
     rows = []
     for label, samples in table.samples_by_algorithm().items():
         errors = sum(1 for r in table.rows() if r["algorithm"] == label and not r["correct"])

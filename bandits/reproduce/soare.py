@@ -61,7 +61,7 @@ def soare_figure5(out: Path, runs: int = 5, jobs: int = -1, seed: int = 0,
     0.01; a larger one gives a quick check of the same pipeline.
     """
     from bandits.instances import soare
-    from bandits.plots import samples_per_arm
+    from bandits.plots import mean_pulls, samples_per_arm
 
     inst = soare(d=5, omega=omega)
     n_ada = 100 if full else runs
@@ -73,9 +73,11 @@ def soare_figure5(out: Path, runs: int = 5, jobs: int = -1, seed: int = 0,
         samples[algo], counts[algo], ok = _runs(algo, inst, seeds[:n], jobs)
         errors[algo] = int(np.sum(~ok))
     out.mkdir(parents=True, exist_ok=True)
-    plotted = samples_per_arm(counts, out / "soare-figure5.png",
-                              title=f"Soare et al. Fig. 5: pulls per arm, d = 5, omega = {omega:g} "
-                                    "(theoretical constant)")
+    plotted = mean_pulls(counts)
+    samples_per_arm(counts, out / "soare-figure5.png", published=FIG5_PUBLISHED,
+                    published_label="published (Soare et al. 2014, Fig. 5)",
+                    title=f"Soare et al. Fig. 5: pulls per arm, d = 5, omega = {omega:g}, "
+                          f"{n_ada} runs (xy-adaptive), {n_static} (static)")
     with (out / "soare-figure5-arms.csv").open("w") as fh:
         fh.write("algorithm,arm,published,ours_mean\n")
         for algo in _ALGOS:
@@ -139,7 +141,7 @@ def soare_figure4(out: Path, runs: int = 2, jobs: int = -1, seed: int = 0,
     ``omega`` (the paper's 0.01) and ``dims`` may be changed for a quick check.
     """
     from bandits.instances import soare
-    from bandits.plots import budget_vs_dimension
+    from bandits.plots import budget_summary, budget_vs_dimension
 
     dims = list(dims or (range(2, 11) if full else (2, 4, 6, 8, 10)))
     n = 100 if full else runs
@@ -147,9 +149,10 @@ def soare_figure4(out: Path, runs: int = 2, jobs: int = -1, seed: int = 0,
     budgets, errors = budgets_over(_ALGOS, {d: soare(d=d, omega=omega) for d in dims}, seeds,
                                    jobs, _OPTIONS)
     out.mkdir(parents=True, exist_ok=True)
-    plotted = budget_vs_dimension(budgets, out / "soare-figure4.png",
-                                  title=f"Soare et al. Fig. 4: budget vs d, omega = {omega:g} "
-                                        "(theoretical constant)")
+    plotted = budget_summary(budgets)
+    budget_vs_dimension(budgets, out / "soare-figure4.png",
+                        title=f"Soare et al. Fig. 4: budget vs d, omega = {omega:g}, {n} runs "
+                              "per point (theoretical constant)")
     with (out / "soare-figure4-budgets.csv").open("w") as fh:
         fh.write("algorithm,d,run,samples\n")
         for algo in _ALGOS:

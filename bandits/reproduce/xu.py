@@ -64,7 +64,7 @@ def xu_figure1(out: Path, runs: int = 2, jobs: int = -1, seed: int = 0,
     d = 2..10, 10 runs. Writes ``xu-figure1.csv`` and ``xu-figure1.png``.
     """
     from bandits.instances import soare
-    from bandits.plots import budget_vs_dimension
+    from bandits.plots import budget_summary, budget_vs_dimension
 
     dims = list(dims or (range(2, 11) if full else (2, 4, 6, 8, 10)))
     seeds = list(range(seed, seed + (10 if full else runs)))
@@ -73,8 +73,10 @@ def xu_figure1(out: Path, runs: int = 2, jobs: int = -1, seed: int = 0,
                                  _XU_OPTIONS)
     errors = sum(errs.values())
     out.mkdir(parents=True, exist_ok=True)
-    plotted = budget_vs_dimension(budgets, out / "xu-figure1.png",
-                                  title=f"Xu et al. Fig. 1: stopping time vs d, omega = {omega:g}")
+    plotted = budget_summary(budgets)
+    budget_vs_dimension(budgets, out / "xu-figure1.png",
+                        title=f"Xu et al. Fig. 1: stopping time vs d, omega = {omega:g}, "
+                              f"{len(seeds)} runs per point")
     mean = {a: plotted[a][:, 1] for a in algos}
     rows = [Row(f"{a}: mean samples, d = {d}", None, float(m))
             for a in algos for d, m in zip(dims, mean[a], strict=True)]

@@ -1,0 +1,113 @@
+"""The figure contract: every plot helper draws on a given Axes (or a new figure when
+``ax=None``), returns it, and writes a file only when asked (``path=``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bandits.logistic.experiments import figure3, plot_figure3
+from bandits.plots import (
+    boxplot_samples,
+    budget_vs_dimension,
+    plot_design,
+    readable_log_axis,
+    samples_per_arm,
+)
+from bandits.replicate import ReplicationTable
+from bandits.subsets.plots import plot_regret
+from bandits.subsets.runner import RegretCurves
+from design import g_optimal
+
+
+def _table() -> ReplicationTable:
+    n = 4
+    cols = {"algorithm": np.array(["a"] * n + ["b"] * n), "instance": np.array(["inst"] * 2 * n),
+            "seed": np.tile(np.arange(n), 2), "samples": np.arange(1, 2 * n + 1) * 100,
+            "correct": np.ones(2 * n, dtype=bool), "stopped_by": np.array(["rule"] * 2 * n),
+            "wall_time": np.zeros(2 * n), "recommendation": np.array(["0"] * 2 * n),
+            "counts": np.array(["1 1"] * 2 * n)}
+    return ReplicationTable(cols, {"delta": 0.1})
+
+
+def _curves() -> RegretCurves:
+    t = np.array([10, 20, 30])
+    return RegretCurves(t, {"dart": np.array([[1.0, 2, 3], [2, 3, 5]])}, [0, 1], title="K = 2")
+
+
+HELPERS = {
+    "boxplot_samples": lambda **kw: boxplot_samples(_table(), **kw),
+    "budget_vs_dimension": lambda **kw: budget_vs_dimension({"a": {2: [1, 2], 3: [2, 5]}}, **kw),
+    "samples_per_arm": lambda **kw: samples_per_arm({"a": [[1, 2], [3, 4]]}, **kw),
+    "plot_design": lambda **kw: plot_design(np.eye(2), [0.5, 0.5], **kw),
+    "plot_regret": lambda **kw: plot_regret(_curves(), **kw),
+}
+
+
+@pytest.mark.parametrize("name", HELPERS)
+def test_every_helper_draws_on_the_given_axes_and_returns_it(name, tmp_path, monkeypatch):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    monkeypatch.chdir(tmp_path)
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    mine = fig.add_subplot(1, 2, 2)
+    assert HELPERS[name](ax=mine) is mine
+    assert mine.has_data() and list(tmp_path.iterdir()) == []  # no file unless asked
+    new = HELPERS[name]()
+    assert new is not mine and new.figure is not fig and new.has_data()
+    HELPERS[name](path=tmp_path / "x.png")
+    assert (tmp_path / "x.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_figure3_takes_axes(tmp_path):
+    from matplotlib.figure import Figure
+
+    axes = Figure().subplots(2, 2)
+    f = figure3()
+    assert plot_figure3(fig3=f, axes=axes) is not None and axes[0, 0].has_data()
+    with pytest.raises(ValueError, match="2 x 2"):
+        plot_figure3(fig3=f, axes=axes[0])
+
+
+def test_log_axis_under_one_decade_has_several_labelled_ticks():
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot()
+    ax.plot([0, 1], [2000, 9000])
+    readable_log_axis(ax)
+    ticks = [t for t in ax.get_yticks() if 2000 <= t <= 9000]
+    labels = [ax.yaxis.get_major_formatter()(t) for t in ticks]
+    assert labels == ["2,000", "5,000"]
+
+
+def test_design_picture_ellipse_touches_the_support_of_a_g_optimal_design():
+    # Kiefer-Wolfowitz: at a G-optimal design every arm has x^T A^-1 x <= d = 2 with
+    # equality on the support, so the ellipse at level d passes through the support arms
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((15, 2))
+    res = g_optimal(X, tol=1e-9)
+    ax = plot_design(X, res.weights)
+    curve = ax.lines[0].get_xydata()
+    A = (X * res.weights[:, None]).T @ X
+    on_curve = np.einsum("ij,jk,ik->i", curve, np.linalg.inv(A), curve)
+    np.testing.assert_allclose(on_curve, 2.0, rtol=1e-9)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert not any("outside" in t for t in legend)  # G-optimal: no arm outside
+    support = res.weights > 1e-4
+    var = np.einsum("ij,jk,ik->i", X, np.linalg.inv(A), X)
+    np.testing.assert_allclose(var[support], 2.0, rtol=1e-5)  # support arms on the ellipse
+    uniform = plot_design(X, np.full(15, 1 / 15))
+    assert any("outside" in t.get_text() for t in uniform.get_legend().get_texts())
+
+
+def test_design_picture_rejects_bad_input():
+    with pytest.raises(ValueError, match="shape"):
+        plot_design(np.random.default_rng(0).standard_normal((4, 3)), np.full(4, 0.25))
+    with pytest.raises(ValueError, match="weights"):
+        plot_design(np.eye(2), [0.7, 0.7])
+    with pytest.raises(ValueError, match="singular"):
+        plot_design(np.eye(2), [1.0, 0.0])
+    with pytest.raises(ValueError, match="level"):
+        plot_design(np.eye(2), [0.5, 0.5], level=-1.0)
