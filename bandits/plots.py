@@ -85,7 +85,22 @@ def _plain_number(v: float, _pos: Any = None) -> str:
 
 
 def _wrap(label: str, width: int = 12) -> str:
-    return "\n".join(textwrap.wrap(label, width, break_on_hyphens=False)) or label
+    """Wrap a tick label at spaces, before ``(``, after ``,`` and ``=``; never inside a
+    word."""
+    text = label.replace("(", "\0(").replace(",", ",\0").replace("=", "=\0")
+    lines = textwrap.wrap(text.replace("\0", " "), width, break_on_hyphens=False,
+                          break_long_words=False)
+    # undo the added spaces: a line break stays, an added space inside a line goes
+    out = "\n".join(lines)
+    for token in ("(", ","):
+        out = out.replace(f" {token}", token) if token == "(" else out.replace(", ", ",")
+    return out.replace("= ", "=") or label
+
+
+def _title(ax: Any, title: str) -> None:
+    """A title wrapped to the axes' width (about 9 characters per inch at size 10)."""
+    width = ax.figure.get_figwidth() * ax.get_position().width
+    ax.set_title("\n".join(textwrap.wrap(title, max(30, int(9.5 * width)))), fontsize=10)
 
 
 def _legend_outside(ax: Any, handles=None, labels=None, *, ncol: int = 1) -> None:
@@ -163,7 +178,7 @@ def boxplot_samples(table: ReplicationTable, path: str | os.PathLike | None = No
         raise ValueError("log=True needs positive sample counts")
 
     n = len(labels)
-    ax = new_axes((max(4.5, 1.25 * n + 3.2), 4.6), ax)
+    ax = new_axes((max(6.5, 1.25 * n + 4.0), 4.6), ax)
     ax.boxplot(values, positions=np.arange(1, n + 1), widths=0.55, showfliers=False,
                medianprops={"color": "tab:blue", "linewidth": 1.8},
                boxprops={"linewidth": 1.2}, whiskerprops={"linewidth": 1.0})
@@ -199,7 +214,7 @@ def boxplot_samples(table: ReplicationTable, path: str | os.PathLike | None = No
         delta = table.meta.get("delta")
         title = (f"{', '.join(table.instances)}: {per}"
                  + (f", delta = {delta:g}" if delta is not None else ""))
-    ax.set_title(title, fontsize=10)
+    _title(ax, title)
     save(ax, path, dpi=dpi)
     return ax
 
@@ -277,7 +292,7 @@ def budget_vs_dimension(budgets: Mapping[str, Mapping[int, Any]],
         title = ("budget vs dimension, "
                  + (f"{runs[0]} runs per point" if len(runs) == 1
                     else f"{runs[0]}-{runs[-1]} runs per point"))
-    ax.set_title(title, fontsize=10)
+    _title(ax, title)
     save(ax, path, dpi=dpi)
     return ax
 
@@ -372,7 +387,7 @@ def samples_per_arm(counts: Mapping[str, Any], path: str | os.PathLike | None = 
         runs = {np.asarray(c).shape[0] if np.ndim(c) == 2 else 1 for c in counts.values()}
         title = ("samples per arm, mean of "
                  + (f"{runs.pop()} runs" if len(runs) == 1 else "several runs"))
-    ax.set_title(title, fontsize=10)
+    _title(ax, title)
     save(ax, path, dpi=dpi)
     return ax
 
@@ -386,7 +401,7 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     proportional to ``w_i`` (the design's support). The red curve is the confidence ellipse
     of the design
 
-    .. math:: E = \\{x : x^T A(w)^{-1} x \\le c\\}, \\qquad A(w) = \\sum_i w_i x_i x_i^T,
+    $$E = \\{x : x^T A(w)^{-1} x \\le c\\}, \\qquad A(w) = \\sum_i w_i x_i x_i^T,$$
 
     the set of directions whose predicted variance under ``w`` is at most ``c`` (in units of
     ``sigma^2 / n`` for ``n`` samples allocated by ``w``). With the default ``c = d`` this is
@@ -493,7 +508,7 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
     _legend_outside(ax, handles, labels)
-    ax.set_title(title or f"design on {X.shape[0]} arms: support {int(support.sum())}, "
-                 f"max variance {var.max():.4g}", fontsize=10)
+    _title(ax, title or f"design on {X.shape[0]} arms: support {int(support.sum())}, "
+                        f"max variance {var.max():.4g}")
     save(ax, path, dpi=dpi)
     return ax

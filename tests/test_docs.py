@@ -1,19 +1,20 @@
-"""Every ```python block in README.md and docs/*.md is executed.
+"""Every example of README.md and docs/*.md runs, and every output it shows is current.
 
-The blocks of one page run in order in one namespace, in a temporary working directory,
-with the matplotlib Agg backend. A block written as an interactive session (``>>>``) is
-run as a doctest: its shown output must match (whitespace-insensitive, ``...`` allowed).
-Output and shell snippets are fenced as ```text or ```console and are not executed.
-If mkdocs is installed, the documentation site is also built with
-``mkdocs build --strict`` (warnings are errors).
+The machinery is ``scripts/docs_outputs.py`` (``make docs-outputs`` rewrites stale outputs):
+the blocks of one page run in order in one namespace, in a temporary working directory, with
+the matplotlib Agg backend. A ```python block is executed; a ``>>>`` block is a doctest; a
+```text block right after a ```python block that printed is that block's output; a
+```console block is a shell session whose ``$ oed ...`` commands run as written (exit status
+0) and whose shown outputs must match. Times are masked; ``...`` matches anything. A console
+block marked ``<!-- no-run: REASON -->`` is skipped (REASON names the test that covers it).
+If mkdocs is installed, the documentation site is also built with ``mkdocs build --strict``
+(warnings are errors).
 """
 
 from __future__ import annotations
 
-import doctest
 import importlib.util
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,61 +22,50 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import docs_outputs  # noqa: E402
+
+PAGES = docs_outputs.pages()
 
 
-def python_blocks(text: str) -> list[tuple[int, str]]:
-    """(line number, code) of every fenced block whose info string is ``python``."""
-    blocks = []
-    for match in FENCE.finditer(text):
-        if match.group(1).strip().split(" ")[0] == "python":
-            line = text.count("\n", 0, match.start()) + 2
-            blocks.append((line, match.group(2)))
-    return blocks
+def test_block_parser():
+    text = ("a\n```python\nx = 1\n```\n\n```text\nout\n```\n<!-- no-run: slow -->\n"
+            "```console\n$ oed run x \\\n  --seed 1\nshown\n$ oed demo\n```\n")
+    got = docs_outputs.blocks(text)
+    assert [(b.lang, b.line, b.no_run) for b in got] == [("python", 3, False),
+                                                         ("text", 7, False),
+                                                         ("console", 11, True)]
+    sessions = docs_outputs.sessions(got[2].code, got[2].start)
+    assert [(c, w) for c, w, _ in sessions] == [("oed run x  --seed 1", "shown\n"),
+                                                ("oed demo", "")]
+    assert text[slice(*sessions[0][2])] == "shown\n"
 
 
-def test_fence_parser():
-    text = "a\n```python\nx = 1\n```\n\n```text\nout\n```\n```\nplain\n```\n```python\ny = 2\n```\n"
-    assert python_blocks(text) == [(3, "x = 1\n"), (13, "y = 2\n")]
+def test_times_are_masked_and_nothing_else():
+    shown = "processes x1, 0.90 s\nalgo  runs  ms/run\n----  ----  ------\nm     20    0.22\n"
+    now = "processes x1, 3.59 s\nalgo  runs  ms/run\n----  ----  ------\nm     20    1.18\n"
+    assert docs_outputs.matches(shown, now)
+    assert not docs_outputs.matches(shown, now.replace("20", "21"))
+    assert not docs_outputs.matches("samples 626", "samples 534")
+    assert docs_outputs.matches("counts [\n 3,\n ...\n 3\n]", "counts [\n 3,\n 0,\n 0,\n 3\n]")
 
 
-def run_doctest(code: str, namespace: dict, name: str, line: int) -> None:
-    """Run a ``>>>`` block in ``namespace``; fail with doctest's report on any mismatch."""
-    test = doctest.DocTestParser().get_doctest(code, namespace, name, name, line - 1)
-    flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
-    report: list[str] = []
-    runner = doctest.DocTestRunner(optionflags=flags)
-    runner.run(test, out=report.append, clear_globs=False)
-    namespace.update(test.globs)  # DocTest works on a copy; later blocks see the names
-    assert runner.failures == 0, "".join(report)
+def _has_examples(page: Path) -> bool:
+    return any(b.lang in ("python", "console") for b in
+               docs_outputs.blocks(page.read_text(encoding="utf-8")))
 
 
-PAGES_WITH_CODE = [p for p in PAGES if python_blocks(p.read_text(encoding="utf-8"))]
-
-
-@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: str(p.relative_to(ROOT)))
-def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    monkeypatch.chdir(tmp_path)
+@pytest.mark.parametrize("page", [p for p in PAGES if _has_examples(p)],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_examples_run_and_outputs_are_current(page: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    namespace: dict = {"__name__": "__main__"}  # run `if __name__ == "__main__":` parts
-    rel = page.relative_to(ROOT)
-    for line, code in python_blocks(page.read_text(encoding="utf-8")):
-        if code.lstrip().startswith(">>>"):
-            run_doctest(code, namespace, f"{rel}:{line}", line)
-            continue
-        compiled = compile("\n" * (line - 1) + code, str(rel), "exec")
-        try:
-            exec(compiled, namespace)
-        except Exception as exc:  # pragma: no cover - the message is the point
-            raise AssertionError(f"example at {rel}:{line} failed: {exc!r}") from exc
-        finally:
-            import matplotlib.pyplot as plt
-
-            plt.close("all")
+    monkeypatch.chdir(tmp_path)
+    stale = docs_outputs.run_page(page, tmp_path)
+    report = "\n".join(f"{m.page.relative_to(ROOT)}:{m.line}: {m.what}\n--- shown\n{m.want}"
+                       f"--- now\n{m.got}" for m in stale)
+    assert not stale, f"stale outputs (regenerate with `make docs-outputs`):\n{report}"
 
 
 def test_every_page_in_nav():
