@@ -33,7 +33,7 @@ import numpy as np
 
 from design import _minimax_solver as sol
 from design._validation import as_arms, as_max_iter, as_tol, as_vector, as_weights
-from design.result import DesignResult
+from design.result import DesignResult, warns_if_not_converged
 
 __all__ = [
     "MinimaxCertificate",
@@ -385,6 +385,7 @@ def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
     )
 
 
+@warns_if_not_converged
 def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4,
                     method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """Weighted minimax design: ``min_lam max_j c_j y_j^T A(lam)^{-1} y_j`` over the simplex.
@@ -457,6 +458,7 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
     return _optimal(Xa, targets, tol, method, max_iter, "minimax")
 
 
+@warns_if_not_converged
 def xy_optimal(X: object, Y: object = None, *, Z: object = None, tol: float = 1e-4,
                method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """XY-optimal design: ``min_lam max_{y in Y} y^T A(lam)^{-1} y`` (Soare et al. 2014).
@@ -540,6 +542,7 @@ def _glm_setup(X: object, theta: object, link: str) -> tuple[np.ndarray, np.ndar
     return Xa, mup
 
 
+@warns_if_not_converged
 def h_optimal(X: object, theta: object, *, link: str = "logistic", tol: float = 1e-4,
               method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """H-optimal design of Mason, Jun & Jain (2022), for GLM bandits.
@@ -574,6 +577,7 @@ def h_optimal(X: object, theta: object, *, link: str = "logistic", tol: float = 
     return _optimal(Xs, targets, tol, method, max_iter, "H", {"mu_prime": mup})
 
 
+@warns_if_not_converged
 def g_optimal_hessian(X: object, theta: object, *, link: str = "logistic",
                       tol: float = 1e-4, method: str = "auto",
                       max_iter: int | None = None, scaled: bool = False) -> DesignResult:
