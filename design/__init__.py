@@ -9,6 +9,8 @@
 * :func:`a_optimal`, :func:`i_optimal`, :func:`ds_optimal`, :func:`linear_optimal`,
   :func:`criterion_check`, :func:`moment_matrix` -- A-, I- (integrated variance), Ds- and
   general linear-criterion designs with equivalence-theorem certificates.
+* :func:`model_matrix`, :func:`model_terms`, :func:`box_grid`, :func:`simplex_grid` --
+  polynomial regression models on factor settings and candidate grids.
 * :class:`DesignConvergenceWarning` -- raised (as a warning) by every design function whose
   result is not certified within ``tol``; the result's ``message`` says why.
 * :mod:`design.greedy` -- greedy incremental rules (Soare et al. Eq. 22 and 26).
@@ -43,6 +45,7 @@ from design.minimax import (
     xy_check,
     xy_optimal,
 )
+from design.models import box_grid, model_matrix, model_terms, simplex_grid
 from design.result import Certificate, DesignConvergenceWarning, DesignResult
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "GreedyChoice",
     "MinimaxCertificate",
     "a_optimal",
+    "box_grid",
     "c_check",
     "c_optimal",
     "criterion_check",
@@ -70,9 +74,12 @@ __all__ = [
     "linear_optimal",
     "minimax_check",
     "minimax_optimal",
+    "model_matrix",
+    "model_terms",
     "moment_matrix",
     "pairwise_differences",
     "sherman_morrison_update",
+    "simplex_grid",
     "variances",
     "xy_check",
     "xy_optimal",
