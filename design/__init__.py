@@ -11,6 +11,8 @@
   general linear-criterion designs with equivalence-theorem certificates.
 * :func:`model_matrix`, :func:`model_terms`, :func:`box_grid`, :func:`simplex_grid` --
   polynomial regression models on factor settings and candidate grids.
+* :func:`exact`, :func:`exact_value` -- exact designs of ``n`` runs by exchange (bin, caps,
+  fixed runs), with a certified efficiency.
 * :class:`DesignConvergenceWarning` -- raised (as a warning) by every design function whose
   result is not certified within ``tol``; the result's ``message`` says why.
 * :mod:`design.greedy` -- greedy incremental rules (Soare et al. Eq. 22 and 26).
@@ -27,6 +29,7 @@ from design.criteria import (
     moment_matrix,
 )
 from design.elfving import CCertificate, c_check, c_optimal
+from design.exact import ExactDesign, exact, exact_value
 from design.gd import d_optimal, g_optimal, kw_check, variances
 from design.greedy import (
     GreedyChoice,
@@ -54,6 +57,7 @@ __all__ = [
     "CriterionCertificate",
     "DesignConvergenceWarning",
     "DesignResult",
+    "ExactDesign",
     "GreedyChoice",
     "MinimaxCertificate",
     "a_optimal",
@@ -63,6 +67,8 @@ __all__ = [
     "criterion_check",
     "d_optimal",
     "ds_optimal",
+    "exact",
+    "exact_value",
     "g_optimal",
     "g_optimal_hessian",
     "greedy_g_step",
