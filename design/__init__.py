@@ -13,12 +13,15 @@
   polynomial regression models on factor settings and candidate grids.
 * :func:`exact`, :func:`exact_value` -- exact designs of ``n`` runs by exchange (bin, caps,
   fixed runs), with a certified efficiency.
+* :func:`constrained_optimal` -- approximate designs under caps, linear resource
+  constraints and fixed runs, with duality certificates.
 * :class:`DesignConvergenceWarning` -- raised (as a warning) by every design function whose
   result is not certified within ``tol``; the result's ``message`` says why.
 * :mod:`design.greedy` -- greedy incremental rules (Soare et al. Eq. 22 and 26).
 * :mod:`design.complexity` -- complexity constants of the bandit papers.
 """
 
+from design.constrained import constrained_optimal
 from design.criteria import (
     CriterionCertificate,
     a_optimal,
@@ -64,6 +67,7 @@ __all__ = [
     "box_grid",
     "c_check",
     "c_optimal",
+    "constrained_optimal",
     "criterion_check",
     "d_optimal",
     "ds_optimal",

@@ -88,14 +88,15 @@ def _quad_roots(qa: float, qb: float, qc: float, out: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarray,
-                 g: np.ndarray) -> float:
-    """Recompute ``A^{-1}`` and ``g_a = x_a^T A^{-1} L A^{-1} x_a`` exactly.
+def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
+                 Ainv: np.ndarray, g: np.ndarray) -> float:
+    """Recompute ``A^{-1}`` and ``g_a = x_a^T A^{-1} L A^{-1} x_a`` exactly, with
+    ``A = M0 + sum_a w_a x_a x_a^T`` (``M0``: information of runs already made, or 0).
 
     Returns ``phi = tr(L A^{-1})``, or -1 when ``A`` is not numerically PD.
     """
     K, d = X.shape
-    if not _inverse_spd(_info(X, w), Ainv):
+    if not _inverse_spd(_info(X, w) + M0, Ainv):
         return -1.0
     Z = X @ Ainv
     ZL = Z @ L
@@ -113,7 +114,7 @@ def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarray,
 
 @njit(cache=True)
 def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarray,
-                    g: np.ndarray, i: int, j: int, phi: float) -> float:
+                    g: np.ndarray, i: int, j: int, phi: float, amax: float) -> float:
     """Exchange step ``j -> i`` for ``phi = tr(L A^{-1})`` with the exact line search.
 
     With ``u = A^{-1} x``, ``omega_i, omega_j, omega_ij``, ``b_ij = u_i^T L u_j`` and the
@@ -121,8 +122,9 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
     ``f(alpha) = (a alpha - c alpha^2) / (1 + e alpha - D alpha^2)`` with
     ``a = g_i - g_j``, ``e = omega_i - omega_j``, ``D = omega_i omega_j - omega_ij^2``,
     ``c = omega_j g_i - 2 omega_ij b_ij + omega_i g_j``; ``f' = 0`` is the quadratic
-    ``(a D - c e) alpha^2 - 2 c alpha + a = 0``. The best of its roots in ``(0, w_j]`` and
-    ``w_j`` (drop step) is taken, subject to ``1 + e alpha - D alpha^2 > 0`` (``A`` stays
+    ``(a D - c e) alpha^2 - 2 c alpha + a = 0``. The best of its roots in ``(0, amax]`` and
+    ``amax`` (``w_j``: a drop step, or the room left under ``i``'s cap) is taken, subject
+    to ``1 + e alpha - D alpha^2 > 0`` (``A`` stays
     PD). Updates ``w``, ``A^{-1}`` and all ``g`` in ``O(K d + d^2)``; returns the new phi,
     or -1 when no step along this pair improves phi (nothing is changed then).
     """
@@ -151,13 +153,13 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
     c = om_j * b_ii - 2.0 * om_ij * b_ij + om_i * b_jj
     cand = np.empty(3)
     n = _quad_roots(a * D - c * e, -2.0 * c, a, cand)
-    cand[n] = w[j]
+    cand[n] = amax
     n += 1
     best = 0.0
     alpha = 0.0
     for k in range(n):
         t = cand[k]
-        if not (t > 0.0) or t > w[j]:
+        if not (t > 0.0) or t > amax:
             continue
         den = 1.0 + e * t - D * t * t
         if den <= 1e-10:
@@ -214,60 +216,79 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
 
 
 @njit(cache=True)
-def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, tol: float, max_iter: int,
-                 refresh: int) -> tuple[int, int]:
+def _select(score: np.ndarray, w: np.ndarray, cap: np.ndarray) -> tuple[int, int]:
+    """``i = argmax score`` over arms below their cap, ``j = argmin score`` over the support."""
+    K = score.shape[0]
+    i = -1
+    smax = -np.inf
+    j = -1
+    smin = np.inf
+    for a in range(K):
+        if score[a] > smax and w[a] < cap[a]:
+            smax = score[a]
+            i = a
+        if w[a] > 0.0 and score[a] < smin:
+            smin = score[a]
+            j = a
+    return i, j
+
+
+@njit(cache=True)
+def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
+                 cap: np.ndarray, kkt: bool, tol: float, max_iter: int, refresh: int
+                 ) -> tuple[int, int]:
     """Vertex-exchange solver of ``min_w tr(L A(w)^{-1})`` from the PD start ``w``.
 
-    Optimality (equivalence theorem, Kiefer 1974): ``max_a g_a <= phi`` with
-    ``g_a = x_a^T A^{-1} L A^{-1} x_a``; the certified gap is ``max_a g_a / phi - 1``
-    (lower bound ``phi^2 / max_a g_a``). Stops when it is ``<= tol`` on an exact refresh.
+    ``A(w) = M0 + sum_a w_a x_a x_a^T``; ``w`` on the simplex with ``w_a <= cap_a``.
+    Unconstrained (``kkt=False``, ``M0 = 0``, no cap below 1), optimality is the
+    equivalence theorem ``max_a g_a <= phi`` with ``g_a = x_a^T A^{-1} L A^{-1} x_a``, and
+    the stop rule is ``max_a g_a <= phi (1 + tol)``. With caps or ``M0`` (``kkt=True``) the
+    stop rule is the KKT condition ``max_{w_a < cap_a} g_a <= (1 + tol) min_{w_a > 0} g_a``
+    (the certificate is computed by the caller). Exchanges move weight from the support arm
+    with the smallest ``g`` to the arm below its cap with the largest, at most up to the cap.
     Returns ``(status, iterations)``; ``w`` is updated in place.
     """
     K, d = X.shape
     Ainv = np.empty((d, d))
     g = np.empty(K)
-    phi = linear_state(X, L, w, Ainv, g)
+    phi = linear_state(X, L, w, M0, Ainv, g)
     if phi <= 0.0:
         return SINGULAR, 0
     since = 0
     it = 0
     while True:
-        i = 0
-        gmax = -np.inf
-        j = -1
-        gmin = np.inf
-        for a in range(K):
-            if g[a] > gmax:
-                gmax = g[a]
-                i = a
-            if w[a] > 0.0 and g[a] < gmin:
-                gmin = g[a]
-                j = a
-        if gmax <= phi * (1.0 + tol) or j == i:
+        i, j = _select(g, w, cap)
+        if i < 0 or j < 0:
+            return STALLED, it
+        thr = g[j] if kkt else phi
+        if g[i] <= thr * (1.0 + tol) or j == i:
             if since == 0:
                 return CONVERGED, it
-            phi = linear_state(X, L, w, Ainv, g)
+            phi = linear_state(X, L, w, M0, Ainv, g)
             if phi <= 0.0:
                 return SINGULAR, it
             since = 0
             continue
         if it >= max_iter:
             return MAX_ITER, it
-        new_phi = linear_exchange(X, L, w, Ainv, g, i, j, phi)
+        amax = min(w[j], cap[i] - w[i])
+        new_phi = linear_exchange(X, L, w, Ainv, g, i, j, phi, amax)
         if new_phi < 0.0:
             # no improving exchange along this pair: refresh once, else stop honestly
             if since == 0:
                 return STALLED, it
-            phi = linear_state(X, L, w, Ainv, g)
+            phi = linear_state(X, L, w, M0, Ainv, g)
             if phi <= 0.0:
                 return SINGULAR, it
             since = 0
             continue
+        if w[i] > cap[i]:
+            w[i] = cap[i]
         phi = new_phi
         it += 1
         since += 1
         if since >= refresh:
-            phi = linear_state(X, L, w, Ainv, g)
+            phi = linear_state(X, L, w, M0, Ainv, g)
             if phi <= 0.0:
                 return SINGULAR, it
             since = 0
@@ -279,13 +300,15 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, tol: float, max_it
 
 
 @njit(cache=True)
-def variance_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, om: np.ndarray) -> bool:
-    """Exact ``M(w)^{-1}`` and variances ``om_a = x_a^T M^{-1} x_a`` (``d = 0`` allowed)."""
+def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarray,
+                   om: np.ndarray) -> bool:
+    """Exact ``M^{-1}``, ``M = M0 + sum_a w_a x_a x_a^T``, and variances
+    ``om_a = x_a^T M^{-1} x_a`` (``d = 0`` allowed)."""
     K, d = X.shape
     if d == 0:
         om[:] = 0.0
         return True
-    if not _inverse_spd(_info(X, w), Minv):
+    if not _inverse_spd(_info(X, w) + M0, Minv):
         return False
     Z = X @ Minv
     for a in range(K):
@@ -360,17 +383,20 @@ def woodbury_pair(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, i: int, j: in
 
 
 @njit(cache=True)
-def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, s: int, tol: float,
-             max_iter: int, refresh: int) -> tuple[int, int]:
+def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
+             cap: np.ndarray, kkt: bool, s: int, tol: float, max_iter: int, refresh: int
+             ) -> tuple[int, int]:
     """Vertex-exchange solver of the Ds-optimal design from the PD start ``w``.
 
-    ``XN`` holds the nuisance columns of ``X``. The directional derivative is
+    ``XN`` holds the nuisance columns of ``X`` (none: the D-optimal design), ``M0``/``M0N``
+    the information already there, ``cap`` the weight caps. The directional derivative is
     ``d_a = omega_a - nu_a`` (full minus nuisance variance; ``max_a d_a = s`` at the
-    optimum). For the exchange ``j -> i`` both determinant ratios are quadratics,
-    ``q(alpha) = 1 + e alpha - D alpha^2``, so ``log q_full - log q_nuis`` has its
+    unconstrained optimum). For the exchange ``j -> i`` both determinant ratios are
+    quadratics, ``q(alpha) = 1 + e alpha - D alpha^2``, so ``log q_full - log q_nuis`` has its
     stationary points at the roots of
     ``(e - e') - 2 (D - D') alpha + (e D' - D e') alpha^2``. Stops when
-    ``max_a d_a <= s (1 + tol)`` on an exact refresh. Returns ``(status, iterations)``.
+    ``max_a d_a <= s (1 + tol)`` (``kkt``: ``max_{w_a < cap_a} d_a <= (1 + tol)
+    min_{w_a > 0} d_a``) on an exact refresh. Returns ``(status, iterations)``.
     """
     K, d = X.shape
     m = XN.shape[1]
@@ -378,33 +404,30 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, s: int, tol: float,
     Ninv = np.empty((m, m))
     om = np.empty(K)
     nu = np.empty(K)
-    if not (variance_state(X, w, Minv, om) and variance_state(XN, w, Ninv, nu)):
+    dv = np.empty(K)
+    if not (variance_state(X, w, M0, Minv, om) and variance_state(XN, w, M0N, Ninv, nu)):
         return SINGULAR, 0
     cand = np.empty(3)
     since = 0
     it = 0
     while True:
-        i = 0
-        dmax = -np.inf
-        j = -1
-        dmin = np.inf
         for a in range(K):
-            da = om[a] - nu[a]
-            if da > dmax:
-                dmax = da
-                i = a
-            if w[a] > 0.0 and da < dmin:
-                dmin = da
-                j = a
-        if dmax <= s * (1.0 + tol) or j == i:
+            dv[a] = om[a] - nu[a]
+        i, j = _select(dv, w, cap)
+        if i < 0 or j < 0:
+            return STALLED, it
+        thr = dv[j] if kkt else s
+        if dv[i] <= thr * (1.0 + tol) or j == i:
             if since == 0:
                 return CONVERGED, it
-            if not (variance_state(X, w, Minv, om) and variance_state(XN, w, Ninv, nu)):
+            if not (variance_state(X, w, M0, Minv, om)
+                    and variance_state(XN, w, M0N, Ninv, nu)):
                 return SINGULAR, it
             since = 0
             continue
         if it >= max_iter:
             return MAX_ITER, it
+        amax = min(w[j], cap[i] - w[i])
         _, _, fi, fj, fij = _pair_terms(X, Minv, i, j)
         e1 = fi - fj
         D1 = fi * fj - fij * fij
@@ -415,13 +438,13 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, s: int, tol: float,
             e2 = ni - nj
             D2 = ni * nj - nij * nij
         n = _quad_roots(e1 * D2 - D1 * e2, -2.0 * (D1 - D2), e1 - e2, cand)
-        cand[n] = w[j]
+        cand[n] = amax
         n += 1
         best = 0.0
         alpha = 0.0
         for k in range(n):
             t = cand[k]
-            if not (t > 0.0) or t > w[j]:
+            if not (t > 0.0) or t > amax:
                 continue
             q1 = 1.0 + e1 * t - D1 * t * t
             q2 = 1.0 + e2 * t - D2 * t * t
@@ -436,13 +459,14 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, s: int, tol: float,
             # no improving exchange along this pair: refresh once, else stop honestly
             if since == 0:
                 return STALLED, it
-            if not (variance_state(X, w, Minv, om) and variance_state(XN, w, Ninv, nu)):
+            if not (variance_state(X, w, M0, Minv, om)
+                    and variance_state(XN, w, M0N, Ninv, nu)):
                 return SINGULAR, it
             since = 0
             continue
         woodbury_pair(X, Minv, om, i, j, alpha, alpha)
         woodbury_pair(XN, Ninv, nu, i, j, alpha, alpha)
-        w[i] += alpha
+        w[i] = min(w[i] + alpha, cap[i])
         if alpha >= w[j]:
             w[j] = 0.0
         else:
@@ -450,6 +474,7 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, s: int, tol: float,
         it += 1
         since += 1
         if since >= refresh:
-            if not (variance_state(X, w, Minv, om) and variance_state(XN, w, Ninv, nu)):
+            if not (variance_state(X, w, M0, Minv, om)
+                    and variance_state(XN, w, M0N, Ninv, nu)):
                 return SINGULAR, it
             since = 0

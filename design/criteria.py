@@ -332,7 +332,9 @@ def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: in
         its = 0
     else:
         w = _start(Xa)
-        status, its = kern.linear_solve(Xa, L, w, tol, max_iter, _refresh(d))
+        d0 = Xa.shape[1]
+        status, its = kern.linear_solve(Xa, L, w, np.zeros((d0, d0)), np.full(K, 2.0), False,
+                                        tol, max_iter, _refresh(d))
         w = np.clip(w, 0.0, None)
         w /= w.sum()
         solver = "exchange"
@@ -514,7 +516,10 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
     else:
         w = _start(Xa)
         XN = np.ascontiguousarray(Xa[:, np.setdiff1d(np.arange(d), idx)])
-        status, its = kern.ds_solve(Xa, XN, w, idx.size, tol, max_iter, _refresh(d))
+        m = XN.shape[1]
+        status, its = kern.ds_solve(Xa, XN, w, np.zeros((d, d)), np.zeros((m, m)),
+                                    np.full(K, 2.0), False, idx.size, tol, max_iter,
+                                    _refresh(d))
         w = np.clip(w, 0.0, None)
         w /= w.sum()
         solver = "exchange"
