@@ -259,6 +259,9 @@ def _cvxpy_solver(solver: str | None) -> tuple[str, dict]:
         solver = "CLARABEL" if "CLARABEL" in cp.installed_solvers() else "SCS"
     solver = solver.upper()
     kwargs: dict = {"eps": 1e-9, "max_iters": 100_000} if solver == "SCS" else {}
+    if solver == "CLARABEL":
+        kwargs = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
+                  "max_iter": 500}
     return solver, kwargs
 
 
