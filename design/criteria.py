@@ -319,6 +319,63 @@ def _ds_cvxpy(X: np.ndarray, interest: np.ndarray, solver: str | None = None
     return _finish_cvxpy(prob, w, solver), f"cvxpy-{solver.lower()}"
 
 
+def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float,
+                        max_iter: int) -> tuple[np.ndarray, int, int]:
+    """Column generation around the exchange kernel: ``(weights, status, iterations)``.
+
+    The kernel runs on a working set ``S`` (the support plus the most violated candidates);
+    between rounds one pass over all candidates (two GEMMs) computes every
+    ``g_a = x_a^T A^{-1} L A^{-1} x_a`` and adds up to ``batch`` candidates with
+    ``g_a > phi (1 + tol)``. Stops when none is left (the equivalence theorem holds on all
+    candidates) or at ``max_iter`` kernel steps.
+    """
+    K, d = X.shape
+    batch = max(10 * d, 100)
+    S = np.flatnonzero(w0 > 0)
+    w = w0.copy()
+    total = 0
+    status = kern.MAX_ITER
+    prev_gap = None
+    for _ in range(1000):
+        wS = np.ascontiguousarray(w[S] / w[S].sum())
+        XS = np.ascontiguousarray(X[S])
+        # no need to solve the working set far below the current global gap
+        inner = tol if prev_gap is None else max(tol, 0.01 * prev_gap)
+        status, its = kern.linear_solve(XS, L, wS, np.zeros((d, d)), np.full(S.size, 2.0),
+                                        False, inner, max_iter - total, _refresh(d))
+        total += its
+        w = np.zeros(K)
+        w[S] = np.clip(wS, 0.0, None)
+        w /= w.sum()
+        if status == kern.SINGULAR:
+            break
+        cert = _linear_certificate_g(X, w, L)
+        if cert is None:
+            break
+        g, phi = cert
+        viol = np.flatnonzero(g > phi * (1.0 + tol))
+        if viol.size == 0 and inner == tol:
+            status = kern.CONVERGED
+            break
+        if total >= max_iter:
+            status = kern.MAX_ITER
+            break
+        prev_gap = float(g.max()) / phi - 1.0
+        if viol.size > batch:
+            viol = viol[np.argpartition(g[viol], -batch)[-batch:]]
+        S = np.union1d(np.flatnonzero(w > 0), viol)
+    return w, int(status), total
+
+
+def _linear_certificate_g(X: np.ndarray, w: np.ndarray, L: np.ndarray
+                          ) -> tuple[np.ndarray, float] | None:
+    Ainv = _chol_inverse(X, w)
+    if Ainv is None:
+        return None
+    Z = X @ Ainv
+    return np.einsum("ij,ij->i", Z @ L, Z), float(np.einsum("ij,ji->", L, Ainv))
+
+
 def _refresh(d: int) -> int:
     return max(100, 10 * d)
 
@@ -334,12 +391,7 @@ def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: in
         w, solver = _linear_cvxpy(Xa, L)
         its = 0
     else:
-        w = _start(Xa)
-        d0 = Xa.shape[1]
-        status, its = kern.linear_solve(Xa, L, w, np.zeros((d0, d0)), np.full(K, 2.0), False,
-                                        tol, max_iter, _refresh(d))
-        w = np.clip(w, 0.0, None)
-        w /= w.sum()
+        w, status, its = _linear_working_set(Xa, L, _start(Xa), tol, max_iter)
         solver = "exchange"
         status_txt = _STATUS[int(status)]
     cert = _linear_certificate(Xa, w, L)

@@ -197,6 +197,11 @@ ALL_CRITERIA = {
     "XY": lambda X, **kw: design.xy_optimal(X, **kw),
     "minimax": lambda X, **kw: design.minimax_optimal(X, X[:5] - X[5:10], **kw),
     "H": lambda X, **kw: design.h_optimal(X, np.full(X.shape[1], 0.3), **kw),
+    "A-caps": lambda X, **kw: design.constrained_optimal(X, "a", caps=0.1, **kw),
+    "D-fixed": lambda X, **kw: design.constrained_optimal(
+        X, "d", fixed=(np.arange(X.shape[0]) < 3).astype(int), n=20, **kw),
+    "Ds-caps": lambda X, **kw: design.constrained_optimal(X, "ds", interest=[1], caps=0.1,
+                                                          **kw),
 }
 
 
