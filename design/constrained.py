@@ -238,8 +238,14 @@ def _make_feasible(w: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
             theta = max(theta, float(np.max((lhs_w[bad] - bound[bad])
                                             / (lhs_w[bad] - lhs_v[bad]))))
     theta = min(1.0, theta * (1.0 + 1e-9) + 1e-15)
-    out = (1.0 - theta) * w + theta * v
-    return out / out.sum()
+    for _ in range(60):  # rounding can leave an ulp of violation: move further inside
+        out = (1.0 - theta) * w + theta * v
+        out /= out.sum()
+        ok = (not A.shape[0] or np.all(A @ out <= b)) and np.all(out[fin] <= caps[fin])
+        if ok or theta >= 1.0:
+            return out
+        theta = min(1.0, 2.0 * theta + 1e-12)
+    return out  # pragma: no cover
 
 
 @warns_if_not_converged
