@@ -31,12 +31,19 @@ def simulate(X, lam, Vinv, P, diag, bvec, counts, stats, cfg, f, ratios, rng_pol
 
     The sequence decide -> pull -> update is exactly the one the ask/tell front-end
     (:class:`bandits.gifa.Policy`) performs, so both give the same trajectory for the same
-    rewards and seed.
+    rewards and seed.  A budget spent during the initialisation also ends with a decision
+    (the exact refresh, then ``decide``), so the recommendation is always ``m`` distinct
+    arms, as in the ask/tell front-end (issue 12: it used to be the unfilled ``[0, 0]``).
+
+    The paired widths are computed from difference vectors (:func:`gap_index`).
     """
     K = X.shape[0]
     if init:
         for a in range(K):
             if stats[T] >= max_samples:
+                refresh(X, lam, Vinv, P, diag, counts, stats)
+                decide(X, P, diag, bvec, counts, stats, cfg, f, ratios, rng_pol, mu, ind, inJ,
+                       J, buf, out)
                 return STOPPED_BY_BUDGET
             r = pull(env_kind, means, env_sigma, table, a, rng_env)
             update(X, lam, Vinv, P, diag, bvec, counts, stats, a, r, refresh_every)

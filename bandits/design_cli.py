@@ -76,7 +76,7 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     """The regressor matrix, a description of the model, and per-candidate columns."""
     import design
 
-    raw = load_matrix(args.arms, "arms")
+    raw = load_matrix(args.arms, "--arms")
     header = _header(args.arms)
     columns: dict = {}
     drop: list[int] = []
@@ -163,12 +163,12 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
     elif args.interest is not None:
         raise ValueError("--interest is only used by the ds criterion")
     if crit == "i" and args.region is not None:
-        kw["region"] = _to_model(args, load_matrix(args.region, "region"), d, "region")
+        kw["region"] = _to_model(args, load_matrix(args.region, "--region"), d, "region")
     elif args.region is not None:
         raise ValueError("--region is only used by the i criterion")
     fixed = None
     if args.fixed is not None:
-        rows = load_matrix(args.fixed, "fixed")
+        rows = load_matrix(args.fixed, "--fixed")
         if rows.shape == (K, 1) and np.all(rows == np.round(rows)) and np.all(rows >= 0):
             fixed = rows[:, 0].astype(np.int64)
         else:

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+
+from bandits._exact import correct_set, exact_means
 from bandits.gifa import ALGORITHMS, GIFA, RunResult, run_gifa
+from rounding._validation import (
+    check_budget,
+    check_probability,
+    check_real,
+    check_seed,
+)
 
 #: Static and phased identification algorithms (bandits.static, bandits.phased).
 DESIGN_ALGORITHMS = ("g-static", "xy-static", "xy-oracle", "xy-adaptive", "rage")
@@ -38,8 +48,23 @@ def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float 
     Returns
     -------
     RunResult
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: unknown algorithm or option, an instance of the wrong kind
+        (a linear :class:`~bandits.instances.Instance` for ``"homer"``/``"war"``, a
+        :class:`~bandits.logistic.LogisticInstance` or anything else for the others), and
+        ``delta``, ``epsilon``, ``seed``, ``max_samples`` of the wrong type or range (a
+        float seed or budget is refused, not truncated).
     """
-    if isinstance(algorithm, str) and algorithm in LOGISTIC_ALGORITHMS:
+    check_probability(delta, "delta")
+    check_real(epsilon, "epsilon", 0.0)
+    check_seed(seed)
+    check_budget(max_samples)
+    logistic = isinstance(algorithm, str) and algorithm in LOGISTIC_ALGORITHMS
+    _check_instance(instance, algorithm, logistic)
+    if logistic:
         return _run_logistic(algorithm, instance, delta=delta, seed=seed,
                              max_samples=max_samples, **options)
     if isinstance(algorithm, GIFA) or algorithm in ALGORITHMS:
@@ -55,15 +80,18 @@ def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float 
         if algorithm == "xy-adaptive":
             from bandits.phased import run_xy_adaptive
 
+            _check_options(run_xy_adaptive, options, algorithm)
             return run_xy_adaptive(instance, delta=delta, seed=seed,
                                    max_samples=max_samples, **options)
         if algorithm == "rage":
             from bandits.phased import run_rage
 
+            _check_options(run_rage, options, algorithm)
             return run_rage(instance, delta=delta, seed=seed, max_samples=max_samples,
                             **options)
         from bandits.static import run_static
 
+        _check_options(run_static, options, algorithm)
         return run_static(algorithm, instance, delta=delta, seed=seed,
                           max_samples=max_samples, **options)
     known = sorted(ALGORITHMS) + list(NAMED_ALGORITHMS)
@@ -88,16 +116,108 @@ def _run_logistic(algorithm: str, instance, *, delta: float, seed: int, max_samp
     if algorithm == "homer":
         from bandits.logistic.homer import run_homer
 
-        T = int(options.pop("T", max_samples))  # type: ignore[arg-type]
+        _check_options(run_homer, options, algorithm, extra=("T",))
+        T = check_budget(options.pop("T", max_samples), "T")
         return run_homer(instance, T, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
-    from bandits.logistic.warmup import run_warmup
+    from bandits.logistic.warmup import run_warmup, war_warmup
 
+    _check_options(war_warmup, options, algorithm)
     t0 = time.perf_counter()
     wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
+    mu_exact = exact_means(instance)
+    if wu.total + wu.probe_samples > max_samples:
+        return _war_cut(instance, delta=delta, seed=seed, max_samples=max_samples, t0=t0,
+                        mu_exact=mu_exact, **options)
     rec = np.array([int(np.argmax(instance.X @ wu.theta_hat))])
     return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
                      seed=int(seed), samples=wu.total + wu.probe_samples, recommendation=rec,
-                     correct=bool(rec[0] == instance.best),
+                     correct=correct_set(mu_exact, rec, 1, 0.0),
                      counts=wu.counts + wu.info["probe_counts"], stopped_by="rule",
                      wall_time=time.perf_counter() - t0,
                      extra={"warmup": wu, "theta_hat": wu.theta_hat})
+
+
+def _war_cut(instance, *, delta: float, seed: int, max_samples: int, t0: float, mu_exact,
+             **options: object) -> RunResult:
+    """A WAR run cut by ``max_samples``: the ask/tell :class:`WarPolicy` fed the outcomes
+    the simulation draws (probing: stream 1 in pull order, as ``war_warmup``; planning:
+    stream 2 arm by arm, as ``run_warmup``), stopped after ``max_samples`` pulls.  The
+    recommendation is ``argmax x^T theta_hat`` for the MLE of every pull made (Appendix F
+    fallback; the pulled arm with the best success rate when no MLE exists), an
+    uncertified estimate (``stopped_by="budget"``)."""
+    import time
+
+    import numpy as np
+
+    from bandits import _rng
+    from bandits.logistic.core import mle, mu
+    from bandits.logistic.warmup import WarPolicy
+
+    X = instance.X
+    p = mu(X @ instance.theta)
+    pol = WarPolicy(X, instance.S, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
+    probe_state = _rng.make_state(int(seed), 1)
+    plan_state = _rng.make_state(int(seed), 2)
+    planned: list[list[int]] | None = None
+    used = np.zeros(X.shape[0], dtype=np.int64)
+    succ = np.zeros(X.shape[0], dtype=np.int64)
+    while pol.samples < max_samples and not pol.done:
+        a = pol.ask()
+        if pol.phase == "probing":
+            y = int(_rng.uniform(probe_state) < p[a])
+        else:
+            if planned is None:
+                assert pol.plan is not None
+                planned = [[int(_rng.uniform(plan_state) < p[b]) for _ in range(int(n))]
+                           for b, n in enumerate(pol.plan.counts)]
+            y = planned[a][used[a]]
+            used[a] += 1
+        succ[a] += y
+        pol.tell(a, y)
+    counts = pol.counts
+    try:
+        theta_hat = mle(X, counts, succ).theta
+        rec = np.array([int(np.argmax(X @ theta_hat))])
+    except ValueError:  # too few pulls for any MLE: best empirical success rate
+        theta_hat = None
+        rate = np.where(counts > 0, succ / np.maximum(counts, 1), -np.inf)
+        rec = np.array([int(np.argmax(rate))])
+    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
+                     seed=int(seed), samples=pol.samples, recommendation=rec,
+                     correct=correct_set(mu_exact, rec, 1, 0.0), counts=counts,
+                     stopped_by="budget", wall_time=time.perf_counter() - t0,
+                     extra={"theta_hat": theta_hat})
+
+
+#: Arguments of the simulation functions that :func:`run` sets itself (not options).
+_RUN_ARGUMENTS = ("delta", "epsilon", "seed", "max_samples")
+
+
+def _check_options(fn: Callable, options: dict, algorithm: str,
+                   extra: tuple[str, ...] = ()) -> None:
+    """ValueError listing the valid options when ``options`` has a key ``fn`` does not take
+    (instead of a TypeError from the call). Functions taking ``**options`` check their own.
+    """
+    params = inspect.signature(fn).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    valid = sorted([n for n, p in params.items()
+                    if p.kind is p.KEYWORD_ONLY and n not in _RUN_ARGUMENTS] + list(extra))
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for {algorithm}; valid options: "
+                         f"{', '.join(valid)}")
+
+
+def _check_instance(instance: object, algorithm: object, logistic: bool) -> None:
+    """ValueError naming ``instance`` unless it is of the kind the algorithm simulates."""
+    from bandits.instances import Instance
+    from bandits.logistic.instances import LogisticInstance
+
+    want = LogisticInstance if logistic else Instance
+    if not isinstance(instance, want):
+        name = algorithm.name if isinstance(algorithm, GIFA) else algorithm
+        hint = ("bandits.logistic.LogisticInstance (e.g. bandits.logistic.sphere())"
+                if logistic else "bandits.instances.Instance (e.g. get_instance('soare'))")
+        raise ValueError(f"instance: {name!r} needs a {hint}; got "
+                         f"{type(instance).__name__}")

@@ -53,8 +53,11 @@ import numpy as np
 
 from bandits import _rng
 from bandits import _static_numba as S
-from bandits._policy import AskTellProtocol
+from bandits._exact import check_resolution, correct_set, exact_means
+from bandits._policy import ArmQueue, AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
+from rounding._validation import as_real_array, check_budget, check_real
+from rounding._validation import check_int as _check_int_range
 from rounding.tracking import track_ratio
 
 __all__ = ["STATIC_ALGORITHMS", "StaticPolicy", "confidence_constants", "run_static",
@@ -72,10 +75,7 @@ _INITS = ("all", "basis")
 
 def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:
     """``value`` as a finite float64 (n, d) array, else ValueError naming ``name``."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a numeric 2-D array") from None
+    arr = as_real_array(value, name)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise ValueError(f"{name} must be a non-empty 2-D array (rows are vectors); "
                          f"got shape {arr.shape}")
@@ -95,22 +95,12 @@ def check_arms_span(X: np.ndarray, name: str = "X") -> None:
 
 def check_positive(x: object, name: str) -> float:
     """A positive finite float, else ValueError naming ``name``."""
-    if isinstance(x, bool):
-        raise ValueError(f"{name} must be a positive number; got {x!r}")
-    try:
-        v = float(x)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {x!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
-    return v
+    return check_real(x, name, 0.0, open_low=True)
 
 
 def check_int(x: object, name: str, low: int) -> int:
     """An int ``>= low``, else ValueError naming ``name``."""
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or int(x) < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {x!r}")
-    return int(x)
+    return _check_int_range(x, name, low)
 
 
 def confidence_constants(confidence: str | float, *, sigma: float, delta: float, K: int,
@@ -304,7 +294,7 @@ def _env(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
 
 
 def _budget(max_samples: object) -> int:
-    return check_int(max_samples, "max_samples", 1)
+    return check_budget(max_samples)
 
 
 def _seed(seed: object) -> int:
@@ -363,6 +353,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     seed = _seed(seed)
     max_samples = _budget(max_samples)
     refresh_every = check_int(refresh_every, "refresh_every", 1)
+    check_resolution(instance, 1)
     env_kind, means, env_sigma, table = _env(instance)
     K, d = st.X.shape
     counts = np.zeros(K, dtype=np.int64)
@@ -381,11 +372,10 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     if status == S.STATUS_SINGULAR:
         raise ValueError("instance: the initial pulls do not span R^d")
     rec = np.array([int(out[0])])
-    mu = target_means(instance)
     n = int(out[1])
     return RunResult(
         algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
-        samples=n, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
+        samples=n, recommendation=rec, correct=correct_set(exact_means(instance), rec, 1, 0.0),
         counts=counts, stopped_by="rule" if status == S.STATUS_RULE else "budget",
         wall_time=wall,
         extra={"method": method, "confidence": confidence,
@@ -445,7 +435,7 @@ class StaticPolicy(AskTellProtocol):
         self._g, self._scores = np.zeros(d), np.zeros(K)
         self._t = 0
         self._since = 0
-        self._queue = [int(a) for a in self._st.init_arms]
+        self._queue = ArmQueue(self._st.init_arms)
         self._in_init = True
         if not self._queue:  # pragma: no cover - init is never empty
             self._after_init()
@@ -459,7 +449,7 @@ class StaticPolicy(AskTellProtocol):
         self.done = True
         self.stopped_by = how
         self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._theta))])
-        self._queue = []
+        self._queue = ArmQueue()
 
     def _after_init(self) -> None:
         st = self._st
@@ -484,7 +474,7 @@ class StaticPolicy(AskTellProtocol):
                                 self._g, self._scores)
         else:
             a = track_ratio(self._counts, st.w)
-        self._queue = [int(a)]
+        self._queue = ArmQueue([a])
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""

@@ -41,6 +41,7 @@ from bandits.logistic.core import (
     mu,
     mudot,
 )
+from rounding._validation import check_seed
 
 __all__ = [
     "WarPolicy",
@@ -434,7 +435,7 @@ def war_warmup(X: object, S: float, theta: object, *, L: float = 1.0, U: float =
     th = as_theta(theta, Xa.shape[1])
     war = _WarProbing(Xa, S, L=L, U=U, r=r, delta=delta, max_stages=max_stages)
     p = mu(Xa @ th)
-    state = _rng.make_state(int(seed), 1)
+    state = _rng.make_state(seed, 1)
     while (todo := war.next_stage()) is not None:
         for a in todo:
             N, _, dec, lo, hi = kern.probe_arm(float(p[a]), war.K, war.delta, war.L, war.U,
@@ -458,7 +459,7 @@ def run_warmup(method: str, instance, *, delta: float = DELTA, seed: int = 0,
         raise ValueError(f"warm-up must be 'naive', 'war' or 'oracle'; got {method!r}")
     if not sample:
         return res
-    state = _rng.make_state(int(seed), 2)
+    state = _rng.make_state(seed, 2)
     succ = np.zeros(X.shape[0], dtype=np.int64)
     kern.draw_counts(res.counts, mu(X @ th), state, succ)
     return _fit_warmup(res, X, succ)
@@ -520,7 +521,7 @@ class WarPolicy:
         self.X = as_logistic_arms(X)
         self._war = _WarProbing(self.X, S, L=L, U=U, r=r, delta=delta,
                                 max_stages=max_stages)
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         self.max_pulls_per_arm = int(max_pulls_per_arm)
         K = self.X.shape[0]
         self._counts = np.zeros(K, dtype=np.int64)
