@@ -25,18 +25,27 @@ Reported: D-efficiency relative to the approximate optimum's certified lower bou
 (``phi_LB / det(M/N)^{-1/p}``; higher is better, a true lower bound on the efficiency), wall
 time and the time ratio to ``ours``.
 
+BLAS runs single-threaded (``OPENBLAS_NUM_THREADS=1`` etc., set before numpy is imported,
+for every method alike): on the shared, loaded 2-core machine, multithreaded BLAS makes the
+many small products of every method 10-40x slower and the timings meaningless.
+
 Usage: ``python benchmarks/bench_criteria.py [--quick] [--no-cvxpy] [--big]``.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
-import warnings
+import os
 
-import numpy as np
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-from design import (
+import argparse  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from design import (  # noqa: E402
     DesignConvergenceWarning,
     a_optimal,
     box_grid,

@@ -25,6 +25,21 @@ STALLED = 3  # no exchange along the chosen pair improves the criterion
 
 
 @njit(cache=True)
+def mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A @ x`` as a plain loop: small matrix-vector products inside the kernels must not
+    go through a multithreaded BLAS call (its thread wake-ups dominate, 20-40x slower on a
+    loaded machine)."""
+    n, m = A.shape
+    out = np.empty(n)
+    for r in range(n):
+        s = 0.0
+        for c in range(m):
+            s += A[r, c] * x[c]
+        out[r] = s
+    return out
+
+
+@njit(cache=True)
 def _inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
     """``Minv = M^{-1}`` through the Cholesky factor; False if ``M`` is not PD."""
     d = M.shape[0]
@@ -129,8 +144,8 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
     or -1 when no step along this pair improves phi (nothing is changed then).
     """
     K, d = X.shape
-    ui = Ainv @ X[i]
-    uj = Ainv @ X[j]
+    ui = mv(Ainv, X[i])
+    uj = mv(Ainv, X[j])
     om_i = 0.0
     om_j = 0.0
     om_ij = 0.0
@@ -138,8 +153,8 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
         om_i += X[i, r] * ui[r]
         om_j += X[j, r] * uj[r]
         om_ij += X[i, r] * uj[r]
-    Lui = L @ ui
-    Luj = L @ uj
+    Lui = mv(L, ui)
+    Luj = mv(L, uj)
     b_ii = 0.0
     b_jj = 0.0
     b_ij = 0.0
@@ -179,8 +194,8 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
     s22 = p11 / det
     s12 = -p12 / det
     # Q = A^{-1} L V; g'_x = g_x - 2 q_x^T S h_x + h_x^T S B S h_x with h_x = V^T x, q_x = Q^T x
-    qi = Ainv @ Lui
-    qj = Ainv @ Luj
+    qi = mv(Ainv, Lui)
+    qj = mv(Ainv, Luj)
     # T = S B S (B = V^T L V)
     t11a = s11 * b_ii + s12 * b_ij
     t12a = s11 * b_ij + s12 * b_jj
@@ -323,8 +338,8 @@ def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarra
 def _pair_terms(X: np.ndarray, Minv: np.ndarray, i: int, j: int
                 ) -> tuple[np.ndarray, np.ndarray, float, float, float]:
     d = X.shape[1]
-    ui = Minv @ X[i]
-    uj = Minv @ X[j]
+    ui = mv(Minv, X[i])
+    uj = mv(Minv, X[j])
     om_i = 0.0
     om_j = 0.0
     om_ij = 0.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._criteria_numba import _info, _inverse_spd, woodbury_pair
+from design._criteria_numba import _info, _inverse_spd, mv, woodbury_pair
 
 CRIT_D = 0
 CRIT_LINEAR = 1
@@ -66,8 +66,8 @@ def _linear_pair_update(X: np.ndarray, L: np.ndarray, Minv: np.ndarray, om: np.n
     ``h = V^T x``, ``q = (M^{-1} L V)^T x``, ``V = M^{-1} U``, ``B = V^T L V``.
     """
     K, d = X.shape
-    ua = Minv @ X[add]
-    ur = Minv @ X[rem]
+    ua = mv(Minv, X[add])
+    ur = mv(Minv, X[rem])
     oa = 0.0
     orr = 0.0
     oar = 0.0
@@ -75,8 +75,8 @@ def _linear_pair_update(X: np.ndarray, L: np.ndarray, Minv: np.ndarray, om: np.n
         oa += X[add, r] * ua[r]
         orr += X[rem, r] * ur[r]
         oar += X[add, r] * ur[r]
-    Lua = L @ ua
-    Lur = L @ ur
+    Lua = mv(L, ua)
+    Lur = mv(L, ur)
     b11 = 0.0
     b22 = 0.0
     b12 = 0.0
@@ -91,8 +91,8 @@ def _linear_pair_update(X: np.ndarray, L: np.ndarray, Minv: np.ndarray, om: np.n
     s11 = p22 / det
     s22 = p11 / det
     s12 = -p12 / det
-    qa = Minv @ Lua
-    qr = Minv @ Lur
+    qa = mv(Minv, Lua)
+    qr = mv(Minv, Lur)
     t11a = s11 * b11 + s12 * b12
     t12a = s11 * b12 + s12 * b22
     t21a = s12 * b11 + s22 * b12
@@ -196,12 +196,12 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
         for rem in range(K):
             if counts[rem] == 0:
                 continue
-            u = Minv @ X[rem]
-            h = X @ u  # om_{a, rem} for every a
+            u = mv(Minv, X[rem])
+            h = mv(X, u)  # om_{a, rem} for every a
             if crit == CRIT_LINEAR:
-                b = X @ (Minv @ (L @ u))  # b_{a, rem}
+                b = mv(X, mv(Minv, mv(L, u)))  # b_{a, rem}
             if crit == CRIT_DS and m > 0:
-                hN = XN @ (Ninv @ XN[rem])
+                hN = mv(XN, mv(Ninv, XN[rem]))
             best = 0.0
             add = -1
             for a in range(K):
