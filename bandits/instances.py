@@ -594,6 +594,8 @@ def drug_repurposing_epilepsy(sigma: float = 0.5, m: int = 5) -> Instance:
     m : int, default 5
         Size of the top set, ``1 <= m < 10``.
 
+    Notes
+    -----
     Data: ``bandits/data/drug_repurposing_epilepsy/`` (MIT licence of
     github.com/clreda/linear-top-m, see ``bandits/data/README.md``).
     """
@@ -645,6 +647,8 @@ def reda_random_K10_N5(m: int = 3) -> Instance:
     m : int, default 3
         Size of the top set, ``1 <= m < 10``.
 
+    Notes
+    -----
     Data: ``bandits/data/topm_random_K10_N5/features_K10_N5.csv`` (5 x 10, arms are
     columns; MIT licence of github.com/clreda/linear-top-m).
     """

@@ -583,15 +583,17 @@ def xy_optimal(X: object, Y: object = None, *, Z: object = None, tol: float = 1e
     tol, method, max_iter
         As in :func:`minimax_optimal`.
 
-    With neither ``Y`` nor ``Z``, the targets are all pairwise differences of the arms,
-    ``x_i - x_j`` (the XY-allocation of Soare, Lazaric & Munos 2014, Eq. 14/25), handled
-    implicitly: O(K^2 d) time per full pass, O(K d) memory.
-
     Returns
     -------
     DesignResult
         ``criterion="XY"``. With implicit pairs, the targets in ``info["active"]`` and
         ``info["argmax"]`` are row pairs ``(i, j)``.
+
+    Notes
+    -----
+    With neither ``Y`` nor ``Z``, the targets are all pairwise differences of the arms,
+    ``x_i - x_j`` (the XY-allocation of Soare, Lazaric & Munos 2014, Eq. 14/25), handled
+    implicitly: O(K^2 d) time per full pass, O(K d) memory.
 
     Examples
     --------
