@@ -103,6 +103,9 @@ def _cmd_design(args: argparse.Namespace) -> int:
     else:  # pragma: no cover - argparse restricts the choices
         raise ValueError(f"unknown criterion {args.criterion!r}")
     out["model"] = model
+    from bandits.provenance import provenance
+
+    out["provenance"] = provenance(arrays={"arms": X}, sources={"arms": args.arms})
     text = json.dumps(jsonable(out), indent=2)
     if args.out:
         with open(args.out, "w") as fh:
@@ -732,6 +735,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oed`` console script."""
     np.set_printoptions(precision=6, suppress=True)
+    from bandits.provenance import set_command
+
+    set_command(list(sys.argv[1:] if argv is None else argv))
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args))

@@ -38,7 +38,8 @@ import numpy as np
 from bandits.gifa import GIFA, RunResult, make_algorithm
 from bandits.runner import run
 
-__all__ = ["COLUMNS", "ReplicationTable", "Summary", "replicate"]
+__all__ = ["COLUMNS", "ReplicationTable", "Summary", "clopper_pearson", "mean_interval",
+           "replicate"]
 
 #: Columns of a :class:`ReplicationTable`, in order.
 COLUMNS: tuple[str, ...] = (
@@ -58,6 +59,9 @@ PathLike = str | os.PathLike
 # --------------------------------------------------------------------------------------
 # The table
 # --------------------------------------------------------------------------------------
+
+
+_CSV_META_PREFIX = "# oed-bandits replication table; meta: "
 
 
 def _ints_to_text(values: Iterable[int]) -> str:
@@ -89,10 +93,18 @@ class Summary:
     see :meth:`ReplicationTable.summary`), ``errors``, ``budget`` (runs stopped by the
     sample budget) and ``wall_time`` (mean seconds per run). ``summary["m-lingape"]`` gets
     one group by label.
+
+    Intervals: ``mean_ci`` is the 95% Student-t confidence interval of the mean sample
+    complexity, ``mean +- t_{0.975, n-1} std / sqrt(n)`` (NaN for one run; with censored
+    runs it is an interval for the censored mean); ``error_ci`` is the exact
+    Clopper-Pearson 95% interval of the error probability from ``errors`` out of the judged
+    runs: ``[B(0.025; k, n-k+1), B(0.975; k+1, n-k)]`` with ``B`` the beta quantile (0 and 1
+    at the ends). ``to_pandas()`` gives a DataFrame (pandas is an optional extra), and in a
+    notebook the summary shows as an HTML table.
     """
 
-    KEYS = ("algorithm", "instance", "runs", "mean", "std", "median", "min", "max",
-            "error_rate", "errors", "budget", "wall_time")
+    KEYS = ("algorithm", "instance", "runs", "mean", "mean_ci", "std", "median", "min", "max",
+            "error_rate", "error_ci", "errors", "budget", "wall_time")
 
     def __init__(self, rows: Sequence[dict], max_samples: int | None = None,
                  budget: str = "failure") -> None:
@@ -123,18 +135,55 @@ class Summary:
     def __repr__(self) -> str:
         return f"Summary({len(self.rows)} group(s))"
 
-    def __str__(self) -> str:
+    def to_pandas(self):
+        """A ``pandas.DataFrame``, one row per group (``pip install oed-bandits[pandas]``);
+        the intervals are split into ``*_low`` / ``*_high`` columns."""
+        pd = _pandas()
+        flat = []
+        for r in self.rows:
+            row = {k: v for k, v in r.items() if k not in ("mean_ci", "error_ci")}
+            row["mean_ci_low"], row["mean_ci_high"] = r["mean_ci"]
+            row["error_ci_low"], row["error_ci_high"] = r["error_ci"]
+            flat.append(row)
+        return pd.DataFrame(flat)
+
+    def _repr_html_(self) -> str:
+        head, body = self._cells(html=True)
+        return _html_table(head, body, caption=self._notes())
+
+    def _cells(self, html: bool = False) -> tuple[list[str], list[list[str]]]:
         several = len({r["instance"] for r in self.rows}) > 1
         head = (["instance"] if several else []) + [
-            "algorithm", "runs", "mean", "std", "median", "min", "max", "error", "budget",
-            "ms/run"]
+            "algorithm", "runs", "mean", "95% CI", "std", "median", "min", "max", "error",
+            "95% CI (CP)", "budget", "ms/run"]
         body = []
         for r in self.rows:
             std = "-" if not np.isfinite(r["std"]) else f"{r['std']:.1f}"
+            lo, hi = r["mean_ci"]
+            mean_ci = "-" if not np.isfinite(lo) else f"[{lo:.1f}, {hi:.1f}]"
+            elo, ehi = r["error_ci"]
+            err_ci = "-" if not np.isfinite(elo) else f"[{elo:.3f}, {ehi:.3f}]"
             body.append(([r["instance"]] if several else []) + [
-                r["algorithm"], str(r["runs"]), f"{r['mean']:.1f}", std,
+                r["algorithm"], str(r["runs"]), f"{r['mean']:.1f}", mean_ci, std,
                 f"{r['median']:.1f}", str(r["min"]), str(r["max"]),
-                f"{r['error_rate']:.3f}", str(r["budget"]), f"{1e3 * r['wall_time']:.2f}"])
+                f"{r['error_rate']:.3f}", err_ci, str(r["budget"]),
+                f"{1e3 * r['wall_time']:.2f}"])
+        return head, body
+
+    def _notes(self) -> str:
+        censored = sum(r["budget"] for r in self.rows)
+        if not censored:
+            return ""
+        cap = "" if self.max_samples is None else f" (max_samples={self.max_samples})"
+        how = {"failure": "counted as errors (not identified)",
+               "estimate": "judged on their current estimate",
+               "exclude": "left out of the error rate"}[self.budget]
+        return (f"note: {censored} run(s) hit the sample budget{cap}; their samples are "
+                f"censored, so mean/median are lower bounds; they are {how}")
+
+    def __str__(self) -> str:
+        several = len({r["instance"] for r in self.rows}) > 1
+        head, body = self._cells()
         widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h)
                   for i, h in enumerate(head)]
         n_left = 2 if several else 1
@@ -146,16 +195,59 @@ class Summary:
         lines = [fmt(head), "  ".join("-" * w for w in widths)] + [fmt(b) for b in body]
         if not several and self.rows:
             lines.insert(0, f"instance: {self.rows[0]['instance']}")
-        censored = sum(r["budget"] for r in self.rows)
-        if censored:
-            cap = "" if self.max_samples is None else f" (max_samples={self.max_samples})"
-            how = {"failure": "counted as errors (not identified)",
-                   "estimate": "judged on their current estimate",
-                   "exclude": "left out of the error rate"}[self.budget]
-            lines.append(f"note: {censored} run(s) hit the sample budget{cap}; their "
-                         "samples are censored, so mean/median are lower bounds; they are "
-                         f"{how}")
+        if self._notes():
+            lines.append(self._notes())
         return "\n".join(lines)
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("to_pandas() needs pandas: pip install 'oed-bandits[pandas]'") from None
+    return pd
+
+
+def _html_table(head: Sequence[str], body: Sequence[Sequence[str]], caption: str = "") -> str:
+    """A plain HTML table (escaped cells; numbers right-aligned) for notebooks."""
+    from html import escape
+
+    def cell(tag: str, text: str) -> str:
+        numeric = bool(text) and (text[0].isdigit() or text[0] in "-[") and tag == "td"
+        style = ' style="text-align:right"' if numeric else ""
+        return f"<{tag}{style}>{escape(text)}</{tag}>"
+
+    rows = ["<tr>" + "".join(cell("th", h) for h in head) + "</tr>"]
+    rows += ["<tr>" + "".join(cell("td", c) for c in r) + "</tr>" for r in body]
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}{''.join(rows)}</table>"
+
+
+def mean_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Student-t confidence interval of the mean, ``mean +- t_{(1+level)/2, n-1} s/sqrt(n)``
+    (NaN for fewer than two values)."""
+    from scipy import stats
+
+    s = np.asarray(samples, dtype=np.float64)
+    n = s.size
+    if n < 2:
+        return (float("nan"), float("nan"))
+    half = stats.t.ppf(0.5 + level / 2, n - 1) * s.std(ddof=1) / np.sqrt(n)
+    return (float(s.mean() - half), float(s.mean() + half))
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) interval of a binomial probability from ``k`` of ``n``:
+    ``[B(a/2; k, n-k+1), B(1-a/2; k+1, n-k)]``, ``a = 1 - level``, 0 and 1 at the ends
+    (NaN for ``n = 0``)."""
+    from scipy import stats
+
+    if n == 0:
+        return (float("nan"), float("nan"))
+    a = 1.0 - level
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(a / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(1 - a / 2, k + 1, n - k))
+    return (lo, hi)
 
 
 class ReplicationTable:
@@ -360,10 +452,11 @@ class ReplicationTable:
                 judged = int(np.count_nonzero(~by_budget))
             rows.append({
                 "algorithm": str(a), "instance": str(i), "runs": n,
-                "mean": float(s.mean()),
+                "mean": float(s.mean()), "mean_ci": mean_interval(s),
                 "std": float(s.std(ddof=1)) if n > 1 else float("nan"),
                 "median": float(np.median(s)), "min": int(s.min()), "max": int(s.max()),
-                "error_rate": wrong / judged if judged else float("nan"), "errors": wrong,
+                "error_rate": wrong / judged if judged else float("nan"),
+                "error_ci": clopper_pearson(wrong, judged), "errors": wrong,
                 "budget": int(np.count_nonzero(self._cols["stopped_by"][mask] == "budget")),
                 "wall_time": float(self._cols["wall_time"][mask].mean()),
             })
@@ -373,9 +466,16 @@ class ReplicationTable:
     # input / output ---------------------------------------------------------------------
 
     def to_csv(self, path: PathLike) -> Path:
-        """Write the rows as CSV with a header line (``wall_time`` in full precision)."""
+        """Write the rows as CSV with a header line (``wall_time`` in full precision).
+
+        The first line is a comment, ``# oed-bandits replication table; meta: {JSON}``,
+        holding :attr:`meta` (settings and provenance: versions, time, call, seeds,
+        instance), so the file describes itself; :meth:`read_csv` restores it
+        (``pandas.read_csv(path, comment="#")`` skips it).
+        """
         p = Path(path)
         with p.open("w", newline="", encoding="utf-8") as fh:
+            fh.write(f"{_CSV_META_PREFIX}{json.dumps(_jsonable(self.meta))}\n")
             w = csv.writer(fh)
             w.writerow(COLUMNS)
             for row in self.rows():
@@ -388,16 +488,24 @@ class ReplicationTable:
         p = Path(path)
         try:
             with p.open(newline="", encoding="utf-8") as fh:
+                first = fh.readline()
+                meta = None
+                if first.startswith(_CSV_META_PREFIX):
+                    meta = json.loads(first[len(_CSV_META_PREFIX):])
+                elif first.startswith("#"):
+                    meta = None
+                else:
+                    fh.seek(0)
                 reader = csv.DictReader(fh)
                 header = reader.fieldnames or []
                 missing = [c for c in COLUMNS if c not in header]
                 if missing:
                     raise ValueError(f"path: {str(p)!r} lacks the column(s) {missing}")
                 rows = list(reader)
-        except OSError as exc:
+        except (OSError, json.JSONDecodeError) as exc:
             raise ValueError(f"path: cannot read {str(p)!r}: {exc}") from None
         try:
-            return cls.from_rows(rows)
+            return cls.from_rows(rows, meta)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"path: {str(p)!r} is not a replication table: {exc}") from None
 
@@ -442,12 +550,24 @@ class ReplicationTable:
         return self.to_json(path) if suffix == ".json" else self.to_csv(path)
 
     def to_pandas(self):
-        """A ``pandas.DataFrame`` of the rows (needs pandas, not a dependency)."""
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError("to_pandas() needs pandas: pip install pandas") from None
-        return pd.DataFrame({c: self._cols[c] for c in COLUMNS})
+        """A ``pandas.DataFrame`` of the rows (``pip install 'oed-bandits[pandas]'``); the
+        table's :attr:`meta` is in ``df.attrs["meta"]``."""
+        df = _pandas().DataFrame({c: self._cols[c] for c in COLUMNS})
+        df.attrs["meta"] = _jsonable(self.meta)
+        return df
+
+    def _repr_html_(self) -> str:
+        n_alg = len(self.algorithms)
+        caption = (f"ReplicationTable: {len(self)} runs, {n_alg} algorithm(s)"
+                   + "".join(f", {k}={self.meta[k]}" for k in ("delta", "epsilon")
+                             if k in self.meta))
+        if len(self) == 0:
+            return f"<p>{caption} (empty)</p>"
+        summary = self.summary()
+        head, body = summary._cells(html=True)
+        note = summary._notes()
+        return (f"<p><b>{caption}</b><br>instance(s): {', '.join(self.instances)}</p>"
+                + _html_table(head, body, caption=note))
 
     # display ----------------------------------------------------------------------------
 
@@ -834,6 +954,13 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
         "n_runs": len(seeds_list), "backend": backend,
         "n_jobs": 1 if backend == "serial" else workers, "elapsed": elapsed,
     }
+    from bandits.provenance import provenance
+
+    meta["provenance"] = provenance(
+        call=(f"replicate({[label for label, _, _ in specs]!r}, "
+              f"{getattr(instance, 'name', 'instance')!r}, seeds={len(seeds_list)} seeds, "
+              f"delta={delta!r}, epsilon={epsilon!r}, max_samples={max_samples!r})"),
+        seeds=seeds_list, instance=instance)
     return ReplicationTable.from_rows(rows, meta)  # type: ignore[arg-type]
 
 

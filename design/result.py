@@ -90,6 +90,29 @@ class DesignResult:
             + ("" if self.converged or not self.message else f"\n  message: {self.message}")
         )
 
+    def _repr_html_(self) -> str:
+        """The result as an HTML table in a notebook: status, value, certified bound and
+        gap, and the weights of the support."""
+        from html import escape
+
+        status = "converged" if self.converged else "NOT converged"
+        rows = [("criterion", f"{self.criterion}-optimal"), ("status", status),
+                ("solver", self.solver), ("iterations", str(self.iterations)),
+                ("value", f"{self.value:.10g}"), ("lower bound (certified)",
+                                                 f"{self.lower_bound:.10g}"),
+                ("gap", f"{self.gap:.3e}"),
+                ("support", f"{self.support.size} of {self.weights.size} arms")]
+        if self.message and not self.converged:
+            rows.append(("message", self.message))
+        head = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th>"
+                       f"<td>{escape(v)}</td></tr>" for k, v in rows)
+        weights = "".join(f"<tr><td>{int(i)}</td><td style='text-align:right'>"
+                          f"{self.weights[i]:.6g}</td></tr>" for i in self.support[:50])
+        more = ("" if self.support.size <= 50
+                else f"<tr><td colspan=2>... {self.support.size - 50} more</td></tr>")
+        return (f"<table>{head}</table><table><tr><th>arm</th><th>weight</th></tr>"
+                f"{weights}{more}</table>")
+
 
 _F = TypeVar("_F", bound=Callable[..., DesignResult])
 

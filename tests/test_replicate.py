@@ -102,8 +102,10 @@ def test_csv_and_json_round_trip(tmp_path):
     back = ReplicationTable.read_csv(p)
     assert back.equals(table)  # wall_time included: written with repr()
     with open(p, newline="") as fh:
+        assert fh.readline().startswith("# oed-bandits replication table; meta: {")
         rows = list(csv.reader(fh))
     assert rows[0] == list(COLUMNS) and len(rows) == 11
+    assert back.meta == json.loads(json.dumps(table.meta))  # the meta line is read back
     assert rows[1][COLUMNS.index("recommendation")] == table["recommendation"][0]
     j = table.to_json(tmp_path / "r.json")
     data = json.loads(j.read_text())

@@ -1,6 +1,7 @@
 """oed reproduce: published-vs-ours tables and their files."""
 
 import csv
+import json
 
 import numpy as np
 import pytest
@@ -29,10 +30,16 @@ def test_replicated_reproduction_writes_table_and_figure(tmp_path):
     assert labels[0] == "m-lingape greedy" and "ugape" in labels
     # the table's means equal the per-run file's samples
     with open(out / "reda-figure1a-runs.csv") as fh:
+        assert fh.readline().startswith("# oed-bandits replication table; meta: ")
         runs = list(csv.DictReader(fh))
     greedy = [float(r["samples"]) for r in runs if r["algorithm"] == "m-lingape greedy"]
     assert rows[0].ours == pytest.approx(np.mean(greedy))
     assert "ours/pub" in format_rows(rows)
+    record = json.loads((out / "provenance.json").read_text())
+    assert record["reproduction"] == "reda-figure1a"
+    assert record["arguments"] == {"runs": 3, "jobs": 1, "first_seed": 0, "full": False}
+    assert [r["ours"] for r in record["rows"]] == [r.ours for r in rows]
+    assert record["versions"]["oed-bandits"]
 
 
 def test_cli_reproduce(tmp_path, capsys):

@@ -18,8 +18,8 @@ def _binomial_tol(published_pct: float, n: int, n_published: int = 1000) -> floa
 
 
 def _csv_rows(path):
-    with open(path) as fh:
-        return list(csv.DictReader(fh))
+    with open(path) as fh:  # replication tables start with a "# ... meta: {JSON}" line
+        return list(csv.DictReader(line for line in fh if not line.startswith("#")))
 
 
 def _same_rows_as_csv(rows, path):

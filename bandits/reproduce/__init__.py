@@ -7,9 +7,14 @@ minutes on a laptop; ``full=True`` (``--full``) uses the paper's number of runs.
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
+from bandits.io import jsonable
+from bandits.provenance import provenance
 from bandits.reproduce._core import Row, format_rows
 from bandits.reproduce.dart import dart_figure1, dart_figure2, dart_figure3
 from bandits.reproduce.mason import mason_figure3, mason_table1
@@ -46,8 +51,14 @@ REPRODUCTIONS: dict[str, Callable[..., list[Row]]] = {
 
 def reproduce(name: str, out: str | Path = "out", *, runs: int | None = None, jobs: int = -1,
               seed: int = 0, full: bool = False) -> list[Row]:
-    """Run the reproduction ``name`` (see :data:`REPRODUCTIONS`), write its files to ``out``
-    and return the published-vs-ours rows."""
+    """Run the reproduction ``name`` (see :data:`REPRODUCTIONS`), write its files to
+    ``out/name/`` and return the published-vs-ours rows.
+
+    Besides the entry's tables and figures, ``out/name/provenance.json`` describes the run:
+    package and library versions, time, the call or ``oed`` command, the arguments (first
+    seed, runs, jobs, full) and the published-vs-ours rows
+    (:func:`bandits.provenance.provenance`).
+    """
     if name not in REPRODUCTIONS:
         raise ValueError(f"unknown reproduction {name!r}; known: {sorted(REPRODUCTIONS)}")
     kwargs: dict = {"jobs": jobs, "seed": seed, "full": full}
@@ -55,6 +66,18 @@ def reproduce(name: str, out: str | Path = "out", *, runs: int | None = None, jo
         if isinstance(runs, bool) or int(runs) < 1:
             raise ValueError(f"runs must be a positive integer; got {runs!r}")
         kwargs["runs"] = int(runs)
-    return REPRODUCTIONS[name](Path(out) / name, **kwargs)
+    folder = Path(out) / name
+    t0 = time.perf_counter()
+    rows = REPRODUCTIONS[name](folder, **kwargs)
+    record = provenance(
+        call=f"reproduce({name!r}, runs={runs!r}, jobs={jobs!r}, seed={seed!r}, full={full!r})",
+        reproduction=name, arguments={"runs": runs, "jobs": jobs, "first_seed": seed,
+                                      "full": full},
+        seconds=round(time.perf_counter() - t0, 3),
+        rows=[asdict(r) for r in rows])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "provenance.json").write_text(json.dumps(jsonable(record), indent=1) + "\n",
+                                            encoding="utf-8")
+    return rows
 
 
