@@ -649,7 +649,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_cmd_demo)
 
     g = sub.add_parser("design", help="compute an optimal design with its certificate")
-    g.add_argument("criterion", choices=["g", "d", "a", "i", "ds", "c", "xy", "h"])
+    g.add_argument("criterion", choices=["g", "d", "a", "i", "ds", "c", "xy", "h"],
+                   help="g: min max variance; d: max det A; a: min trace A^-1; i: integrated "
+                        "variance; ds: subset of parameters; c: one direction (--target); "
+                        "xy: differences of arms or --targets/--decisions; h: GLM (--theta)")
     g.add_argument("--arms", required=True, help="arms file, one arm per row (CSV/TSV/NPY)")
     g.add_argument("--target", help="c-optimal direction y: '1,0,-1' or a file")
     g.add_argument("--targets", help="xy: target directions Y, one per row (default: all "
@@ -659,9 +662,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--theta", help="h: parameter theta, '3,0' or a file")
     g.add_argument("--link", default="logistic", help="h: GLM link (logistic, probit, "
                    "poisson, identity)")
-    g.add_argument("--tol", type=_PROB, default=None)
-    g.add_argument("--method", default=None)
-    g.add_argument("--max-iter", type=_COUNT, default=None)
+    g.add_argument("--tol", type=_PROB, default=None,
+                   help="certified relative gap to reach (default: 1e-6 for g/d, 1e-4 for "
+                        "xy/h, the criterion's for the others)")
+    g.add_argument("--method", default=None,
+                   help="solver (default auto): g/d fw, fw-away, cvxpy; c highs, cvxpy; "
+                        "xy/h ipm, barrier, cvxpy; a/i/ds exchange, cvxpy")
+    g.add_argument("--max-iter", type=_COUNT, default=None,
+                   help="iteration cap of the solver (default: the solver's; a capped run "
+                        "says converged=false)")
     g.add_argument("--out", help="write the JSON here instead of printing it")
     from bandits.design_cli import add_design_arguments
 
@@ -672,7 +681,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--weights", required=True, help="design JSON from `oed design` or a file")
     r.add_argument("--n", type=_COUNT, required=True, help="number of experiments")
     r.add_argument("--arms", help="arms file, to report the efficiency lost")
-    r.add_argument("--criterion", choices=["g", "d"], default="g")
+    r.add_argument("--criterion", choices=["g", "d"], default="g",
+                   help="criterion of the efficiency loss reported with --arms (g)")
     r.add_argument("--eps", type=_POS, default=None,
                    help="round with the (1+eps) guarantee (Caratheodory reduction + efficient "
                         "rounding; needs --arms and n >= r(eps))")
