@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
+	$(VENV)/bin/oed warmup
 	$(VENV)/bin/oed demo
 
 test: $(STAMP)

@@ -52,6 +52,24 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_warmup(args: argparse.Namespace) -> int:
+    """``oed warmup``: compile (or load from the cache) every kernel, family by family."""
+    from bandits.warmup import FAMILIES, warmup
+
+    if args.list:
+        print("\n".join(FAMILIES))
+        return 0
+    report = warmup(args.family, progress=args.progress)
+    width = max(len(k) for k in report)
+    for name, r in report.items():
+        what = (f"{int(r['compiled'])} kernel(s) compiled" if r["compiled"]
+                else "loaded from the cache")
+        print(f"{name:<{width}}  {r['seconds']:7.2f} s  {what}")
+    total = sum(r["seconds"] for r in report.values())
+    print(f"{'total':<{width}}  {total:7.2f} s")
+    return 0
+
+
 def _cmd_design(args: argparse.Namespace) -> int:
     import design
     from bandits import design_cli
@@ -647,6 +665,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--omega", type=_REAL, default=0.01, help="angle of the extra arm")
     d.add_argument("--n", type=_COUNT, default=100, help="budget for the rounded allocation")
     d.set_defaults(func=_cmd_demo)
+
+    w = sub.add_parser("warmup", help="compile every jitted kernel once (numba caches the "
+                       "machine code: later first calls load it in milliseconds)")
+    w.add_argument("--family", action="append", default=None, metavar="NAME",
+                   help="only this family, repeatable (default: all; names listed by "
+                        "oed warmup --list)")
+    w.add_argument("--list", action="store_true", help="list the families and exit")
+    w.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                   help="progress bar on stderr (default: on)")
+    w.set_defaults(func=_cmd_warmup)
 
     g = sub.add_parser("design", help="compute an optimal design with its certificate")
     g.add_argument("criterion", choices=["g", "d", "a", "i", "ds", "c", "xy", "h"],

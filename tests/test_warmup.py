@@ -1,0 +1,38 @@
+"""``oed warmup`` compiles once and tells a compile from a cache load truthfully."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bandits.cli import main
+from bandits.warmup import FAMILIES, compile_events, jitted_functions, warmup
+
+
+def _oed(args: list[str], cache: str) -> str:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    proc = subprocess.run([sys.executable, "-m", "bandits.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_first_call_compiles_then_loads_from_the_cache(tmp_path):
+    # a fresh cache directory is a user's first call after installing
+    first = _oed(["warmup", "--family", "rounding: tracking", "--no-progress"], str(tmp_path))
+    assert "kernel(s) compiled" in first and "loaded from the cache" not in first
+    second = _oed(["warmup", "--family", "rounding: tracking", "--no-progress"], str(tmp_path))
+    assert "loaded from the cache" in second and "compiled" not in second.split("s  ")[1]
+
+
+def test_warmup_reports_every_family_asked(capsys):
+    report = warmup(["rounding: tracking"], progress=False)
+    assert list(report) == ["rounding: tracking"] and report["rounding: tracking"]["seconds"] > 0
+    assert compile_events() >= 0 and len(jitted_functions()) > 0
+    with pytest.raises(ValueError, match="families"):
+        warmup(["nope"])
+    assert main(["warmup", "--list"]) == 0
+    assert capsys.readouterr().out.split("\n")[:-1] == list(FAMILIES)
