@@ -67,3 +67,29 @@ def test_reproduction_page_lists_every_row(tmp_path, capsys):
     assert main(["reproduce", "reda-table5", "--out", str(tmp_path),
                  "--markdown", str(tmp_path / "p.md")]) == 0
     assert (tmp_path / "p.md").read_text().count("## `") == 1
+
+
+def test_list_gives_default_runs_and_the_measured_time(capsys):
+    import re
+    from pathlib import Path
+
+    from bandits.reproduce import EXPECTED_SECONDS, catalogue
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "reproduction.md").read_text()
+    measured = {m[0]: float(m[1].replace(",", ""))
+                for m in re.findall(r"`oed reproduce (\S+)` — ([\d,]+) s", page)}
+    assert EXPECTED_SECONDS == measured  # regenerate both together (make reproduction-table)
+    assert set(EXPECTED_SECONDS) == set(REPRODUCTIONS)
+    entries = {e["name"]: e for e in catalogue()}
+    assert entries["reda-figure1a"]["runs"] == 100 and entries["reda-table5"]["runs"] is None
+    assert main(["reproduce", "list"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^xu-figure1\s+2\s+11 min\s", out, re.MULTILINE)
+
+
+def test_progress_names_each_configuration(tmp_path, capsys):
+    reproduce("reda-figure1b", tmp_path, runs=2, jobs=1, progress=True)
+    err = capsys.readouterr().err
+    assert "[reda-figure1b] 2 configurations x 2 runs on reda_classic(K=3" in err
+    reproduce("reda-figure1b", tmp_path, runs=2, jobs=1)
+    assert "[reda-figure1b]" not in capsys.readouterr().err

@@ -28,7 +28,7 @@ from bandits.reproduce.reda import (
 from bandits.reproduce.soare import soare_figure4, soare_figure5
 from bandits.reproduce.xu import xu_figure1, xu_figure2, xu_table1
 
-__all__ = ["REPRODUCTIONS", "Row", "format_rows", "reproduce"]
+__all__ = ["EXPECTED_SECONDS", "REPRODUCTIONS", "Row", "catalogue", "format_rows", "reproduce"]
 
 REPRODUCTIONS: dict[str, Callable[..., list[Row]]] = {
     "reda-table5": reda_table5,
@@ -49,15 +49,41 @@ REPRODUCTIONS: dict[str, Callable[..., list[Row]]] = {
 }
 
 
+#: Wall seconds of each entry with its default runs on 2 cores (x86_64 laptop-class machine,
+#: ``make reproduction-table`` of 2026-11-21; docs/reproduction.md, which a test compares).
+EXPECTED_SECONDS: dict[str, float] = {
+    "reda-table5": 0, "reda-table4": 144, "reda-figure1a": 3, "reda-figure1b": 0,
+    "reda-figure1c": 42, "xu-table1": 3, "xu-figure1": 649, "xu-figure2": 39,
+    "dart-figure1": 52, "dart-figure2": 66, "dart-figure3": 41, "mason-table1": 21,
+    "mason-figure3": 0, "soare-figure4": 219, "soare-figure5": 37,
+}
+
+
+def catalogue() -> list[dict]:
+    """Every entry: ``name``, ``runs`` (default runs per configuration, None when the entry
+    has no runs), ``seconds`` (:data:`EXPECTED_SECONDS`) and ``title`` (first docstring
+    line)."""
+    import inspect
+
+    out = []
+    for name, fn in REPRODUCTIONS.items():
+        param = inspect.signature(fn).parameters.get("runs")
+        out.append({"name": name, "runs": None if param is None else param.default,
+                    "seconds": EXPECTED_SECONDS.get(name),
+                    "title": (fn.__doc__ or "").strip().splitlines()[0]})
+    return out
+
+
 def reproduce(name: str, out: str | Path = "out", *, runs: int | None = None, jobs: int = -1,
-              seed: int = 0, full: bool = False) -> list[Row]:
+              seed: int = 0, full: bool = False, progress: bool = False) -> list[Row]:
     """Run the reproduction ``name`` (see :data:`REPRODUCTIONS`), write its files to
     ``out/name/`` and return the published-vs-ours rows.
 
     Besides the entry's tables and figures, ``out/name/provenance.json`` describes the run:
     package and library versions, time, the call or ``oed`` command, the arguments (first
     seed, runs, jobs, full) and the published-vs-ours rows
-    (:func:`bandits.provenance.provenance`).
+    (:func:`bandits.provenance.provenance`). ``progress=True`` prints each configuration as
+    it starts (``[NAME] ...`` on stderr) and a tqdm bar for the long loops.
     """
     if name not in REPRODUCTIONS:
         raise ValueError(f"unknown reproduction {name!r}; known: {sorted(REPRODUCTIONS)}")
@@ -66,9 +92,15 @@ def reproduce(name: str, out: str | Path = "out", *, runs: int | None = None, jo
         if isinstance(runs, bool) or int(runs) < 1:
             raise ValueError(f"runs must be a positive integer; got {runs!r}")
         kwargs["runs"] = int(runs)
+    from bandits.reproduce._core import set_progress
+
     folder = Path(out) / name
     t0 = time.perf_counter()
-    rows = REPRODUCTIONS[name](folder, **kwargs)
+    set_progress(progress, name)
+    try:
+        rows = REPRODUCTIONS[name](folder, **kwargs)
+    finally:
+        set_progress(False)
     record = provenance(
         call=f"reproduce({name!r}, runs={runs!r}, jobs={jobs!r}, seed={seed!r}, full={full!r})",
         reproduction=name, arguments={"runs": runs, "jobs": jobs, "first_seed": seed,

@@ -4,10 +4,31 @@ and the replicate-and-boxplot helper used by the sample-complexity figures."""
 from __future__ import annotations
 
 import csv
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+#: Progress reporting of the running reproduction (set by :func:`bandits.reproduce.reproduce`).
+_PROGRESS: dict[str, Any] = {"on": False, "name": ""}
+
+
+def set_progress(on: bool, name: str = "") -> None:
+    """Turn the per-configuration messages and progress bars of the reproductions on/off."""
+    _PROGRESS.update(on=bool(on), name=name)
+
+
+def progress_on() -> bool:
+    """Whether the running reproduction reports progress (tqdm bars for long loops)."""
+    return bool(_PROGRESS["on"])
+
+
+def announce(text: str) -> None:
+    """One line ``[NAME] text`` on stderr when progress is on: the configuration starting."""
+    if _PROGRESS["on"]:
+        print(f"[{_PROGRESS['name']}] {text}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -50,8 +71,10 @@ def _replicated(configs, instance, runs, jobs, seed, out: Path, name: str, title
     from bandits.plots import boxplot_samples
     from bandits.replicate import replicate
 
+    announce(f"{len(configs)} configurations x {runs} runs on "
+             f"{getattr(instance, 'name', 'instance')}")
     table = replicate(configs, instance, seeds=list(range(seed, seed + runs)), n_jobs=jobs,
-                      **run_kw)
+                      progress=progress_on(), **run_kw)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / f"{name}-runs.csv")
     boxplot_samples(table, out / f"{name}.png", published=published,
@@ -76,8 +99,9 @@ def sample_counts(algo: str, inst, seeds: list[int], jobs: int, *, max_samples: 
     from bandits.replicate import replicate
 
     seeds = list(seeds[:1]) if deterministic else list(seeds)
+    announce(f"{algo} on {getattr(inst, 'name', 'instance')}: {len(seeds)} run(s)")
     table = replicate(algo, inst, seeds=seeds, n_jobs=jobs, max_samples=max_samples,
-                      progress=False, **options)
+                      progress=progress_on(), **options)
     stopped = np.asarray(table["stopped_by"])
     if np.any(stopped != "rule"):
         raise RuntimeError(f"{algo}: {np.sum(stopped != 'rule')} runs hit the sample cap "

@@ -35,6 +35,9 @@ def _dart_figure(out: Path, reward: str, Ks: tuple[int, ...], runs: int, jobs: i
                    ("lints-unscaled", "lints-unscaled", {})]
         if K == 2:
             configs.append(("ucb", "ucb", {}))
+        from bandits.reproduce._core import announce
+
+        announce(f"K = {K}: {len(configs)} algorithms x {runs} runs, T = {T:,}")
         rc = regret_curves(configs, lambda s, K=K: SubsetEnv.bernoulli(45, K, reward, seed=s),
                            T, runs=runs, seed=seed, jobs=jobs,
                            runs_per_config={"lints": min(runs, 5),

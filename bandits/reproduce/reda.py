@@ -191,15 +191,26 @@ def reda_table4(out: Path, runs: int = 200, jobs: int = -1, seed: int = 0, full:
     chunk = 25
     tasks = [(c, a, min(a + chunk, n), seed) for c in cols for a in range(0, n, chunk)]
     tasks.sort(key=lambda t: -_TABLE4[t[0]][1])  # largest K first: better load balance
+    from tqdm import tqdm
+
     from bandits.replicate import _check_n_jobs
+    from bandits.reproduce._core import announce, progress_on
 
     workers = _check_n_jobs(jobs)
-    if workers == 1 or len(tasks) == 1:
-        done = [_table4_chunk(*t) for t in tasks]
-    else:
-        from bandits.replicate import map_in_workers
+    announce(f"{len(cols)} columns x {n} random instances, in {len(tasks)} chunks")
+    with tqdm(total=len(tasks), disable=not progress_on(), unit="chunk") as bar:
+        if workers == 1 or len(tasks) == 1:
+            done = []
+            for t in tasks:
+                done.append(_table4_chunk(*t))
+                bar.update()
+        else:
+            from bandits.replicate import map_in_workers
 
-        done = list(map_in_workers(_table4_chunk_packed, tasks, min(workers, len(tasks))))
+            done = []
+            for part in map_in_workers(_table4_chunk_packed, tasks, min(workers, len(tasks))):
+                done.append(part)
+                bar.update()
     per_col: dict[int, list[tuple[float, ...]]] = {c: [] for c in cols}
     for t, vals in sorted(zip(tasks, done, strict=True), key=lambda tv: tv[0][:2]):
         per_col[t[0]] += vals
