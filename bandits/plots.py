@@ -100,7 +100,8 @@ def _wrap(label: str, width: int = 12) -> str:
 def _title(ax: Any, title: str) -> None:
     """A title wrapped to the axes' width (about 9 characters per inch at size 10)."""
     width = ax.figure.get_figwidth() * ax.get_position().width
-    ax.set_title("\n".join(textwrap.wrap(title, max(30, int(9.5 * width)))), fontsize=10)
+    ax.set_title("\n".join(textwrap.wrap(title, max(30, int(9.5 * width)),
+                                          break_on_hyphens=False)), fontsize=10)
 
 
 def _legend_outside(ax: Any, handles=None, labels=None, *, ncol: int = 1) -> None:

@@ -154,17 +154,18 @@ class Summary:
     def _cells(self, html: bool = False) -> tuple[list[str], list[list[str]]]:
         several = len({r["instance"] for r in self.rows}) > 1
         head = (["instance"] if several else []) + [
-            "algorithm", "runs", "mean", "95% CI", "std", "median", "min", "max", "error",
+            "algorithm", "runs", "mean +- 95% CI", "std", "median", "min", "max", "error",
             "95% CI (CP)", "budget", "ms/run"]
         body = []
         for r in self.rows:
             std = "-" if not np.isfinite(r["std"]) else f"{r['std']:.1f}"
             lo, hi = r["mean_ci"]
-            mean_ci = "-" if not np.isfinite(lo) else f"[{lo:.1f}, {hi:.1f}]"
+            mean_ci = (f"{r['mean']:.1f}" if not np.isfinite(lo)
+                       else f"{r['mean']:.1f} +- {(hi - lo) / 2:.1f}")  # t-interval: symmetric
             elo, ehi = r["error_ci"]
             err_ci = "-" if not np.isfinite(elo) else f"[{elo:.3f}, {ehi:.3f}]"
             body.append(([r["instance"]] if several else []) + [
-                r["algorithm"], str(r["runs"]), f"{r['mean']:.1f}", mean_ci, std,
+                r["algorithm"], str(r["runs"]), mean_ci, std,
                 f"{r['median']:.1f}", str(r["min"]), str(r["max"]),
                 f"{r['error_rate']:.3f}", err_ci, str(r["budget"]),
                 f"{1e3 * r['wall_time']:.2f}"])

@@ -71,7 +71,7 @@ def test_summary_intervals_are_the_textbook_ones(table):
     assert clopper_pearson(10, 10)[1] == 1.0 and np.isnan(clopper_pearson(0, 0)[0])
     assert np.isnan(mean_interval(np.array([3.0]))[0])
     text = str(table.summary())
-    assert "95% CI" in text and "95% CI (CP)" in text
+    assert "mean +- 95% CI" in text and "95% CI (CP)" in text
 
 
 def test_html_and_pandas(table):
