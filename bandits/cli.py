@@ -735,7 +735,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="lingape, m-lingape, lingifa, lucb, ugape, g-static, xy-static, "
                         "xy-oracle, xy-adaptive, rage, homer, war (optionally "
                         "NAME:key=value,...)")
-    u.add_argument("--seed", type=_INDEX, default=0)
+    u.add_argument("--seed", type=_INDEX, default=0,
+                   help="seed of the run: the noise and the random tie-breaks (0)")
     _add_sim_options(u)
     u.set_defaults(func=_cmd_run)
 
@@ -747,7 +748,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--runs", type=_COUNT, default=500, help="runs per algorithm (500)")
     q.add_argument("--first-seed", type=_INDEX, default=0, help="seeds are first-seed, ... (0)")
     q.add_argument("--jobs", type=_JOBS, default=-1, help="worker processes (-1: all cores)")
-    q.add_argument("--backend", choices=["processes", "dask", "serial"], default="processes")
+    q.add_argument("--backend", choices=["processes", "dask", "serial"], default="processes",
+                   help="processes: a local pool of --jobs workers; dask: a dask cluster "
+                        "(--scheduler); serial: in this process (same table whatever the "
+                        "backend)")
     q.add_argument("--scheduler", default=None,
                    help="address of a running dask scheduler (implies --backend dask)")
     q.add_argument("--out", help="write the tidy table (.csv, or .json)")
@@ -766,19 +770,22 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--N", type=_COUNT, default=45, help="number of arms (45)")
     sb.add_argument("--K", type=_COUNT, default=2, help="subset size (2)")
     sb.add_argument("--T", type=_COUNT, default="1e6", help="horizon (1e6)")
-    sb.add_argument("--reward", default="mean", choices=["mean", "quadratic", "max"])
+    sb.add_argument("--reward", default="mean", choices=["mean", "quadratic", "max"],
+                    help="joint reward of a subset: mean, quadratic or max of its arms' "
+                         "rewards (mean)")
     sb.add_argument("--means", default=None, help="arm means 'p1,p2,...' (default U[0,1] "
                     "per run)")
     sb.add_argument("--rho", type=_REAL, default=0.0, help="correlation through a shared "
                     "latent uniform (0)")
-    sb.add_argument("--runs", type=_COUNT, default=5)
+    sb.add_argument("--runs", type=_COUNT, default=5, help="runs (seeds) per algorithm (5)")
     sb.add_argument("--seed", type=_INDEX, default=0, help="first seed")
     sb.add_argument("--jobs", type=_JOBS, default=1, help="worker processes (-1: all cores)")
     sb.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                     help="algorithm option, repeatable (e.g. lam=0.1, c=32, v=1)")
     sb.add_argument("--out", help="write the curves (CSV: algorithm, t, mean, min, max)")
     sb.add_argument("--plot", help="write the regret figure (.png/.pdf/.svg)")
-    sb.add_argument("--json", action="store_true")
+    sb.add_argument("--json", action="store_true",
+                    help="print the summary as JSON instead of a table")
     sb.set_defaults(func=_cmd_subset)
     return p
 
