@@ -9,7 +9,7 @@
 from bandits.gifa import ALGORITHMS, GIFA, Policy, RunResult, make_algorithm
 from bandits.replicate import ReplicationTable, replicate
 from bandits.runner import run
-from design._version import __version__
+from design._version import __version__ as __version__  # re-exported
 
-__all__ = ["__version__", "ALGORITHMS", "GIFA", "Policy", "ReplicationTable", "RunResult",
+__all__ = ["ALGORITHMS", "GIFA", "Policy", "ReplicationTable", "RunResult",
            "make_algorithm", "replicate", "run"]

@@ -807,6 +807,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # after all runs finished, so nothing is half-written
         print("oed: interrupted", file=sys.stderr)
         return 130
+    finally:
+        set_command(None)  # later Python calls in this process are not this command
 
 
 if __name__ == "__main__":  # pragma: no cover

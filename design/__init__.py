@@ -21,7 +21,7 @@
 * :mod:`design.complexity` -- complexity constants of the bandit papers.
 """
 
-from design._version import __version__
+from design._version import __version__ as __version__  # re-exported
 from design.constrained import constrained_optimal
 from design.criteria import (
     CriterionCertificate,
@@ -56,7 +56,6 @@ from design.models import box_grid, model_matrix, model_terms, simplex_grid
 from design.result import Certificate, DesignConvergenceWarning, DesignResult
 
 __all__ = [
-    "__version__",
     "CCertificate",
     "Certificate",
     "CriterionCertificate",

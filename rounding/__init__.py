@@ -26,7 +26,6 @@ except PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
 __all__ = [
-    "__version__",
     "GuaranteedRounding",
     "RoundingLoss",
     "efficiency_loss",
