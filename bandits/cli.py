@@ -488,6 +488,24 @@ def _cmd_replicate(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Help of the GIFA rule flags (bandits.gifa's module docstring has the formulas).
+_RULE_HELP = {
+    "compute_jt": "how the candidate top set J(t) is chosen: empirical (the m largest "
+                  "estimated means) or ugape (the m arms j with the smallest m-th largest "
+                  "B(i, j))",
+    "compute_bt": "how the arm b(t) of J(t) is chosen: lucb (argmax over j in J of max over "
+                  "i not in J of B(i, j)) or gifa (argmax over j in J of the m-th largest "
+                  "B(i, j), i != j)",
+    "stopping": "stopping rule: lucb (B(c, b) <= eps) or ugape (max over J of the "
+                "m-th largest B(i, j) <= eps)",
+    "selection": "which arm to pull for the pair (b, c): largest-variance, greedy (Xu et "
+                 "al. Eq. 9), optimized (the l1 design of x_b - x_c, Eq. 10-12) or both",
+    "indices": "confidence widths: paired (||x_i - x_j||) or individual (||x_i|| + ||x_j||)",
+    "threshold": "exploration threshold: theoretical (needs S), lingape (Xu et al.), "
+                 "heuristic (Reda et al.'s experiments) or lucb1",
+}
+
+
 def _add_sim_options(p: argparse.ArgumentParser) -> None:
     from bandits.gifa import _CHOICES
 
@@ -509,11 +527,14 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
         rules.add_argument(f"--{key.replace('_', '-')}", dest=key,
                            choices=sorted(_CHOICES[key]), default=None)
     rules.add_argument("--reg", type=_NONNEG, default=None,
-                       help="regulariser V_0 = reg I (default sigma/20; lingape: 1)")
+                       help="regulariser V_0 = reg I (default (sigma/20)^2, the authors' "
+                            "code; lingape: 1)")
     rules.add_argument("--sigma", type=_POS, default=None,
                        help="noise level the algorithm assumes (default: the instance's)")
     rules.add_argument("--S", type=_POS, default=None, dest="S",
                        help="bound on ||theta|| for the thresholds (default: the instance's)")
+    for action in rules._group_actions:  # the rule flags: what each rule decides
+        action.help = action.help or _RULE_HELP.get(action.dest)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -786,6 +807,10 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--plot", help="write the regret figure (.png/.pdf/.svg)")
     sb.add_argument("--json", action="store_true",
                     help="print the summary as JSON instead of a table")
+    for action in sb._actions:
+        if action.dest == "algorithms" and not action.help:
+            action.help = (f"subset algorithms: {', '.join(action.choices)} (their options "
+                           "are given with -p KEY=VALUE)")
     sb.set_defaults(func=_cmd_subset)
     return p
 
