@@ -36,3 +36,15 @@ def test_warmup_reports_every_family_asked(capsys):
         warmup(["nope"])
     assert main(["warmup", "--list"]) == 0
     assert capsys.readouterr().out.split("\n")[:-1] == list(FAMILIES)
+
+
+@pytest.mark.slow  # compiles the GIFA kernels into an empty cache (about a minute of CPU)
+def test_oed_run_says_when_it_compiled(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    args = [sys.executable, "-m", "bandits.cli", "run", "lucb", "--instance", "soare",
+            "-p", "d=2", "--max-samples", "3000"]
+    first = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.count("compiling kernels, first use only") == 1
+    again = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
+    assert "compiling" not in again.stderr
