@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from design import _gd_batch as batch_solver
 from design import _gd_numba as kern
+from design._gd_batch import ArmRows, Certified, _hp_threshold
 from design._validation import (
+    _CHOLQR_MAX_COND,
+    _UNIT_ROUNDOFF,
     ArmBasis,
     arm_basis,
     as_arms,
@@ -84,7 +88,7 @@ def _variances_fast(Xc: np.ndarray, Xs: np.ndarray, ws: np.ndarray) -> np.ndarra
     return np.einsum("ij,ij->i", Z, Z).astype(np.float64)
 
 
-_SCREEN_MARGIN = 1e-4  # relative safety margin of the single-precision screening passes
+from design._gd_batch import _SCREEN_MARGIN  # noqa: E402  (one definition of the margin)
 
 
 def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
@@ -127,14 +131,6 @@ def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
     eff = d / (mv * (1.0 + eta)) if np.isfinite(mv) else 0.0
     return Certificate(max_variance=mv, argmax=k, d=d, g_efficiency=eff,
                        within_tol=bool(eff >= 1.0 - tol), tol=tol, rounding_error=eta)
-
-
-def _hp_threshold(eps: float, d: int) -> float:
-    """Harman & Pronzato (2007) bound: with ``max_a omega_a = d + eps``, no arm with
-    ``omega_a < d (1 + eps/2 - sqrt(eps (4 + eps - 4/d)) / 2)`` supports a D-optimal design."""
-    if eps <= 0.0:
-        return float(d)
-    return d * (1.0 + eps / 2.0 - np.sqrt(eps * (4.0 + eps - 4.0 / d)) / 2.0)
 
 
 def _initial_support(X: np.ndarray) -> np.ndarray:
@@ -264,26 +260,101 @@ def _solve_cvxpy(X: np.ndarray, solver: str | None = None) -> tuple[np.ndarray, 
     return wv / wv.sum(), f"cvxpy-{solver.lower()}"
 
 
-def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion: str
-             ) -> DesignResult:
+_LAZY_MIN_ELEMENTS = 1 << 24  # K d from which Q is formed block by block, never stored
+
+
+def _lazy_basis(X: np.ndarray) -> tuple[ArmBasis, ArmRows] | None:
+    """The Cholesky-QR basis of :func:`design._validation.arm_basis` without storing ``Q``.
+
+    Same ``R``, ``cond`` and ``error`` as ``arm_basis`` (its fast branch: the equilibrated
+    Gram matrix has ``cond <= 1e5``), and the rows ``q_a = x_a T``, ``T = R^{-1}``, are
+    formed in blocks by the same product whenever a pass needs them, so a solve at
+    ``K = 10^7`` holds ``X`` and no copy of it. ``None`` when the fast branch does not
+    apply (then ``arm_basis`` runs its Householder QR). The returned ``ArmBasis.Q`` is a
+    zero-stride placeholder of the right shape (only its shape is used).
+    """
+    from scipy.linalg import cholesky, solve_triangular
+
+    K, d = X.shape
+    G = X.T @ X
+    if not (np.all(np.isfinite(G)) and np.all(np.diag(G) > 1e-290)):
+        return None
+    scales = np.sqrt(np.diag(G))
+    Gs = G / np.outer(scales, scales)
+    ev = np.linalg.eigvalsh(Gs)
+    if not (ev[0] > 0.0 and ev[-1] <= _CHOLQR_MAX_COND**2 * ev[0]):
+        return None
+    R0 = cholesky(Gs, lower=False, check_finite=False)
+    T = solve_triangular(R0, np.eye(d), check_finite=False) / scales[:, None]
+    cond = float(np.sqrt(ev[-1] / ev[0]))
+    basis = ArmBasis(Q=np.broadcast_to(np.float64(0.0), (K, d)), R=R0 * scales[None, :],
+                     cond=cond, error=float(np.sqrt(K * d) * _UNIT_ROUNDOFF * cond))
+    return basis, ArmRows(X, np.ascontiguousarray(T))
+
+
+def _basis_rows(Xa: np.ndarray) -> tuple[ArmBasis, ArmRows]:
+    """Basis of the arms and the row source of the solver (stored ``Q`` or lazy)."""
+    if Xa.shape[0] * Xa.shape[1] >= _LAZY_MIN_ELEMENTS:
+        lazy = _lazy_basis(Xa)
+        if lazy is not None:
+            return lazy
+    basis = arm_basis(Xa)
+    return basis, ArmRows(basis.Q, None)
+
+
+def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray) -> Certified:
+    """Float64 certificate of ``w`` (:func:`_basis_variances`, computed in row blocks)."""
+    from scipy.linalg import solve_triangular
+
+    K, d = rows.K, rows.d
+    S = np.flatnonzero(w > 0.0)
+    B = np.sqrt(w[S])[:, None] * rows.rows(S)
+    eta = rounding_error_factor(basis, B)
+    if not np.isfinite(eta) or eta >= 1.0:
+        return Certified(np.full(K, np.inf), np.inf, None)
+    Rw = np.linalg.qr(B, mode="r")
+    om = rows.certify_variances(solve_triangular(Rw, np.eye(d), check_finite=False))
+    return Certified(om, eta, Rw)
+
+
+def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion: str,
+             engine: str = "batch") -> DesignResult:
+    """Shared body of :func:`g_optimal` / :func:`d_optimal`.
+
+    ``engine="reference"`` runs the solver of the previous release (stored ``Q``, greedy
+    exchange kernel :func:`_solve_fw`, whole-array certificate), kept for the side-by-side
+    benchmarks (``benchmarks/bench_gd_scale.py``).
+    """
     Xa = as_arms(X)
     tol = as_tol(tol)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     max_iter = as_max_iter(max_iter, 200_000)
     K, d = Xa.shape
-    # one QR per call: the solvers run on Q (condition number 1), weights are invariant
-    basis = arm_basis(Xa)
-    if method == "cvxpy":
-        w, solver = _solve_cvxpy(basis.Q)
-        its, info = 0, {}
+    info: dict = {}
+    its = 0
+    if method == "cvxpy" or method == "fw-away" or engine == "reference":
+        # one QR per call: the solvers run on Q (condition number 1), weights are invariant
+        basis = arm_basis(Xa)
+        rows = ArmRows(basis.Q, None, single=False)
+        if method == "cvxpy":
+            w, solver = _solve_cvxpy(basis.Q)
+        else:
+            pairwise = method != "fw-away"
+            # leave room for the certified rounding error (eta >= basis.error) in the gap
+            solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
+            w, _, its, info = _solve_fw(basis.Q, solve_tol, max_iter, pairwise=pairwise)
+            solver = "fw-exchange" if pairwise else "fw-away"
+        cert = _certify(basis, rows, w)
     else:
-        pairwise = method != "fw-away"
-        # leave room for the certified rounding error (eta >= basis.error) in the gap
+        basis, rows = _basis_rows(Xa)
         solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
-        w, _, its, info = _solve_fw(basis.Q, solve_tol, max_iter, pairwise=pairwise)
-        solver = "fw-exchange" if pairwise else "fw-away"
-    om, eta = _basis_variances(basis, w)
+        w, cert, _, its, info = batch_solver.solve(
+            rows, solve_tol, max_iter, lambda w: _certify(basis, rows, w), cert_tol=tol)
+        if cert is None:
+            cert = _certify(basis, rows, w)
+        solver = "fw-rex"
+    om, eta = cert.omega, cert.eta
     max_var = float(om.max())
     # certified: the true max variance is <= (1 + eta) max_var and the optimum is exactly
     # d (Kiefer-Wolfowitz), so gap = value (1 + eta) / lower_bound - 1 is a true bound
@@ -291,8 +362,9 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
     if criterion == "G":
         value, lower = max_var, float(d)
     else:
-        Rw = np.linalg.qr(np.sqrt(w[w > 0.0])[:, None] * basis.Q[w > 0.0], mode="r")
-        logdet = 2.0 * float(np.sum(np.log(np.abs(np.diag(Rw))))) + 2.0 * basis.log_abs_det()
+        Rw = cert.Rw
+        logdet = (2.0 * float(np.sum(np.log(np.abs(np.diag(Rw))))) + 2.0 * basis.log_abs_det()
+                  if Rw is not None else -np.inf)
         value = float(np.exp(-logdet / d)) if np.isfinite(logdet) else np.inf
         # phi_D(w*) >= phi_D(w) d / max_a omega_a, both sides' rounding error <= eta
         lower = value * (1.0 - eta) * d / (max_var * (1.0 + eta))
@@ -301,11 +373,20 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
     info = {**info, "max_variance": max_var, "argmax": int(np.argmax(om)),
             "cond": basis.cond, "rounding_error": eta}
     if gap > tol:
-        why = ("max_iter was reached" if its >= max_iter else
-               f"the arms' condition number {basis.cond:.3g} (after column scaling) bounds "
-               f"the relative rounding error of the variances only by {eta:.3g}; "
-               "reparametrise the arms (X @ T) or use a larger tol")
+        if its >= max_iter:
+            why = "max_iter was reached"
+        elif eta >= 0.1 * tol:
+            why = (f"float64 cannot certify it for this instance: the rounding-error bound "
+                   f"of the certificate is eta = {eta:.3g} (the arms' condition number "
+                   f"after column scaling is {basis.cond:.3g}), so the smallest certifiable "
+                   f"gap is about {2.0 * eta:.2g}; the certified gap reached is {gap:.3g}. "
+                   "Use a larger tol, or reparametrise the arms (X @ T) if they are "
+                   "ill-conditioned")
+        else:
+            why = (f"the solver stalled at the certified gap {gap:.3g} (rounding-error "
+                   f"bound eta = {eta:.3g})")
         info["message"] = f"tol={tol:g} cannot be certified: {why}"
+        info["attainable_gap"] = 2.0 * eta
     return DesignResult(
         weights=w, value=value, lower_bound=lower, gap=gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
