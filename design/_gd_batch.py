@@ -15,10 +15,12 @@ Internal module behind :mod:`design.gd` (``method="auto"``/``"fw"``). Three part
   ``max log det A(w)`` (equivalent to the G problem by Kiefer-Wolfowitz), converging
   quadratically to the precision that float64 allows.
 
-Threads: the working-set stage is small and sequential (numba kernels are single-threaded;
-its BLAS calls are limited to one thread unless ``|S| d^2`` is large), the full passes over
-the candidates use every BLAS thread; :func:`blas_threads` does the limiting
-(threadpoolctl).
+Threads: everything runs with one BLAS thread (the numba kernels are single-threaded; the
+working-set products are small, and tall-skinny Gram products ``X^T X`` were measured 10-20x
+slower with two OpenBLAS threads than with one on the shared, loaded 2-core machine), except
+the blocked full passes over the candidates (:class:`ArmRows`), which use ``threads`` BLAS
+threads (the BLAS setting on entry: run under ``threadpoolctl.threadpool_limits(1)`` for a
+single-threaded solve); :func:`blas_threads` does the limiting (threadpoolctl).
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from design import _gd_numba as kern
 
 _BLOCK_ROWS = 1 << 16  # rows per block of the full passes (bounds the temporaries)
 _SCREEN_MARGIN = 1e-4  # relative safety margin of the single-precision screening passes
-_SMALL_WORK = 2e8  # |S| d^2 below which the working-set BLAS calls run on one thread
 
 _controller = None
 
@@ -82,8 +83,10 @@ class ArmRows:
         traffic; only when ``Q`` is stored).
     """
 
-    def __init__(self, src: np.ndarray, T: np.ndarray | None, single: bool = True) -> None:
+    def __init__(self, src: np.ndarray, T: np.ndarray | None, single: bool = True,
+                 threads: int | None = None) -> None:
         self.src = src
+        self.threads = max_threads() if threads is None else threads
         self.T = T
         self.K, self.d = src.shape
         self._single = src.astype(np.float32) if (single and T is None) else None
@@ -104,9 +107,10 @@ class ArmRows:
     def sqnorms(self) -> np.ndarray:
         """``||q_a||^2`` of every arm (one blocked pass)."""
         out = np.empty(self.K)
-        for sl, blk in self._blocks(None):
-            Z = blk if self.T is None else blk @ self.T
-            out[sl] = np.einsum("ij,ij->i", Z, Z)
+        with blas_threads(self.threads):
+            for sl, blk in self._blocks(None):
+                Z = blk if self.T is None else blk @ self.T
+                out[sl] = np.einsum("ij,ij->i", Z, Z)
         return out
 
     def restrict(self, cand: np.ndarray) -> None:
@@ -125,27 +129,29 @@ class ArmRows:
         the candidates of the last :meth:`restrict`.
         """
         out = np.empty(cand.size)
-        if self._single is not None:
-            src = self._single
-            P = np.ascontiguousarray(Linv.T, dtype=np.float32)
-            for s in range(0, cand.size, _BLOCK_ROWS):
-                Z = src[s:s + _BLOCK_ROWS] @ P
-                out[s:s + _BLOCK_ROWS] = np.einsum("ij,ij->i", Z, Z)
-            return out
-        P = Linv.T if self.T is None else self.T @ Linv.T
-        for sl, blk in self._blocks(cand):
-            Z = blk @ P
-            out[sl] = np.einsum("ij,ij->i", Z, Z)
+        with blas_threads(self.threads):
+            if self._single is not None:
+                src = self._single
+                P = np.ascontiguousarray(Linv.T, dtype=np.float32)
+                for s in range(0, cand.size, _BLOCK_ROWS):
+                    Z = src[s:s + _BLOCK_ROWS] @ P
+                    out[s:s + _BLOCK_ROWS] = np.einsum("ij,ij->i", Z, Z)
+                return out
+            P = Linv.T if self.T is None else self.T @ Linv.T
+            for sl, blk in self._blocks(cand):
+                Z = blk @ P
+                out[sl] = np.einsum("ij,ij->i", Z, Z)
         return out
 
     def certify_variances(self, Rwinv: np.ndarray) -> np.ndarray:
         """Variances ``||q_a Rw^{-1}||^2`` of all arms in float64, ``q_a`` formed exactly as
         in the basis (``x_a T``, then the product with ``Rw^{-1}``), in blocks."""
         out = np.empty(self.K)
-        for sl, blk in self._blocks(None):
-            Qb = blk if self.T is None else blk @ self.T
-            Z = Qb @ Rwinv
-            out[sl] = np.einsum("ij,ij->i", Z, Z)
+        with blas_threads(self.threads):
+            for sl, blk in self._blocks(None):
+                Qb = blk if self.T is None else blk @ self.T
+                Z = Qb @ Rwinv
+                out[sl] = np.einsum("ij,ij->i", Z, Z)
         return out
 
 
@@ -285,10 +291,10 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
     if warm is None:
         warm = max(20_000, 10 * batch)
     rng = np.random.default_rng(seed)
-    nthreads = max_threads()
+    nthreads = rows.threads
     if K > 4 * warm:
         top = np.sort(np.argpartition(rows.sqnorms(), -warm)[-warm:])
-        sub = ArmRows(rows.rows(top), None)
+        sub = ArmRows(rows.rows(top), None, threads=rows.threads)
         ws, _, _, _, _ = solve(sub, max(tol, 1e-3), max_iter, None, batch=batch,
                                shrink=shrink, polish_below=0.0, warm=warm, seed=seed)
         S = top[ws > 0.0]
@@ -302,18 +308,21 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
     converged = False
     cert = None
     stalled = 0
+    slow = 0
     while True:
         info["rounds"] += 1
         cert = None  # a certificate is only returned for the final weights
         Xs = rows.rows(S)
         inner_tol = tol if gap_prev is None else max(tol, shrink * gap_prev)
-        small = S.size * d * d < _SMALL_WORK
-        with blas_threads(1 if small else nthreads):
-            ok, its, omS, Linv = inner_solve(Xs, wS, inner_tol, max_iter - total_it, rng)
+        with blas_threads(1):
+            # first order down to polish_below, the interior-point polish below it
+            rex_tol = max(inner_tol, polish_below)
+            ok, its, omS, Linv = inner_solve(Xs, wS, rex_tol, max_iter - total_it, rng)
             total_it += its
-            if ok and inner_tol <= polish_below:
+            if ok and inner_tol < rex_tol:
                 wS, pits = polish(Xs, wS, inner_tol)
                 info["polish_iterations"] += pits
+                total_it += pits
                 st = exact_state(Xs, wS)
                 if st is None:
                     raise RuntimeError("information matrix of the working set became singular")
@@ -322,7 +331,11 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
         S, wS = S[keep], wS[keep]
         om = rows.screen(cand, Linv)
         om_max = float(om.max())
-        if om_max <= d * (1.0 + tol) * (1.0 + _SCREEN_MARGIN) and inner_tol == tol:
+        if om_max <= d * (1.0 + tol) * (1.0 + _SCREEN_MARGIN) and inner_tol > tol:
+            # below the resolution of the screen: solve the working set to tol, then certify
+            gap_prev = 0.0
+            continue
+        if om_max <= d * (1.0 + tol) * (1.0 + _SCREEN_MARGIN):
             if certify is None:
                 converged = True
                 break
@@ -338,8 +351,10 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
             if not np.isfinite(om_max) or om_max <= d * (1.0 + tol) or stalled >= 2:
                 break
             stalled += 1
+        if gap_prev is not None and om_max / d - 1.0 >= 0.5 * gap_prev:
+            slow += 1  # the polish is at the limit of float64 on the working set
         gap_prev = om_max / d - 1.0
-        if not ok or total_it >= max_iter or info["rounds"] >= 10_000:
+        if not ok or total_it >= max_iter or info["rounds"] >= 10_000 or slow >= 5:
             break
         h = _hp_threshold(om_max * (1.0 + _SCREEN_MARGIN) - d, d)
         if h > 0.0:
@@ -359,8 +374,7 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
     w = np.zeros(K)
     w[S] = wS / wS.sum()
     info.update({"deleted": K - cand.size, "working_set": int(S.size),
-                 "threads": {"working_set": 1 if S.size * d * d < _SMALL_WORK else nthreads,
-                             "full_passes": nthreads, "numba_kernels": 1}})
+                 "threads": {"working_set": 1, "full_passes": nthreads, "numba_kernels": 1}})
     return w, cert, converged, total_it, info
 
 

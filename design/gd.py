@@ -260,10 +260,10 @@ def _solve_cvxpy(X: np.ndarray, solver: str | None = None) -> tuple[np.ndarray, 
     return wv / wv.sum(), f"cvxpy-{solver.lower()}"
 
 
-_LAZY_MIN_ELEMENTS = 1 << 24  # K d from which Q is formed block by block, never stored
+_LAZY_MIN_ELEMENTS = 1 << 26  # K d (512 MB of float64) from which Q is never stored
 
 
-def _lazy_basis(X: np.ndarray) -> tuple[ArmBasis, ArmRows] | None:
+def _lazy_basis(X: np.ndarray, threads: int) -> tuple[ArmBasis, ArmRows] | None:
     """The Cholesky-QR basis of :func:`design._validation.arm_basis` without storing ``Q``.
 
     Same ``R``, ``cond`` and ``error`` as ``arm_basis`` (its fast branch: the equilibrated
@@ -289,17 +289,30 @@ def _lazy_basis(X: np.ndarray) -> tuple[ArmBasis, ArmRows] | None:
     cond = float(np.sqrt(ev[-1] / ev[0]))
     basis = ArmBasis(Q=np.broadcast_to(np.float64(0.0), (K, d)), R=R0 * scales[None, :],
                      cond=cond, error=float(np.sqrt(K * d) * _UNIT_ROUNDOFF * cond))
-    return basis, ArmRows(X, np.ascontiguousarray(T))
+    return basis, ArmRows(X, np.ascontiguousarray(T), threads=threads)
 
 
-def _basis_rows(Xa: np.ndarray) -> tuple[ArmBasis, ArmRows]:
-    """Basis of the arms and the row source of the solver (stored ``Q`` or lazy)."""
-    if Xa.shape[0] * Xa.shape[1] >= _LAZY_MIN_ELEMENTS:
-        lazy = _lazy_basis(Xa)
-        if lazy is not None:
+def _basis_rows(Xa: np.ndarray, threads: int) -> tuple[ArmBasis, ArmRows]:
+    """Basis of the arms and the row source of the solver (stored ``Q`` or lazy).
+
+    The Cholesky-QR branch is computed by :func:`_lazy_basis` (its Gram product on one BLAS
+    thread); below ``_LAZY_MIN_ELEMENTS`` the rows ``Q = X T`` are then stored, formed by
+    the same product as in ``arm_basis`` in row blocks on ``threads`` threads.
+    """
+    K, d = Xa.shape
+    lazy = _lazy_basis(Xa, threads)
+    if lazy is not None:
+        basis, rows = lazy
+        if K * d >= _LAZY_MIN_ELEMENTS:
             return lazy
+        Q = np.empty((K, d))
+        with batch_solver.blas_threads(threads):
+            for s in range(0, K, 1 << 16):
+                np.matmul(Xa[s:s + (1 << 16)], rows.T, out=Q[s:s + (1 << 16)])
+        return (ArmBasis(Q=Q, R=basis.R, cond=basis.cond, error=basis.error),
+                ArmRows(Q, None, threads=threads))
     basis = arm_basis(Xa)
-    return basis, ArmRows(basis.Q, None)
+    return basis, ArmRows(basis.Q, None, threads=threads)
 
 
 def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray) -> Certified:
@@ -319,6 +332,15 @@ def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray) -> Certified:
 
 def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion: str,
              engine: str = "batch") -> DesignResult:
+    if engine == "reference":
+        return _optimal_body(X, tol, method, max_iter, criterion, engine, 0)
+    threads = batch_solver.max_threads()
+    with batch_solver.blas_threads(1):
+        return _optimal_body(X, tol, method, max_iter, criterion, engine, threads)
+
+
+def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, criterion: str,
+                  engine: str, threads: int) -> DesignResult:
     """Shared body of :func:`g_optimal` / :func:`d_optimal`.
 
     ``engine="reference"`` runs the solver of the previous release (stored ``Q``, greedy
@@ -336,7 +358,7 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
     if method == "cvxpy" or method == "fw-away" or engine == "reference":
         # one QR per call: the solvers run on Q (condition number 1), weights are invariant
         basis = arm_basis(Xa)
-        rows = ArmRows(basis.Q, None, single=False)
+        rows = ArmRows(basis.Q, None, single=False, threads=threads or None)
         if method == "cvxpy":
             w, solver = _solve_cvxpy(basis.Q)
         else:
@@ -347,7 +369,7 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
             solver = "fw-exchange" if pairwise else "fw-away"
         cert = _certify(basis, rows, w)
     else:
-        basis, rows = _basis_rows(Xa)
+        basis, rows = _basis_rows(Xa, threads)
         solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
         w, cert, _, its, info = batch_solver.solve(
             rows, solve_tol, max_iter, lambda w: _certify(basis, rows, w), cert_tol=tol)
