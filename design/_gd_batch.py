@@ -18,9 +18,10 @@ Internal module behind :mod:`design.gd` (``method="auto"``/``"fw"``). Three part
 Threads: everything runs with one BLAS thread (the numba kernels are single-threaded; the
 working-set products are small, and tall-skinny Gram products ``X^T X`` were measured 10-20x
 slower with two OpenBLAS threads than with one on the shared, loaded 2-core machine), except
-the blocked full passes over the candidates (:class:`ArmRows`), which use ``threads`` BLAS
-threads (the BLAS setting on entry: run under ``threadpoolctl.threadpool_limits(1)`` for a
-single-threaded solve); :func:`blas_threads` does the limiting (threadpoolctl).
+the blocked full passes over the candidates (:class:`ArmRows`), which split their row blocks
+over ``threads`` Python threads, each calling a one-thread BLAS (``threads`` is the BLAS
+setting on entry: run under ``threadpoolctl.threadpool_limits(1)`` for a single-threaded
+solve); :func:`blas_threads` does the limiting (threadpoolctl).
 """
 
 from __future__ import annotations
@@ -64,6 +65,18 @@ def blas_threads(n: int) -> Iterator[None]:
         yield
 
 
+_executors: dict = {}
+
+
+def _executor(n: int):
+    """A process-wide pool of ``n`` worker threads for the blocked passes."""
+    if n not in _executors:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _executors[n] = ThreadPoolExecutor(n, thread_name_prefix="oed-gd")
+    return _executors[n]
+
+
 # ----------------------------------------------------------------------------------------
 # rows of the basis
 # ----------------------------------------------------------------------------------------
@@ -91,6 +104,7 @@ class ArmRows:
         self.K, self.d = src.shape
         self._single = src.astype(np.float32) if (single and T is None) else None
         self._single_idx: np.ndarray | None = None
+        self._sqnorms: np.ndarray | None = None
 
     def rows(self, idx: np.ndarray) -> np.ndarray:
         """Float64 rows ``q_a`` for the indices ``idx`` (a new C-contiguous array)."""
@@ -98,19 +112,33 @@ class ArmRows:
             return np.ascontiguousarray(self.src[idx])
         return np.ascontiguousarray(self.src[idx] @ self.T)
 
-    def _blocks(self, cand: np.ndarray | None) -> Iterator[tuple[slice, np.ndarray]]:
-        n = self.K if cand is None else cand.size
-        for s in range(0, n, _BLOCK_ROWS):
-            sl = slice(s, min(n, s + _BLOCK_ROWS))
-            yield sl, (self.src[sl] if cand is None else self.src[cand[sl]])
+    def _each_block(self, n: int, fn) -> None:
+        """Call ``fn(slice)`` on the row blocks of ``range(n)``: on ``threads`` Python
+        threads, each with a one-thread BLAS (numpy releases the GIL in the products), so
+        that no BLAS thread spins waiting for another on a shared machine."""
+        slices = [slice(s, min(n, s + _BLOCK_ROWS)) for s in range(0, n, _BLOCK_ROWS)]
+        with blas_threads(1):
+            if self.threads > 1 and len(slices) > 1:
+                list(_executor(self.threads).map(fn, slices))
+            else:
+                for sl in slices:
+                    fn(sl)
+
+    def _q(self, blk: np.ndarray) -> np.ndarray:
+        return blk if self.T is None else blk @ self.T
 
     def sqnorms(self) -> np.ndarray:
-        """``||q_a||^2`` of every arm (one blocked pass)."""
+        """``||q_a||^2`` of every arm (one blocked pass, then cached)."""
+        if self._sqnorms is not None:
+            return self._sqnorms
         out = np.empty(self.K)
-        with blas_threads(self.threads):
-            for sl, blk in self._blocks(None):
-                Z = blk if self.T is None else blk @ self.T
-                out[sl] = np.einsum("ij,ij->i", Z, Z)
+        self._sqnorms = out
+
+        def fn(sl):
+            Z = self._q(self.src[sl])
+            out[sl] = np.einsum("ij,ij->i", Z, Z)
+
+        self._each_block(self.K, fn)
         return out
 
     def restrict(self, cand: np.ndarray) -> None:
@@ -129,29 +157,31 @@ class ArmRows:
         the candidates of the last :meth:`restrict`.
         """
         out = np.empty(cand.size)
-        with blas_threads(self.threads):
-            if self._single is not None:
-                src = self._single
-                P = np.ascontiguousarray(Linv.T, dtype=np.float32)
-                for s in range(0, cand.size, _BLOCK_ROWS):
-                    Z = src[s:s + _BLOCK_ROWS] @ P
-                    out[s:s + _BLOCK_ROWS] = np.einsum("ij,ij->i", Z, Z)
-                return out
+        if self._single is not None:
+            src = self._single
+            P = np.ascontiguousarray(Linv.T, dtype=np.float32)
+        else:
             P = Linv.T if self.T is None else self.T @ Linv.T
-            for sl, blk in self._blocks(cand):
-                Z = blk @ P
-                out[sl] = np.einsum("ij,ij->i", Z, Z)
+            src = self.src if cand.size == self.K else None
+
+        def fn(sl):
+            blk = src[sl] if src is not None else self.src[cand[sl]]
+            Z = blk @ P
+            out[sl] = np.einsum("ij,ij->i", Z, Z)
+
+        self._each_block(cand.size, fn)
         return out
 
     def certify_variances(self, Rwinv: np.ndarray) -> np.ndarray:
         """Variances ``||q_a Rw^{-1}||^2`` of all arms in float64, ``q_a`` formed exactly as
         in the basis (``x_a T``, then the product with ``Rw^{-1}``), in blocks."""
         out = np.empty(self.K)
-        with blas_threads(self.threads):
-            for sl, blk in self._blocks(None):
-                Qb = blk if self.T is None else blk @ self.T
-                Z = Qb @ Rwinv
-                out[sl] = np.einsum("ij,ij->i", Z, Z)
+
+        def fn(sl):
+            Z = self._q(self.src[sl]) @ Rwinv
+            out[sl] = np.einsum("ij,ij->i", Z, Z)
+
+        self._each_block(self.K, fn)
         return out
 
 

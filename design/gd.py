@@ -306,9 +306,11 @@ def _basis_rows(Xa: np.ndarray, threads: int) -> tuple[ArmBasis, ArmRows]:
         if K * d >= _LAZY_MIN_ELEMENTS:
             return lazy
         Q = np.empty((K, d))
-        with batch_solver.blas_threads(threads):
-            for s in range(0, K, 1 << 16):
-                np.matmul(Xa[s:s + (1 << 16)], rows.T, out=Q[s:s + (1 << 16)])
+
+        def fn(sl: slice) -> None:
+            np.matmul(Xa[sl], rows.T, out=Q[sl])
+
+        rows._each_block(K, fn)
         return (ArmBasis(Q=Q, R=basis.R, cond=basis.cond, error=basis.error),
                 ArmRows(Q, None, threads=threads))
     basis = arm_basis(Xa)
@@ -400,15 +402,15 @@ def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, crit
         elif eta >= 0.1 * tol:
             why = (f"float64 cannot certify it for this instance: the rounding-error bound "
                    f"of the certificate is eta = {eta:.3g} (the arms' condition number "
-                   f"after column scaling is {basis.cond:.3g}), so the smallest certifiable "
-                   f"gap is about {2.0 * eta:.2g}; the certified gap reached is {gap:.3g}. "
+                   f"after column scaling is {basis.cond:.3g}), so no gap below about "
+                   f"{eta:.2g} can be certified; the certified gap reached is {gap:.3g}. "
                    "Use a larger tol, or reparametrise the arms (X @ T) if they are "
                    "ill-conditioned")
         else:
             why = (f"the solver stalled at the certified gap {gap:.3g} (rounding-error "
                    f"bound eta = {eta:.3g})")
         info["message"] = f"tol={tol:g} cannot be certified: {why}"
-        info["attainable_gap"] = 2.0 * eta
+        info["attainable_gap"] = eta
     return DesignResult(
         weights=w, value=value, lower_bound=lower, gap=gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
