@@ -1,0 +1,113 @@
+"""G/D-optimal designs at scale: the previous solver and the current one side by side.
+
+Issue 18, part 2. Random Gaussian arms ``X ~ N(0, I_d)`` (one fixed seed per size), certified
+gap ``1e-6`` (``g_optimal(X, tol=1e-6)``), in one process:
+
+* ``before`` -- the solver of the previous release (``design.gd._optimal(...,
+  engine="reference")``: stored ``Q``, greedy vertex-exchange kernel updating every
+  variance of the working set after each exchange, BLAS threads as configured);
+* ``after``  -- the current ``g_optimal`` (REX-style batched exchanges, interior-point
+  polish at high precision, rows of ``Q`` formed on the fly for large ``K d``, BLAS limited
+  to one thread and full passes split over Python worker threads).
+
+Two sweeps: time vs ``d`` (50..400 at ``n = 1e5``) and vs ``n`` (``1e5..1e7`` at ``d = 20``).
+Each point is run with 1 and with 2 threads (``threadpoolctl.threadpool_limits``; for
+``after`` this is the number of worker threads of the full passes, the working-set stage is
+always single-threaded). Reported: wall and CPU time, certified gap, the ratio
+``before / after`` of wall times, and the peak memory of the call (numpy allocations traced
+by ``tracemalloc``, plus the 8 K d bytes of ``X`` itself), with the load average of the
+machine during the measurement (the machine is shared: ratios in one process are the stable
+quantity, absolute times move with the load).
+
+Usage::
+
+    python benchmarks/bench_gd_scale.py [--quick] [--threads 1,2] [--d 50,100,200,400]
+        [--n 1e5,1e6,1e7] [--before-max-d 200] [--before-max-n 1e7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import tracemalloc
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from design import gd
+
+TOL = 1e-6
+
+
+def run(X: np.ndarray, engine: str, threads: int, trace: bool) -> dict:
+    """One solve; wall/CPU time, gap and the peak of traced allocations."""
+    with threadpool_limits(threads, user_api="blas"):
+        if trace:
+            tracemalloc.start()
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = gd._optimal(X, TOL, "auto", None, "G", engine=engine)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        peak = 0.0
+        if trace:
+            peak = tracemalloc.get_traced_memory()[1] / 1e9
+            tracemalloc.stop()
+    return {"wall": wall, "cpu": cpu, "gap": res.gap, "ok": res.converged,
+            "peak": peak + X.nbytes / 1e9, "threads": res.info.get("threads"),
+            "support": res.support.size}
+
+
+def load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="d in (50, 100), n in (1e5, 1e6)")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--d", default="50,100,200,400")
+    ap.add_argument("--n", default="1e5,1e6,1e7")
+    ap.add_argument("--before-max-d", type=int, default=400,
+                    help="skip the previous solver above this d (it takes minutes)")
+    ap.add_argument("--before-max-n", type=float, default=1e7)
+    ap.add_argument("--no-memory", action="store_true", help="skip tracemalloc")
+    args = ap.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+    ds = [int(v) for v in args.d.split(",")]
+    ns = [int(float(v)) for v in args.n.split(",")]
+    if args.quick:
+        ds, ns = [50, 100], [100_000, 1_000_000]
+    points = [(100_000, d) for d in ds] + [(n, 20) for n in ns]
+    # compile / load the kernels of both engines
+    Xw = np.random.default_rng(0).standard_normal((3000, 10))
+    for engine in ("reference", "batch"):
+        gd._optimal(Xw, TOL, "auto", None, "G", engine=engine)
+    print(f"{os.cpu_count()} CPUs; load average at start {load()} (1/5/15 min)")
+    print("threads per stage (after): working set 1 (numba kernels and BLAS), full passes = "
+          "'thr' worker threads with one-thread BLAS; (before): BLAS with 'thr' threads "
+          "everywhere, numba kernels 1\n")
+    hdr = (f"{'n':>9} {'d':>4} {'thr':>3} | {'before s':>9} {'cpu':>7} {'gap':>8} {'GB':>5} | "
+           f"{'after s':>8} {'cpu':>7} {'gap':>8} {'GB':>5} | {'ratio':>6} | load")
+    print(hdr)
+    print("-" * len(hdr))
+    for n, d in points:
+        X = np.random.default_rng(n + d).standard_normal((n, d))
+        trace = not args.no_memory
+        for thr in threads:
+            la = load()
+            after = run(X, "batch", thr, trace)
+            do_before = d <= args.before_max_d and n <= args.before_max_n
+            before = run(X, "reference", thr, trace) if do_before else None
+            b = (f"{before['wall']:>9.2f} {before['cpu']:>7.2f} {before['gap']:>8.1e} "
+                 f"{before['peak']:>5.2f}" if before else f"{'-':>9} {'-':>7} {'-':>8} {'-':>5}")
+            ratio = f"{before['wall'] / after['wall']:>5.1f}x" if before else f"{'-':>6}"
+            print(f"{n:>9} {d:>4} {thr:>3} | {b} | {after['wall']:>8.2f} {after['cpu']:>7.2f} "
+                  f"{after['gap']:>8.1e} {after['peak']:>5.2f} | {ratio} | {la} -> {load()}",
+                  flush=True)
+        del X
+    print("\nratio = before wall / after wall (same instance, same thread limit, one process);"
+          " GB = peak traced numpy memory of the call + X itself")
+
+
+if __name__ == "__main__":
+    main()
