@@ -434,20 +434,20 @@ def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
         Stop when ``max_a omega_a <= d (1 + tol)``, i.e. the certified gap
         ``value / d - 1 <= tol`` (G-efficiency ``>= 1/(1 + tol)``).
     method : {"auto", "fw", "fw-away", "cvxpy"}
-        ``"fw-away"``: Wolfe–Atwood (Fedorov–Wynn toward steps, away steps and drop steps
-        with the exact log-det line search; Atwood 1973, Todd 2016, Mason et al. 2022
-        Alg. 5). ``"auto"``/``"fw"``: the same scheme with vertex-exchange (pairwise) steps
-        that move weight from the away arm to the toward arm with the exact line search
-        (Böhning 1986), measured about 2x faster (``benchmarks/bench_gd.py``). Both are
-        jitted with numba and run inside a working-set loop: started from a Kumar–Yildirim
-        support (Mason et al. 2022, Alg. 4), rank-one (Sherman–Morrison / Woodbury) updates
-        of ``A^{-1}`` and of every variance per step, an exact Cholesky refresh every
-        ``max(100, 10 d)`` steps and before convergence is declared, a full variance pass
-        over all candidates (one GEMM) between rounds, and Harman–Pronzato (2007) deletion
-        of candidates that cannot be support points. ``"cvxpy"``: the log-det formulation
-        (Clarabel if installed, else SCS) as a reference path.
+        ``"auto"``/``"fw"``: working-set vertex exchanges (Böhning 1986) in REX-style
+        batches (Harman, Filová & Richtárik 2020; ``O(d^2)`` per exchange, exact BLAS-3
+        recomputation of the variances after each batch), a primal-dual interior-point
+        polish of ``log det`` on the working set below a working tolerance of 1e-7,
+        Kumar–Yildirim initial support (Mason et al. 2022, Alg. 4), float32 screening
+        passes over the candidates with Harman–Pronzato (2007) deletion, and a float64
+        certificate (:mod:`design._gd_batch`). For ``K d >= 2^26`` and well-conditioned
+        arms the rows of ``Q`` are formed in blocks and never stored. ``"fw-away"``:
+        Wolfe–Atwood (Fedorov–Wynn toward, away and drop steps with the exact log-det line
+        search; Atwood 1973, Todd 2016, Mason et al. 2022 Alg. 5), greedy, jitted, with
+        rank-one updates of ``A^{-1}`` and every variance per step. ``"cvxpy"``: the
+        log-det formulation (Clarabel if installed, else SCS) as a reference path.
     max_iter : int, optional
-        Cap on the Wolfe–Atwood steps (default 200,000). Reaching it gives
+        Cap on the exchange and Newton steps (default 200,000). Reaching it gives
         ``converged=False``.
 
     Returns
@@ -458,7 +458,9 @@ def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
         (about 1e-13 for well-conditioned arms, about ``1e-16 cond(X)`` otherwise; the
         solver runs on ``Q`` from ``X = Q R``, one QR per call). ``info`` has the solver's
         rounds, deleted candidates, the argmax arm, ``cond`` (of the column-equilibrated
-        arms) and, when ``tol`` is not certified, ``message`` saying why.
+        arms), ``threads`` (per stage) and, when ``tol`` is not certified, ``message``
+        saying why and ``attainable_gap`` (``eta``: no smaller gap can be certified in
+        float64 for the instance).
     """
     return _optimal(X, tol, method, max_iter, "G")
 
