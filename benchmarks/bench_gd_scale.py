@@ -12,12 +12,13 @@ gap ``1e-6`` (``g_optimal(X, tol=1e-6)``), in one process:
 
 Two sweeps: time vs ``d`` (50..400 at ``n = 1e5``) and vs ``n`` (``1e5..1e7`` at ``d = 20``).
 Each point is run with 1 and with 2 threads (``threadpoolctl.threadpool_limits``; for
-``after`` this is the number of worker threads of the full passes, the working-set stage is
-always single-threaded). Reported: wall and CPU time, certified gap, the ratio
-``before / after`` of wall times, and the peak memory of the call (numpy allocations traced
-by ``tracemalloc``, plus the 8 K d bytes of ``X`` itself), with the load average of the
-machine during the measurement (the machine is shared: ratios in one process are the stable
-quantity, absolute times move with the load).
+``after`` this is the number of worker threads of the full passes and of the working-set
+variances, each with a one-thread BLAS; the exchange kernel is sequential). Reported: wall
+and CPU time, certified gap, the ratio ``before / after`` of wall times, and, for the ``n``
+sweep, the peak memory of the call (numpy allocations traced by ``tracemalloc`` in a
+separate, untimed run -- tracing slows small allocations -- plus the 8 K d bytes of ``X``
+itself), with the load average of the machine during the measurement (the machine is shared:
+ratios in one process are the stable quantity, absolute times move with the load).
 
 Usage::
 
@@ -50,10 +51,10 @@ def run(X: np.ndarray, engine: str, threads: int, trace: bool) -> dict:
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         peak = 0.0
         if trace:
-            peak = tracemalloc.get_traced_memory()[1] / 1e9
+            peak = tracemalloc.get_traced_memory()[1] / 1e9 + X.nbytes / 1e9
             tracemalloc.stop()
     return {"wall": wall, "cpu": cpu, "gap": res.gap, "ok": res.converged,
-            "peak": peak + X.nbytes / 1e9, "threads": res.info.get("threads"),
+            "peak": peak, "threads": res.info.get("threads"),
             "support": res.support.size}
 
 
@@ -83,21 +84,29 @@ def main() -> None:
     for engine in ("reference", "batch"):
         gd._optimal(Xw, TOL, "auto", None, "G", engine=engine)
     print(f"{os.cpu_count()} CPUs; load average at start {load()} (1/5/15 min)")
-    print("threads per stage (after): working set 1 (numba kernels and BLAS), full passes = "
-          "'thr' worker threads with one-thread BLAS; (before): BLAS with 'thr' threads "
-          "everywhere, numba kernels 1\n")
+    print("threads per stage (after): exchange kernel 1 (numba); working-set variances and "
+          "full passes 'thr' worker threads, one BLAS thread each; (before): BLAS with 'thr' "
+          "threads everywhere, numba kernels 1\n")
     hdr = (f"{'n':>9} {'d':>4} {'thr':>3} | {'before s':>9} {'cpu':>7} {'gap':>8} {'GB':>5} | "
            f"{'after s':>8} {'cpu':>7} {'gap':>8} {'GB':>5} | {'ratio':>6} | load")
     print(hdr)
     print("-" * len(hdr))
     for n, d in points:
         X = np.random.default_rng(n + d).standard_normal((n, d))
-        trace = not args.no_memory
+        trace = not args.no_memory and d == 20
+        do_before = d <= args.before_max_d and n <= args.before_max_n
+        mem = {}
+        if trace:  # untimed run with tracemalloc (tracing slows small allocations)
+            mem["after"] = run(X, "batch", max(threads), True)["peak"]
+            if do_before:
+                mem["before"] = run(X, "reference", max(threads), True)["peak"]
         for thr in threads:
             la = load()
-            after = run(X, "batch", thr, trace)
-            do_before = d <= args.before_max_d and n <= args.before_max_n
-            before = run(X, "reference", thr, trace) if do_before else None
+            after = run(X, "batch", thr, False)
+            after["peak"] = mem.get("after", float("nan"))
+            before = run(X, "reference", thr, False) if do_before else None
+            if before:
+                before["peak"] = mem.get("before", float("nan"))
             b = (f"{before['wall']:>9.2f} {before['cpu']:>7.2f} {before['gap']:>8.1e} "
                  f"{before['peak']:>5.2f}" if before else f"{'-':>9} {'-':>7} {'-':>8} {'-':>5}")
             ratio = f"{before['wall'] / after['wall']:>5.1f}x" if before else f"{'-':>6}"

@@ -15,11 +15,11 @@ Internal module behind :mod:`design.gd` (``method="auto"``/``"fw"``). Three part
   ``max log det A(w)`` (equivalent to the G problem by Kiefer-Wolfowitz), converging
   quadratically to the precision that float64 allows.
 
-Threads: everything runs with one BLAS thread (the numba kernels are single-threaded; the
-working-set products are small, and tall-skinny Gram products ``X^T X`` were measured 10-20x
-slower with two OpenBLAS threads than with one on the shared, loaded 2-core machine), except
-the blocked full passes over the candidates (:class:`ArmRows`), which split their row blocks
-over ``threads`` Python threads, each calling a one-thread BLAS (``threads`` is the BLAS
+Threads: everything runs with one BLAS thread (the numba exchange kernel is sequential, and
+tall-skinny Gram products ``X^T X`` were measured 10-20x slower with two OpenBLAS threads
+than with one on the shared, loaded 2-core machine), except the blocked full passes over the
+candidates (:class:`ArmRows`) and the variances of a large working set, which split their
+rows over ``threads`` Python threads, each calling a one-thread BLAS (``threads`` is the BLAS
 setting on entry: run under ``threadpoolctl.threadpool_limits(1)`` for a single-threaded
 solve); :func:`blas_threads` does the limiting (threadpoolctl).
 """
@@ -37,6 +37,7 @@ from scipy.linalg import cholesky, solve_triangular
 from design import _gd_numba as kern
 
 _BLOCK_ROWS = 1 << 16  # rows per block of the full passes (bounds the temporaries)
+_PAIR_FILTER = 0.3  # see _exchange_pairs (measured best of 0, 0.1, 0.3, 0.5, 0.7, 0.9 at d = 200)
 _SCREEN_MARGIN = 1e-4  # relative safety margin of the single-precision screening passes
 
 _controller = None
@@ -190,7 +191,18 @@ class ArmRows:
 # ----------------------------------------------------------------------------------------
 
 
-def exact_state(Xs: np.ndarray, w: np.ndarray
+def _split_rows(n: int, threads: int, work: float, fn) -> None:
+    """``fn(slice)`` over ``range(n)`` in ``threads`` parts on the worker threads when
+    ``work`` (flops) is large enough to pay for the hand-off, else in one call."""
+    if threads > 1 and work > 2e7 and n >= 2 * threads:
+        step = -(-n // threads)
+        list(_executor(threads).map(fn, [slice(s, min(n, s + step))
+                                         for s in range(0, n, step)]))
+    else:
+        fn(slice(0, n))
+
+
+def exact_state(Xs: np.ndarray, w: np.ndarray, threads: int = 1
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(Minv, omega, Linv)`` of the design ``w`` on the rows ``Xs``, from scratch (BLAS-3).
 
@@ -208,8 +220,15 @@ def exact_state(Xs: np.ndarray, w: np.ndarray
     if not np.all(np.isfinite(L)) or np.min(np.abs(np.diag(L))) <= 0.0:
         return None
     Linv = solve_triangular(L, np.eye(d), lower=True, check_finite=False)
-    Z = Xs @ Linv.T
-    return np.ascontiguousarray(Linv.T @ Linv), np.einsum("ij,ij->i", Z, Z), Linv
+    om = np.empty(Xs.shape[0])
+    LT = np.ascontiguousarray(Linv.T)
+
+    def fn(sl):
+        Z = Xs[sl] @ LT
+        om[sl] = np.einsum("ij,ij->i", Z, Z)
+
+    _split_rows(Xs.shape[0], threads, Xs.shape[0] * d * d, fn)
+    return np.ascontiguousarray(Linv.T @ Linv), om, Linv
 
 
 def _exchange_pairs(om: np.ndarray, w: np.ndarray, d: int,
@@ -230,11 +249,19 @@ def _exchange_pairs(om: np.ndarray, w: np.ndarray, d: int,
     lose = rng.permutation(supp)
     n = max(gain.size, lose.size)
     t = np.arange(n)
-    return gain[t % gain.size].astype(np.int64), lose[t % lose.size].astype(np.int64)
+    gi, lj = gain[t % gain.size], lose[t % lose.size]
+    if _PAIR_FILTER > 0.0:
+        # skip the pairs whose variances (at the start of the batch) differ by less than a
+        # fraction of the current gap: their exchange moves almost nothing
+        keep = om[gi] - om[lj] >= _PAIR_FILTER * (om.max() - d)
+        if keep.any():
+            gi, lj = gi[keep], lj[keep]
+    return gi.astype(np.int64), lj.astype(np.int64)
 
 
 def inner_solve(Xs: np.ndarray, w: np.ndarray, tol: float, max_iter: int,
-                rng: np.random.Generator) -> tuple[bool, int, np.ndarray, np.ndarray]:
+                rng: np.random.Generator, threads: int = 1
+                ) -> tuple[bool, int, np.ndarray, np.ndarray]:
     """REX batches on the working set until ``max_a omega_a <= d (1 + tol)``.
 
     Returns ``(converged, exchanges, omega, Linv)`` with the exact (recomputed) variances
@@ -246,7 +273,7 @@ def inner_solve(Xs: np.ndarray, w: np.ndarray, tol: float, max_iter: int,
     u = np.empty(2 * d)
     its = 0
     while True:
-        st = exact_state(Xs, w)
+        st = exact_state(Xs, w, threads)
         if st is None:
             raise RuntimeError("information matrix of the working set became singular")
         Minv, om, Linv = st
@@ -347,7 +374,8 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
         with blas_threads(1):
             # first order down to polish_below, the interior-point polish below it
             rex_tol = max(inner_tol, polish_below)
-            ok, its, omS, Linv = inner_solve(Xs, wS, rex_tol, max_iter - total_it, rng)
+            ok, its, omS, Linv = inner_solve(Xs, wS, rex_tol, max_iter - total_it, rng,
+                                             nthreads)
             total_it += its
             if ok and inner_tol < rex_tol:
                 wS, pits = polish(Xs, wS, inner_tol)
@@ -404,7 +432,8 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
     w = np.zeros(K)
     w[S] = wS / wS.sum()
     info.update({"deleted": K - cand.size, "working_set": int(S.size),
-                 "threads": {"working_set": 1, "full_passes": nthreads, "numba_kernels": 1}})
+                 "threads": {"exchanges": 1, "working_set_variances": nthreads,
+                             "full_passes": nthreads, "blas_per_thread": 1}})
     return w, cert, converged, total_it, info
 
 
