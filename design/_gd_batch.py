@@ -37,6 +37,7 @@ from scipy.linalg import cholesky, solve_triangular
 from design import _gd_numba as kern
 
 _BLOCK_ROWS = 1 << 16  # rows per block of the full passes (bounds the temporaries)
+_POLISH_MAX = 2000  # working sets above this size are not polished (Newton is O(|S|^3))
 _PAIR_FILTER = 0.3  # see _exchange_pairs (measured best of 0, 0.1, 0.3, 0.5, 0.7, 0.9 at d = 200)
 _SCREEN_MARGIN = 1e-4  # relative safety margin of the single-precision screening passes
 
@@ -373,7 +374,7 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
         inner_tol = tol if gap_prev is None else max(tol, shrink * gap_prev)
         with blas_threads(1):
             # first order down to polish_below, the interior-point polish below it
-            rex_tol = max(inner_tol, polish_below)
+            rex_tol = max(inner_tol, polish_below) if S.size <= _POLISH_MAX else inner_tol
             ok, its, omS, Linv = inner_solve(Xs, wS, rex_tol, max_iter - total_it, rng,
                                              nthreads)
             total_it += its

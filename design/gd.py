@@ -360,7 +360,6 @@ def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, crit
     if method == "cvxpy" or method == "fw-away" or engine == "reference":
         # one QR per call: the solvers run on Q (condition number 1), weights are invariant
         basis = arm_basis(Xa)
-        rows = ArmRows(basis.Q, None, single=False, threads=threads or None)
         if method == "cvxpy":
             w, solver = _solve_cvxpy(basis.Q)
         else:
@@ -369,7 +368,11 @@ def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, crit
             solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
             w, _, its, info = _solve_fw(basis.Q, solve_tol, max_iter, pairwise=pairwise)
             solver = "fw-exchange" if pairwise else "fw-away"
-        cert = _certify(basis, rows, w)
+        # the certificate as computed before the batched solver (one product over all arms)
+        om, eta = _basis_variances(basis, w)
+        Rw = (np.linalg.qr(np.sqrt(w[w > 0.0])[:, None] * basis.Q[w > 0.0], mode="r")
+              if np.isfinite(eta) else None)
+        cert = Certified(om, eta, Rw)
     else:
         basis, rows = _basis_rows(Xa, threads)
         solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
