@@ -334,6 +334,16 @@ def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray) -> Certified:
 
 def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion: str,
              engine: str = "batch") -> DesignResult:
+    """Shared body of :func:`g_optimal` / :func:`d_optimal`.
+
+    ``engine="reference"`` runs the solver of the previous release (stored ``Q``, greedy
+    exchange kernel :func:`_solve_fw`, whole-array certificate, BLAS threads as set by the
+    caller), kept for the side-by-side benchmarks (``benchmarks/bench_gd_scale.py``). The
+    default engine runs with BLAS limited to one thread and ``threads`` worker threads (the
+    BLAS setting on entry) for the passes over the arms.
+    """
+    if engine not in ("batch", "reference"):
+        raise ValueError(f"engine must be 'batch' or 'reference'; got {engine!r}")
     if engine == "reference":
         return _optimal_body(X, tol, method, max_iter, criterion, engine, 0)
     threads = batch_solver.max_threads()
@@ -343,12 +353,6 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
 
 def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, criterion: str,
                   engine: str, threads: int) -> DesignResult:
-    """Shared body of :func:`g_optimal` / :func:`d_optimal`.
-
-    ``engine="reference"`` runs the solver of the previous release (stored ``Q``, greedy
-    exchange kernel :func:`_solve_fw`, whole-array certificate), kept for the side-by-side
-    benchmarks (``benchmarks/bench_gd_scale.py``).
-    """
     Xa = as_arms(X)
     tol = as_tol(tol)
     if method not in _METHODS:
