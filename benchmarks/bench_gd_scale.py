@@ -23,7 +23,10 @@ ratios in one process are the stable quantity, absolute times move with the load
 Usage::
 
     python benchmarks/bench_gd_scale.py [--quick] [--threads 1,2] [--d 50,100,200,400]
-        [--n 1e5,1e6,1e7] [--before-max-d 200] [--before-max-n 1e7]
+        [--n 1e5,1e6,1e7] [--before-max-d 200] [--before-max-n 1e7] [--no-precision]
+
+A last table (issue 18, part 3) gives the time to certified gaps of 1e-8..1e-13 at
+``(K, d) = (1000, 15)`` and ``(1e4, 10)``, before and after, and cvxpy+SCS at (1000, 15).
 """
 
 from __future__ import annotations
@@ -58,6 +61,10 @@ def run(X: np.ndarray, engine: str, threads: int, trace: bool) -> dict:
             "support": res.support.size}
 
 
+def gb(x: float) -> str:
+    return f"{x:>5.2f}" if np.isfinite(x) else f"{'-':>5}"
+
+
 def load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -72,6 +79,8 @@ def main() -> None:
                     help="skip the previous solver above this d (it takes minutes)")
     ap.add_argument("--before-max-n", type=float, default=1e7)
     ap.add_argument("--no-memory", action="store_true", help="skip tracemalloc")
+    ap.add_argument("--no-precision", action="store_true",
+                    help="skip the high-precision table (issue 18 part 3)")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     ds = [int(v) for v in args.d.split(",")]
@@ -108,14 +117,46 @@ def main() -> None:
             if before:
                 before["peak"] = mem.get("before", float("nan"))
             b = (f"{before['wall']:>9.2f} {before['cpu']:>7.2f} {before['gap']:>8.1e} "
-                 f"{before['peak']:>5.2f}" if before else f"{'-':>9} {'-':>7} {'-':>8} {'-':>5}")
+                 f"{gb(before['peak'])}" if before else f"{'-':>9} {'-':>7} {'-':>8} {'-':>5}")
             ratio = f"{before['wall'] / after['wall']:>5.1f}x" if before else f"{'-':>6}"
             print(f"{n:>9} {d:>4} {thr:>3} | {b} | {after['wall']:>8.2f} {after['cpu']:>7.2f} "
-                  f"{after['gap']:>8.1e} {after['peak']:>5.2f} | {ratio} | {la} -> {load()}",
+                  f"{after['gap']:>8.1e} {gb(after['peak'])} | {ratio} | {la} -> {load()}",
                   flush=True)
         del X
     print("\nratio = before wall / after wall (same instance, same thread limit, one process);"
           " GB = peak traced numpy memory of the call + X itself")
+    if not args.no_precision:
+        precision()
+
+
+def precision() -> None:
+    """Issue 18 part 3: time to a certified gap of 1e-8..1e-13 (one thread), and cvxpy+SCS
+    (eps 1e-9) at (1000, 15), certified with ``kw_check``."""
+    from design import kw_check
+    from design.gd import _solve_cvxpy
+
+    print(f"\nhigh precision, 1 thread; load {load()}")
+    print(f"{'K':>6} {'d':>3} {'tol':>6} | {'before s':>8} {'gap':>8} {'conv':>5} | "
+          f"{'after s':>8} {'gap':>8} {'conv':>5} | {'ratio':>6}")
+    for K, d in [(1000, 15), (10_000, 10)]:
+        X = np.random.default_rng(K + d).standard_normal((K, d))
+        with threadpool_limits(1, user_api="blas"):
+            for tol in [1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13]:
+                row = []
+                for engine in ("reference", "batch"):
+                    t0 = time.perf_counter()
+                    r = gd._optimal(X, tol, "auto", None, "G", engine=engine)
+                    row.append((time.perf_counter() - t0, r.gap, r.converged))
+                (tb, gb, cb), (ta, ga, ca) = row
+                print(f"{K:>6} {d:>3} {tol:>6.0e} | {tb:>8.3f} {gb:>8.1e} {cb!s:>5} | "
+                      f"{ta:>8.3f} {ga:>8.1e} {ca!s:>5} | {tb / ta:>5.1f}x")
+            if K == 1000:
+                t0 = time.perf_counter()
+                w, name = _solve_cvxpy(X, "SCS")
+                t = time.perf_counter() - t0
+                eff = kw_check(X, w, tol=1e-10).g_efficiency
+                print(f"{K:>6} {d:>3}  cvxpy+SCS eps=1e-9: {t:.3f} s, certified gap "
+                      f"{1 / eff - 1:.1e}")
 
 
 if __name__ == "__main__":

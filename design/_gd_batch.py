@@ -37,6 +37,7 @@ from scipy.linalg import cholesky, solve_triangular
 from design import _gd_numba as kern
 
 _BLOCK_ROWS = 1 << 16  # rows per block of the full passes (bounds the temporaries)
+_GREEDY_MAX = 20_000  # |S| d up to which the greedy kernel beats the batches (measured)
 _POLISH_MAX = 2000  # working sets above this size are not polished (Newton is O(|S|^3))
 _PAIR_FILTER = 0.3  # see _exchange_pairs (measured best of 0, 0.1, 0.3, 0.5, 0.7, 0.9 at d = 200)
 _SCREEN_MARGIN = 1e-4  # relative safety margin of the single-precision screening passes
@@ -288,6 +289,23 @@ def inner_solve(Xs: np.ndarray, w: np.ndarray, tol: float, max_iter: int,
         its += min(gain.size, rem)
 
 
+def greedy_solve(Xs: np.ndarray, w: np.ndarray, tol: float, max_iter: int
+                 ) -> tuple[bool, int, np.ndarray, np.ndarray]:
+    """Small working sets: the greedy vertex-exchange kernel (:func:`design._gd_numba.
+    wolfe_atwood`, every variance updated after each exchange, no Python per batch).
+    Same contract as :func:`inner_solve`."""
+    d = Xs.shape[1]
+    Minv = np.empty((d, d))
+    om = np.empty(Xs.shape[0])
+    if not kern.exact_state(Xs, w, Minv, om):
+        raise RuntimeError("information matrix of the working set became singular")
+    status, its = kern.wolfe_atwood(Xs, w, Minv, om, tol, max_iter, max(100, 10 * d), True)
+    st = exact_state(Xs, w)
+    if status == kern.SINGULAR or st is None:
+        raise RuntimeError("information matrix became singular during the iterations")
+    return status == kern.CONVERGED, its, st[1], st[2]
+
+
 def _hp_threshold(eps: float, d: int) -> float:
     """Harman & Pronzato (2007) bound: with ``max_a omega_a = d + eps``, no arm with
     ``omega_a < d (1 + eps/2 - sqrt(eps (4 + eps - 4/d)) / 2)`` supports a D-optimal design."""
@@ -375,8 +393,11 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
         with blas_threads(1):
             # first order down to polish_below, the interior-point polish below it
             rex_tol = max(inner_tol, polish_below) if S.size <= _POLISH_MAX else inner_tol
-            ok, its, omS, Linv = inner_solve(Xs, wS, rex_tol, max_iter - total_it, rng,
-                                             nthreads)
+            if S.size * d <= _GREEDY_MAX:
+                ok, its, omS, Linv = greedy_solve(Xs, wS, rex_tol, max_iter - total_it)
+            else:
+                ok, its, omS, Linv = inner_solve(Xs, wS, rex_tol, max_iter - total_it, rng,
+                                                 nthreads)
             total_it += its
             if ok and inner_tol < rex_tol:
                 wS, pits = polish(Xs, wS, inner_tol)
