@@ -10,7 +10,8 @@ Internal module behind :mod:`design.gd` (``method="auto"``/``"fw"``). Three part
   (Harman, Filová & Richtárik 2020): batches of vertex exchanges between the support and
   the arms of largest variance, ``O(d^2)`` each, with the variances of the working set
   recomputed by BLAS-3 products after each batch (instead of the ``O(|S| d)`` update of
-  every variance after every exchange of the greedy kernel).
+  every variance after every exchange of the greedy kernel, which is kept for small working
+  sets, ``|S| d <= 20000``, where it is faster).
 * :func:`polish` -- a primal-dual interior-point method on the working set for
   ``max log det A(w)`` (equivalent to the G problem by Kiefer-Wolfowitz), converging
   quadratically to the precision that float64 allows.

@@ -443,7 +443,8 @@ def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
     method : {"auto", "fw", "fw-away", "cvxpy"}
         ``"auto"``/``"fw"``: working-set vertex exchanges (Böhning 1986) in REX-style
         batches (Harman, Filová & Richtárik 2020; ``O(d^2)`` per exchange, exact BLAS-3
-        recomputation of the variances after each batch), a primal-dual interior-point
+        recomputation of the variances after each batch; the greedy kernel below for
+        working sets with ``|S| d <= 20000``), a primal-dual interior-point
         polish of ``log det`` on the working set below a working tolerance of 1e-7,
         Kumar–Yildirim initial support (Mason et al. 2022, Alg. 4), float32 screening
         passes over the candidates with Harman–Pronzato (2007) deletion, and a float64
