@@ -73,12 +73,14 @@ _executors: dict = {}
 
 
 def _executor(n: int):
-    """A process-wide pool of ``n`` worker threads for the blocked passes."""
-    if n not in _executors:
+    """A process-wide pool of ``n`` worker threads for the blocked passes (recreated in a
+    forked child, which does not inherit the parent's threads)."""
+    key = (os.getpid(), n)
+    if key not in _executors:
         from concurrent.futures import ThreadPoolExecutor
 
-        _executors[n] = ThreadPoolExecutor(n, thread_name_prefix="oed-gd")
-    return _executors[n]
+        _executors[key] = ThreadPoolExecutor(n, thread_name_prefix="oed-gd")
+    return _executors[key]
 
 
 # ----------------------------------------------------------------------------------------
