@@ -339,9 +339,17 @@ class Certified:
     omega: np.ndarray
     eta: float
     Rw: np.ndarray | None = None
+    d_criterion: bool = False
+
+    def factor(self) -> float:
+        """Certified gap = ``factor * max_a omega_a / d - 1``: ``1 + eta`` for G, and
+        ``(1 + eta)^2 / (1 - eta)`` for D (``design.gd``: both sides of the D bound carry
+        the rounding error)."""
+        e = self.eta
+        return (1.0 + e) ** 2 / (1.0 - e) if self.d_criterion else 1.0 + e
 
     def gap(self, d: int) -> float:
-        return float(self.omega.max()) * (1.0 + self.eta) / d - 1.0
+        return float(self.omega.max()) * self.factor() / d - 1.0
 
 
 def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0.0, *,
@@ -430,10 +438,18 @@ def solve(rows: ArmRows, tol: float, max_iter: int, certify, cert_tol: float = 0
                 break
             om = cert.omega[cand]  # the exact variances drive the next round
             om_max = float(om.max())
-            # the computed variances meet tol: only the rounding bound eta is left
-            if not np.isfinite(om_max) or om_max <= d * (1.0 + tol) or stalled >= 2:
+            if not np.isfinite(om_max) or stalled >= 2:
                 break
             stalled += 1
+            if om_max <= d * (1.0 + tol):
+                # the computed variances meet tol but the rounding bound eta does not leave
+                # room for cert_tol: tighten the working tolerance if float64 allows it
+                room = (1.0 + cert_tol) / cert.factor() - 1.0
+                if room <= 0.0 or room >= tol:
+                    break
+                tol = room
+                gap_prev = 0.0
+                continue
         if gap_prev is not None and om_max / d - 1.0 >= 0.5 * gap_prev:
             slow += 1  # the polish is at the limit of float64 on the working set
         gap_prev = om_max / d - 1.0

@@ -317,7 +317,8 @@ def _basis_rows(Xa: np.ndarray, threads: int) -> tuple[ArmBasis, ArmRows]:
     return basis, ArmRows(basis.Q, None, threads=threads)
 
 
-def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray) -> Certified:
+def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray, d_criterion: bool = False
+             ) -> Certified:
     """Float64 certificate of ``w`` (:func:`_basis_variances`, computed in row blocks)."""
     from scipy.linalg import solve_triangular
 
@@ -326,10 +327,10 @@ def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray) -> Certified:
     B = np.sqrt(w[S])[:, None] * rows.rows(S)
     eta = rounding_error_factor(basis, B)
     if not np.isfinite(eta) or eta >= 1.0:
-        return Certified(np.full(K, np.inf), np.inf, None)
+        return Certified(np.full(K, np.inf), np.inf, None, d_criterion)
     Rw = np.linalg.qr(B, mode="r")
     om = rows.certify_variances(solve_triangular(Rw, np.eye(d), check_finite=False))
-    return Certified(om, eta, Rw)
+    return Certified(om, eta, Rw, d_criterion)
 
 
 def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion: str,
@@ -381,7 +382,8 @@ def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, crit
         basis, rows = _basis_rows(Xa, threads)
         solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
         w, cert, _, its, info = batch_solver.solve(
-            rows, solve_tol, max_iter, lambda w: _certify(basis, rows, w), cert_tol=tol)
+            rows, solve_tol, max_iter, lambda w: _certify(basis, rows, w, criterion == "D"),
+            cert_tol=tol)
         if cert is None:
             cert = _certify(basis, rows, w)
         solver = "fw-rex"
@@ -406,6 +408,9 @@ def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, crit
     if gap > tol:
         if its >= max_iter:
             why = "max_iter was reached"
+        elif solver.startswith("cvxpy"):
+            why = (f"the {solver} solver's own tolerance limits it (certified gap {gap:.3g}); "
+                   "try method='auto'")
         elif eta >= 0.1 * tol:
             why = (f"float64 cannot certify it for this instance: the rounding-error bound "
                    f"of the certificate is eta = {eta:.3g} (the arms' condition number "
@@ -422,6 +427,7 @@ def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, crit
         weights=w, value=value, lower_bound=lower, gap=gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
         solver=solver, converged=bool(gap <= tol), criterion=criterion, info=info,
+        message=info.get("message", ""),
     )
 
 
