@@ -423,11 +423,17 @@ def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, crit
                    f"bound eta = {eta:.3g})")
         info["message"] = f"tol={tol:g} cannot be certified: {why}"
         info["attainable_gap"] = eta
+        if its >= max_iter:
+            why += "; raise max_iter or loosen tol"
+        message = (f"not converged: certified gap {gap:.3g} > tol={tol:g} after {its} "
+                   f"iterations ({solver}); {why}")
+    else:
+        message = ""
     return DesignResult(
         weights=w, value=value, lower_bound=lower, gap=gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
         solver=solver, converged=bool(gap <= tol), criterion=criterion, info=info,
-        message=info.get("message", ""),
+        message=message,
     )
 
 
