@@ -98,7 +98,9 @@ def test_mkdocs_build_strict(tmp_path: Path):
 
 
 PUBLIC_PACKAGES = ("design", "rounding", "bandits", "bandits.logistic", "bandits.subsets",
-                   "bandits.plots", "bandits.subsets.plots", "bandits.logistic.experiments")
+                   "bandits.plots", "bandits.subsets.plots", "bandits.logistic.experiments",
+                   "bandits.replicate", "bandits.provenance", "bandits.warmup",
+                   "bandits.reproduce")
 
 
 def _public_names() -> list[str]:
