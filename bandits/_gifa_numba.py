@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bandits import _rng
-from bandits._estimation import estimated_means
+from bandits._core import rng as _rng
+from bandits._core.lsq import estimated_means
 
 # integer configuration layout
 J_RULE, B_RULE, STOP_RULE, SELECTION, PAIRED, THRESHOLD, M = range(7)

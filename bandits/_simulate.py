@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from bandits import _rng
-from bandits._estimation import T, refresh, update
+from bandits._core import rng as _rng
+from bandits._core.lsq import T, refresh, update
 from bandits._gifa_numba import OUT_ARM1, OUT_ARM2, OUT_STOP, decide
 
 ENV_GAUSSIAN, ENV_TABLE = 0, 1

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from bandits import _rng
+from bandits._core import rng as _rng
 from bandits._simulate import pull
 from rounding.tracking import track_ratio
 

@@ -50,9 +50,9 @@ from functools import lru_cache
 import numpy as np
 
 from bandits import _gifa_numba as G
-from bandits import _rng
-from bandits._estimation import new_state, refresh, update
-from bandits._policy import AskTellProtocol
+from bandits._core import rng as _rng
+from bandits._core.lsq import new_state, refresh, update
+from bandits._core.protocol import AskTellProtocol
 from bandits._simulate import (
     ENV_GAUSSIAN,
     ENV_TABLE,

@@ -86,9 +86,9 @@ from typing import Any
 
 import numpy as np
 
-from bandits import _rng
 from bandits import _static_numba as S
-from bandits._policy import AskTellProtocol
+from bandits._core import rng as _rng
+from bandits._core.protocol import AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from bandits.static import (
     _budget,

@@ -6,7 +6,7 @@ saved (CSV / JSON), read back and plotted (:func:`bandits.plots.boxplot_samples`
 
 Every run is a pure function of ``(algorithm, instance, seed, delta, epsilon,
 max_samples, options)``: the policy and the environment draw from generators seeded by
-the run's seed (:mod:`bandits._rng`), so the table is identical -- except the measured
+the run's seed (:mod:`bandits._core.rng`), so the table is identical -- except the measured
 ``wall_time`` -- whatever the backend, the number of workers and the chunking.
 
 >>> from bandits import replicate                                   # doctest: +SKIP

@@ -51,9 +51,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bandits import _rng
 from bandits import _static_numba as S
-from bandits._policy import AskTellProtocol
+from bandits._core import rng as _rng
+from bandits._core.protocol import AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from rounding.tracking import track_ratio
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from bandits import GIFA, Policy, make_algorithm, run
-from bandits._estimation import new_state, refresh, update
+from bandits._core.lsq import new_state, refresh, update
 from bandits.gifa import simulated_rewards
 from bandits.instances import Instance, soare
 

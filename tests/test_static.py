@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from bandits import _rng, run
 from bandits import _static_numba as S
+from bandits import run
+from bandits._core import rng as _rng
 from bandits.gifa import simulated_rewards
 from bandits.instances import Instance, soare
 from bandits.static import (

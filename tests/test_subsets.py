@@ -97,7 +97,7 @@ def test_horizon_shorter_than_arms_and_bad_arguments():
 @pytest.mark.parametrize("rho", [0.0, 0.6, 1.0])
 def test_expected_reward_matches_monte_carlo(reward, rho):
     env = SubsetEnv.bernoulli(K=3, reward=reward, means=[0.2, 0.9, 0.5, 0.7], rho=rho)
-    from bandits._rng import make_state
+    from bandits._core.rng import make_state
     st = make_state(0, 1)
     a = np.array([0, 2, 3])
     n = 100_000

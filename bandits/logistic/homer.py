@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bandits import _rng
+from bandits._core import rng as _rng
 from bandits.gifa import RunResult
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import DELTA, _check_delta, gamma, mle, mu

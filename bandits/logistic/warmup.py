@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bandits import _rng
+from bandits._core import rng as _rng
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import (
     DELTA,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bandits._rng import integer, normal, uniform
+from bandits._core.rng import integer, normal, uniform
 
 
 @njit(cache=True)

@@ -11,7 +11,7 @@ Every function simulates one run of ``T`` steps on a :class:`~bandits.subsets.Su
 and returns a :class:`SubsetRunResult` with the cumulative pseudo-regret
 :math:`R_t = t\mu_{a^*} - \sum_{s\le t}\mu_{a_s}` (DART Eq. 4) at the checkpoints.  Runs
 are reproducible from ``seed`` in any process: the environment and the policy draw from two
-independent splitmix64 streams (:mod:`bandits._rng`).
+independent splitmix64 streams (:mod:`bandits._core.rng`).
 
 CMAB-SM (Agarwal et al. 2022) is not implemented: the DART paper describes it in one
 sentence ("divide-and-conquer ... combines the results of those individual subproblems") and
@@ -27,7 +27,7 @@ from itertools import combinations
 
 import numpy as np
 
-from bandits._rng import make_state
+from bandits._core.rng import make_state
 from bandits.subsets import _kernels as _k
 from bandits.subsets.env import SubsetEnv
 
