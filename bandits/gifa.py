@@ -44,7 +44,7 @@ stored means (LinGIFA 4,179 vs 4,087; LinGIFA greedy 3,058 vs 3,020; 300 runs), 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -53,6 +53,7 @@ from bandits import _gifa_numba as G
 from bandits._core import rng as _rng
 from bandits._core.lsq import new_state, refresh, update
 from bandits._core.protocol import AskTellProtocol
+from bandits._core.result import RunResult
 from bandits._simulate import (
     ENV_GAUSSIAN,
     ENV_TABLE,
@@ -284,27 +285,6 @@ class _Engine:
         return int(self.state["stats"][0])
 
 
-@dataclass(frozen=True)
-class RunResult:
-    """Outcome of one simulated run.
-
-    ``stopped_by`` is ``"rule"`` when the stopping rule fired and ``"budget"`` when
-    ``max_samples`` pulls were spent first; in the latter case ``recommendation`` is the
-    current estimate, *not* a certified answer, and ``correct`` reports it for information.
-    """
-
-    algorithm: str
-    instance: str
-    seed: int
-    samples: int
-    recommendation: np.ndarray
-    correct: bool
-    counts: np.ndarray
-    stopped_by: str
-    wall_time: float
-    extra: dict = field(default_factory=dict)
-
-
 def _environment(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
     table = getattr(instance, "reward_table", None)
     if table is not None:
@@ -375,7 +355,18 @@ class Policy(AskTellProtocol):
 
     The sequence of decisions equals that of :func:`bandits.run` for the same seed and the
     same rewards. ``max_samples`` (optional) ends the run with ``stopped_by="budget"``.
+
+    Any other registered name (``Policy("rage", X)``, ``Policy("homer", X, S=2.0)``...) is
+    delegated to :func:`bandits.policy`, which returns that family's policy.
     """
+
+    def __new__(cls, algorithm: str | GIFA = "", X: object = None, **kwargs: object):
+        if isinstance(algorithm, str) and algorithm not in ALGORITHMS:
+            from bandits.registry import entry, policy
+
+            entry(algorithm)  # ValueError listing every registered name
+            return policy(algorithm, X, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, algorithm: str | GIFA, X: np.ndarray, *, m: int = 1,
                  delta: float = 0.05, epsilon: float = 0.0, sigma: float = 1.0,

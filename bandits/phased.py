@@ -201,21 +201,22 @@ class _AdaptiveEngine:
         return a if a >= 0 else 0
 
 
+#: Options of XY-adaptive with their defaults (the registry's schema reads this).
+XY_ADAPTIVE_DEFAULTS: dict[str, object] = {
+    "alpha": 0.1, "confidence": "soare", "c": None, "phase_init": "basis",
+    "normalization": "eq18", "monotone": True, "log_n": "global", "rho0": 1.0, "n0": None,
+    "min_phase_length": None, "stop_in_phase": True, "refresh_every": 1000}
+
+
 def _adaptive_engine(X, Z, delta, sigma, options) -> _AdaptiveEngine:
-    known = {"alpha", "confidence", "c", "phase_init", "normalization", "monotone", "log_n",
-             "rho0", "n0", "min_phase_length", "refresh_every", "stop_in_phase"}
-    unknown = set(options) - known
+    unknown = set(options) - set(XY_ADAPTIVE_DEFAULTS)
     if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for xy-adaptive")
-    return _AdaptiveEngine(
-        X, Z, delta=_check_probability(delta, "delta"), sigma=sigma,
-        alpha=options.get("alpha", 0.1), confidence=options.get("confidence", "soare"),
-        c=options.get("c"), phase_init=options.get("phase_init", "basis"),
-        normalization=options.get("normalization", "eq18"),
-        monotone=options.get("monotone", True), log_n=options.get("log_n", "global"),
-        rho0=options.get("rho0", 1.0), n0=options.get("n0"),
-        min_phase_length=options.get("min_phase_length"),
-        stop_in_phase=options.get("stop_in_phase", True))
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for xy-adaptive; valid: "
+                         f"{sorted(XY_ADAPTIVE_DEFAULTS)}")
+    opts = {**XY_ADAPTIVE_DEFAULTS, **options}
+    opts.pop("refresh_every")
+    return _AdaptiveEngine(X, Z, delta=_check_probability(delta, "delta"), sigma=sigma,
+                           **opts)  # type: ignore[arg-type]
 
 
 def _phased_result(algorithm: str, instance, seed: int, t: int, counts: np.ndarray,
@@ -530,15 +531,18 @@ class _RageEngine:
         return a if a >= 0 else int(np.flatnonzero(self.active)[0])
 
 
+#: Options of RAGE with their defaults (the registry's schema reads this).
+RAGE_DEFAULTS: dict[str, object] = {"eps": 0.1, "variant": "paper", "design_tol": 1e-3,
+                                    "n_constant": 8.0}
+
+
 def _rage_engine(X, Z, delta, sigma, options) -> _RageEngine:
-    known = {"eps", "variant", "design_tol", "n_constant"}
-    unknown = set(options) - known
+    unknown = set(options) - set(RAGE_DEFAULTS)
     if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for rage")
-    return _RageEngine(X, Z, delta=delta, sigma=sigma, eps=options.get("eps", 0.1),
-                       variant=options.get("variant", "paper"),
-                       design_tol=options.get("design_tol", 1e-3),
-                       n_constant=options.get("n_constant", 8.0))
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for rage; valid: "
+                         f"{sorted(RAGE_DEFAULTS)}")
+    return _RageEngine(X, Z, delta=delta, sigma=sigma,
+                       **{**RAGE_DEFAULTS, **options})  # type: ignore[arg-type]
 
 
 def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int = 10**8,

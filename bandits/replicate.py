@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from bandits.gifa import GIFA, RunResult, make_algorithm
+from bandits._core.result import RunResult, check_stop_reasons
+from bandits.gifa import GIFA, make_algorithm
 from bandits.runner import run
 
 __all__ = ["COLUMNS", "ReplicationTable", "Summary", "replicate"]
@@ -151,7 +152,7 @@ class ReplicationTable:
     """Tidy results of replicated runs: one row per run.
 
     Columns (:data:`COLUMNS`): ``algorithm`` (label), ``instance`` (name), ``seed``,
-    ``samples``, ``correct``, ``stopped_by`` (``"rule"`` or ``"budget"``), ``wall_time``
+    ``samples``, ``correct``, ``stopped_by`` (one of :data:`bandits.STOP_REASONS`), ``wall_time``
     (seconds of the jitted loop), ``recommendation`` and ``counts`` (space-separated
     integers, e.g. ``"0 1"``).  ``table["samples"]`` is a numpy array; ``meta`` holds the
     settings of the replication (delta, epsilon, max_samples, algorithm configurations).
@@ -184,11 +185,7 @@ class ReplicationTable:
                 arr = np.array([str(v) for v in values], dtype=object)
             arr.setflags(write=False)
             cols[c] = arr
-        # "horizon": regret algorithms (HOMER) that run for a fixed horizon by design
-        bad = set(cols["stopped_by"]) - {"rule", "budget", "horizon"}
-        if bad:
-            raise ValueError("stopped_by: values must be 'rule', 'budget' or 'horizon'; "
-                             f"got {sorted(bad)}")
+        check_stop_reasons(cols["stopped_by"])
         self._cols = cols
         self.meta: dict = dict(meta or {})
 
@@ -492,14 +489,20 @@ def _run_chunk(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any
 # --------------------------------------------------------------------------------------
 
 
-def _label_of(algo: Any, options: dict) -> str:
-    from bandits.runner import NAMED_ALGORITHMS
+def label_of(algo: Any, options: dict) -> str:
+    """The table label of ``algo`` with ``options``: the GIFA configuration's name (rule
+    overrides spelled out), else ``name(key=value,...)``; validates the name and options."""
+    from bandits.registry import entry
 
-    overrides = {k: v for k, v in options.items() if k not in _RUN_OPTIONS}
-    if isinstance(algo, str) and algo in NAMED_ALGORITHMS:
-        suffix = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
-        return f"{algo}({suffix})" if suffix else algo
-    return make_algorithm(algo, **overrides).name
+    if isinstance(algo, GIFA) or (isinstance(algo, str) and entry(algo).family == "gifa"):
+        overrides = {k: v for k, v in options.items() if k not in _RUN_OPTIONS}
+        return make_algorithm(algo, **overrides).name
+    entry(algo).check_options(options)
+    suffix = ",".join(f"{k}={v}" for k, v in sorted(options.items()))
+    return f"{algo}({suffix})" if suffix else algo
+
+
+_label_of = label_of
 
 
 def _normalise_specs(algorithm: Any, options: dict) -> list[tuple[str, Any, dict]]:
@@ -751,11 +754,11 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
 
 
 def _describe(algo: Any, opts: dict) -> dict:
-    from bandits.runner import NAMED_ALGORITHMS
+    from bandits.registry import entry
 
-    overrides = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
-    if isinstance(algo, str) and algo in NAMED_ALGORITHMS:
+    if isinstance(algo, str) and entry(algo).family != "gifa":
         return {"name": algo, **opts}
+    overrides = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
     desc = asdict(make_algorithm(algo, **overrides))
     desc.update({k: opts[k] for k in _RUN_OPTIONS if k in opts})
     return desc

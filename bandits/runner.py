@@ -1,103 +1,68 @@
-"""Front door of the simulations: one function for every algorithm family."""
+"""Front door of the simulations: one function for every registered algorithm.
+
+:func:`run` looks the name up in :data:`bandits.registry.REGISTRY` and calls the family's
+simulation; the names, options (with defaults) and families are listed by
+``oed run --help`` and in ``docs/algorithms.md``.
+"""
 
 from __future__ import annotations
 
-from bandits.gifa import ALGORITHMS, GIFA, RunResult, run_gifa
+from typing import Any
+
+from bandits import registry
+from bandits._core.result import RunResult
 
 #: Static and phased identification algorithms (bandits.static, bandits.phased).
-DESIGN_ALGORITHMS = ("g-static", "xy-static", "xy-oracle", "xy-adaptive", "rage")
+DESIGN_ALGORITHMS = tuple(registry.names("static") + registry.names("phased"))
+#: Logistic bandits (bandits.logistic, Mason, Jun & Jain 2022): "homer" runs HOMER for a
+#: horizon T (option ``T``, default ``max_samples``); "war" runs the WAR warm-up alone.
+LOGISTIC_ALGORITHMS = tuple(registry.names("logistic"))
+#: Top-K subset algorithms (bandits.subsets): DART and its baselines.
+SUBSET_ALGORITHMS = tuple(registry.names("subsets"))
+#: Names that are not GIFA configurations (no ``make_algorithm`` rules apply to them).
+NAMED_ALGORITHMS = DESIGN_ALGORITHMS + LOGISTIC_ALGORITHMS + SUBSET_ALGORITHMS
 
 
-def run(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: float = 0.0,
-        seed: int = 0, max_samples: int = 10**7, **options: object) -> RunResult:
+def run(algorithm: Any, instance: Any, *, delta: float = 0.05, epsilon: float = 0.0,
+        seed: int = 0, max_samples: int = 10**7, **options: Any) -> RunResult:
     """Simulate one run of ``algorithm`` on ``instance`` (a jitted loop).
 
     Parameters
     ----------
     algorithm : str or GIFA
-        A name (``"lingape"``, ``"m-lingape"``, ``"lingifa"``, ``"lucb"``, ``"ugape"``), a
-        :class:`bandits.GIFA` configuration, or one of the static/phased algorithms
-        ``"g-static"``, ``"xy-static"``, ``"xy-oracle"`` (:func:`bandits.static.run_static`),
-        ``"xy-adaptive"``, ``"rage"`` (:mod:`bandits.phased`), whose options are passed on.
-    instance : bandits.instances.Instance
-        Arms, true parameter (or reward table), noise level and ``m``.
+        A registered name (:func:`bandits.registry.names`: the GIFA family ``"lingape"``,
+        ``"m-lingape"``, ``"lingifa"``, ``"lucb"``, ``"ugape"``; the static ``"g-static"``,
+        ``"xy-static"``, ``"xy-oracle"``; the phased ``"xy-adaptive"``, ``"rage"``; the
+        logistic ``"homer"``, ``"war"``; the subset ``"dart"``, ``"dart-anytime"``,
+        ``"csar"``, ``"lints"``, ``"lints-unscaled"``, ``"ucb"``) or a
+        :class:`bandits.GIFA` configuration.
+    instance
+        A :class:`bandits.instances.Instance` (linear), a
+        :class:`bandits.logistic.LogisticInstance` (``homer``, ``war``) or a
+        :class:`bandits.subsets.SubsetEnv` (subset algorithms).
     delta : float
-        Confidence level in (0, 1).
+        Confidence level in (0, 1) (the subset algorithms have none: leave the default).
     epsilon : float
-        Tolerance: the answer must be in ``{a : mu_a >= mu_(m) - epsilon}``.
+        Tolerance: the answer must be in ``{a : mu_a >= mu_(m) - epsilon}`` (GIFA family;
+        the others identify exactly, ``epsilon = 0``).
     seed : int
         Seeds both the policy's tie-breaking and the environment's rewards.
     max_samples : int
-        Budget; a run that spends it reports ``stopped_by="budget"``.
+        Budget; a run that spends it reports ``stopped_by="budget"``. For the
+        fixed-horizon algorithms (``homer``, the subset ones) it is the horizon ``T``
+        unless the option ``T`` is given (a ``T`` above the budget is cut to it and the run
+        reports ``"budget"``).
     **options
-        Rule overrides (``selection="optimized"``, ``indices="individual"``,
-        ``stopping="ugape"``, ``threshold="heuristic"``, ``reg=...``, ``init=...``) and
-        ``S`` (bound on ``||theta||``, default the instance's) or ``sigma`` (the algorithm's
-        noise level, default the instance's).
+        The algorithm's own options (``oed run --help`` and ``docs/algorithms.md`` list
+        them with their defaults), e.g. rule overrides ``selection="optimized"``,
+        ``threshold="heuristic"`` and ``S`` / ``sigma`` for the GIFA family,
+        ``method="rounding"`` for the static ones, ``variant="code"`` for RAGE. An unknown
+        option is a ValueError listing the valid ones.
 
     Returns
     -------
     RunResult
+        ``stopped_by`` is one of :data:`bandits.STOP_REASONS`.
     """
-    if isinstance(algorithm, str) and algorithm in LOGISTIC_ALGORITHMS:
-        return _run_logistic(algorithm, instance, delta=delta, seed=seed,
-                             max_samples=max_samples, **options)
-    if isinstance(algorithm, GIFA) or algorithm in ALGORITHMS:
-        return run_gifa(algorithm, instance, delta=delta, epsilon=epsilon, seed=seed,
+    return registry.run(algorithm, instance, delta=delta, epsilon=epsilon, seed=seed,
                         max_samples=max_samples, **options)
-    if isinstance(algorithm, str) and algorithm in DESIGN_ALGORITHMS:
-        if epsilon != 0.0:
-            raise ValueError(f"epsilon: {algorithm} identifies the best arm exactly "
-                             "(epsilon must be 0)")
-        if getattr(instance, "m", 1) != 1:
-            raise ValueError(f"instance: {algorithm} is a best-arm (m = 1) algorithm; "
-                             f"got m={instance.m}")
-        if algorithm == "xy-adaptive":
-            from bandits.phased import run_xy_adaptive
-
-            return run_xy_adaptive(instance, delta=delta, seed=seed,
-                                   max_samples=max_samples, **options)
-        if algorithm == "rage":
-            from bandits.phased import run_rage
-
-            return run_rage(instance, delta=delta, seed=seed, max_samples=max_samples,
-                            **options)
-        from bandits.static import run_static
-
-        return run_static(algorithm, instance, delta=delta, seed=seed,
-                          max_samples=max_samples, **options)
-    known = sorted(ALGORITHMS) + list(NAMED_ALGORITHMS)
-    raise ValueError(f"unknown algorithm {algorithm!r}; known: {known}")
-
-
-#: Logistic bandits (bandits.logistic, Mason, Jun & Jain 2022): "homer" runs HOMER for a
-#: horizon T (option ``T``, default ``max_samples``); "war" runs the WAR warm-up alone.
-LOGISTIC_ALGORITHMS = ("homer", "war")
-
-#: Names that are not GIFA configurations (no ``make_algorithm`` rules apply to them).
-NAMED_ALGORITHMS = DESIGN_ALGORITHMS + LOGISTIC_ALGORITHMS
-
-
-def _run_logistic(algorithm: str, instance, *, delta: float, seed: int, max_samples: int,
-                  **options: object) -> RunResult:
-    """Dispatch of the logistic algorithms (instance: bandits.logistic.LogisticInstance)."""
-    import time
-
-    import numpy as np
-
-    if algorithm == "homer":
-        from bandits.logistic.homer import run_homer
-
-        T = int(options.pop("T", max_samples))  # type: ignore[arg-type]
-        return run_homer(instance, T, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
-    from bandits.logistic.warmup import run_warmup
-
-    t0 = time.perf_counter()
-    wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
-    rec = np.array([int(np.argmax(instance.X @ wu.theta_hat))])
-    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
-                     seed=int(seed), samples=wu.total + wu.probe_samples, recommendation=rec,
-                     correct=bool(rec[0] == instance.best),
-                     counts=wu.counts + wu.info["probe_counts"], stopped_by="rule",
-                     wall_time=time.perf_counter() - t0,
-                     extra={"warmup": wu, "theta_hat": wu.theta_hat})

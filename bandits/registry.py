@@ -1,0 +1,564 @@
+"""Every bandit algorithm behind one registry: name -> family entry.
+
+An :class:`Entry` says how to simulate the algorithm (``simulate``), how to build its ask/tell
+policy (``make_policy``), which options it takes (``options``: name, type, default), its
+label, family and paper. :func:`bandits.run`, :func:`bandits.policy`,
+:func:`bandits.replicate`, the ``oed`` command line and the algorithm table of the docs
+(``docs/algorithms.md``, written by :func:`markdown_table`) all read :data:`REGISTRY`; a new
+algorithm is one :func:`register` call (see ``docs/architecture.md``).
+
+Families are imported lazily (``"module:function"`` strings), so ``import bandits`` does not
+load every family's jitted code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from bandits._core.result import RunResult
+from bandits._core.validate import check_budget
+
+__all__ = ["COMMON_RUN_ARGS", "Entry", "Option", "REGISTRY", "entry", "markdown_table",
+           "names", "policy", "policy_for", "register", "run"]
+
+#: Arguments every ``run`` takes (they are not algorithm options).
+COMMON_RUN_ARGS = ("delta", "epsilon", "seed", "max_samples")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of an algorithm: its name, type (as written in the signature), default,
+    and the allowed values when they form a finite set."""
+
+    name: str
+    type: str
+    default: Any
+    choices: tuple | None = None
+
+    def describe(self) -> str:
+        """``name=default`` (with the choices) for help texts and the docs."""
+        text = f"{self.name}={self.default!r}"
+        if self.choices:
+            text += " (" + "|".join(map(str, self.choices)) + ")"
+        return text
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A registered algorithm.
+
+    Attributes
+    ----------
+    name : str
+        Registry key (``bandits.run(name, ...)``, ``oed run NAME``).
+    family : str
+        ``"gifa"``, ``"static"``, ``"phased"``, ``"logistic"`` or ``"subsets"``.
+    label : str
+        Human-readable name (tables, plots).
+    summary : str
+        One line: what it identifies, how.
+    reference : str
+        The paper (author year, where in it).
+    simulate : str
+        ``"module:function"``, called as ``f(name, instance, *, delta, epsilon, seed,
+        max_samples, **options) -> RunResult``.
+    make_policy : str
+        ``"module:function"``, called as ``f(name, arms, **arguments) -> policy``.
+    options : tuple of Option
+        The algorithm's own options (on top of :data:`COMMON_RUN_ARGS`).
+    policy_args : tuple of str
+        Arguments of :func:`policy` besides the options (``m``, ``sigma``, ``S``, ``Z``...).
+    instance : str
+        What ``run`` takes: ``"linear"`` (:class:`bandits.instances.Instance`),
+        ``"logistic"`` (:class:`bandits.logistic.LogisticInstance`) or ``"subset"``
+        (:class:`bandits.subsets.SubsetEnv`).
+    example : str
+        ``"module:function"`` returning a small instance it solves quickly (tests, docs).
+    horizon : bool
+        Fixed-horizon algorithm: ``max_samples`` is its horizon ``T`` unless the option
+        ``T`` is given; a ``T`` larger than ``max_samples`` is cut, reported as a budget stop.
+    """
+
+    name: str
+    family: str
+    label: str
+    summary: str
+    reference: str
+    simulate: str
+    make_policy: str
+    options: tuple[Option, ...]
+    policy_args: tuple[str, ...]
+    instance: str = "linear"
+    example: str = "bandits.registry:_example_linear"
+    horizon: bool = False
+    extra: dict = field(default_factory=dict)
+
+    def option_names(self) -> list[str]:
+        """Names of the algorithm's options."""
+        return [o.name for o in self.options]
+
+    def check_options(self, options: Mapping[str, Any], allowed_extra: tuple[str, ...] = ()
+                      ) -> None:
+        """One ValueError listing the valid options when any of ``options`` is unknown."""
+        valid = sorted({*self.option_names(), *allowed_extra})
+        unknown = sorted(set(options) - set(valid))
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown} for {self.name!r}; valid: "
+                             f"{', '.join(valid) or '(none)'}")
+
+
+#: name -> Entry, in the order of the docs' table.
+REGISTRY: dict[str, Entry] = {}
+
+
+def register(e: Entry) -> Entry:
+    """Add ``e`` to :data:`REGISTRY` (a name can be registered once)."""
+    if e.name in REGISTRY:
+        raise ValueError(f"algorithm {e.name!r} is already registered")
+    REGISTRY[e.name] = e
+    return e
+
+
+def names(family: str | None = None) -> list[str]:
+    """Registered names (of one family)."""
+    return [n for n, e in REGISTRY.items() if family is None or e.family == family]
+
+
+def entry(name: object) -> Entry:
+    """The entry of ``name``; ValueError listing the registered names otherwise."""
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
+def _load(path: str) -> Callable:
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+# --------------------------------------------------------------------------------------
+# front doors
+# --------------------------------------------------------------------------------------
+
+
+def run(algorithm: Any, instance: Any, *, delta: float = 0.05, epsilon: float = 0.0,
+        seed: int = 0, max_samples: int = 10**7, **options: Any) -> RunResult:
+    """Simulate one run of a registered algorithm (see :func:`bandits.run`)."""
+    from bandits.gifa import GIFA
+
+    if isinstance(algorithm, GIFA):
+        from bandits.gifa import run_gifa
+
+        return run_gifa(algorithm, instance, delta=delta, epsilon=epsilon, seed=seed,
+                        max_samples=max_samples, **options)
+    e = entry(algorithm)
+    e.check_options(options)
+    check_budget(max_samples)
+    return _load(e.simulate)(e.name, instance, delta=delta, epsilon=epsilon, seed=seed,
+                             max_samples=max_samples, **options)
+
+
+def policy(name: str, arms: Any, **arguments: Any) -> Any:
+    """An ask/tell policy of any registered algorithm, for a real experiment.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (:func:`names`).
+    arms : array_like, shape (K, d)
+        The candidate arms, one per row.
+    **arguments
+        ``delta``, ``seed``, ``max_samples``, the entry's ``policy_args`` (``m``,
+        ``epsilon``, ``sigma``, ``S``, ``Z``, ``theta``... as apply) and its options.
+        Anything else is refused with a ValueError listing the valid names.
+
+    Returns
+    -------
+    AskTellProtocol
+        ``ask()`` / ``tell(arm, reward)`` / ``done`` / ``stopped_by`` / ``recommendation``.
+    """
+    e = entry(name)
+    e.check_options(arguments, allowed_extra=e.policy_args)
+    return _load(e.make_policy)(e.name, arms, **arguments)
+
+
+def policy_for(name: str, instance: Any, *, delta: float = 0.05, epsilon: float = 0.0,
+               seed: int = 0, max_samples: int | None = None, **options: Any) -> Any:
+    """The ask/tell policy that :func:`run` drives in simulation with the same arguments
+    (arms, noise level and bounds taken from ``instance``): fed the rewards of
+    :func:`bandits.reward_oracle` it reproduces the simulated trajectory."""
+    e = entry(name)
+    e.check_options(options)
+    make = _load(e.extra.get("policy_for", "bandits.registry:_linear_policy_for"))
+    return make(e, instance, delta=delta, epsilon=epsilon, seed=seed,
+                max_samples=max_samples, **options)
+
+
+# --------------------------------------------------------------------------------------
+# option schemas
+# --------------------------------------------------------------------------------------
+
+
+def _signature_options(func: Callable, skip: tuple[str, ...],
+                       choices: Mapping[str, tuple] | None = None) -> tuple[Option, ...]:
+    """Keyword options of ``func`` (name, annotation, default), minus ``skip``."""
+    out = []
+    for p in inspect.signature(func).parameters.values():
+        if p.kind not in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) or p.name in skip:
+            continue
+        default = None if p.default is inspect.Parameter.empty else p.default
+        ann = p.annotation if isinstance(p.annotation, str) else getattr(
+            p.annotation, "__name__", str(p.annotation))
+        out.append(Option(p.name, ann, default, (choices or {}).get(p.name)))
+    return tuple(out)
+
+
+def _gifa_options(name: str) -> tuple[Option, ...]:
+    from bandits.gifa import _CHOICES, ALGORITHMS, GIFA
+
+    base = ALGORITHMS[name]
+    opts = []
+    for f in fields(GIFA):
+        opts.append(Option(f.name, str(f.type), getattr(base, f.name),
+                           tuple(_CHOICES[f.name]) if f.name in _CHOICES else None))
+    opts.append(Option("S", "float | None", None))
+    opts.append(Option("sigma", "float | None", None))
+    return tuple(opts)
+
+
+def _dict_options(defaults: Mapping[str, Any], annotated: Callable) -> tuple[Option, ...]:
+    ann = {p.name: p.annotation for p in inspect.signature(annotated).parameters.values()}
+    return tuple(Option(k, str(ann.get(k, type(v).__name__)), v) for k, v in defaults.items())
+
+
+# --------------------------------------------------------------------------------------
+# family adapters: simulate and make_policy
+# --------------------------------------------------------------------------------------
+
+
+def _example_linear() -> Any:
+    from bandits.instances import soare
+
+    return soare(d=3, omega=0.3)
+
+
+def _example_logistic() -> Any:
+    from bandits.logistic import LogisticInstance
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    return LogisticInstance(X=X, theta=np.array([2.0, 0.0]), name="easy-logistic")
+
+
+def _example_subset() -> Any:
+    from bandits.subsets import SubsetEnv
+
+    return SubsetEnv.bernoulli(K=2, means=[0.9, 0.8, 0.3, 0.2, 0.1, 0.05], seed=0,
+                               name="easy-subset")
+
+
+def _sim_gifa(name: str, instance: Any, **kw: Any) -> RunResult:
+    from bandits.gifa import run_gifa
+
+    return run_gifa(name, instance, **kw)
+
+
+def _best_arm_only(name: str, instance: Any, epsilon: float) -> None:
+    if epsilon != 0.0:
+        raise ValueError(f"epsilon: {name} identifies the best arm exactly (epsilon must be 0)")
+    if getattr(instance, "m", 1) != 1:
+        raise ValueError(f"instance: {name} is a best-arm (m = 1) algorithm; got m={instance.m}")
+
+
+def _sim_static(name: str, instance: Any, *, epsilon: float, **kw: Any) -> RunResult:
+    from bandits.static import run_static
+
+    _best_arm_only(name, instance, epsilon)
+    return run_static(name, instance, **kw)
+
+
+def _sim_phased(name: str, instance: Any, *, epsilon: float, **kw: Any) -> RunResult:
+    from bandits.phased import run_rage, run_xy_adaptive
+
+    _best_arm_only(name, instance, epsilon)
+    return (run_rage if name == "rage" else run_xy_adaptive)(instance, **kw)
+
+
+def _horizon(name: str, max_samples: int, options: dict) -> tuple[int, bool]:
+    """``(T, cut)``: the horizon to run and whether the budget cut the requested one."""
+    T = options.pop("T", None)
+    if T is None:
+        return int(max_samples), False
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
+        raise ValueError(f"T must be a positive integer (the horizon of {name}); got {T!r}")
+    return min(int(T), int(max_samples)), int(T) > int(max_samples)
+
+
+def _budget_cut(res: RunResult, cut: bool) -> RunResult:
+    """A run whose horizon was cut by ``max_samples`` and that used it all is a budget stop."""
+    from dataclasses import replace
+
+    if cut and res.stopped_by == "horizon":
+        return replace(res, stopped_by="budget")
+    return res
+
+
+def _sim_homer(name: str, instance: Any, *, epsilon: float, max_samples: int,
+               **options: Any) -> RunResult:
+    from bandits.logistic.homer import run_homer
+
+    if epsilon != 0.0:
+        raise ValueError("epsilon: HOMER does not take a tolerance (epsilon must be 0)")
+    T, cut = _horizon(name, max_samples, options)
+    return _budget_cut(run_homer(instance, T, **options), cut)
+
+
+def _sim_war(name: str, instance: Any, *, epsilon: float, max_samples: int, delta: float,
+             seed: int, **options: Any) -> RunResult:
+    from bandits.logistic.warmup import run_warmup
+
+    if epsilon != 0.0:
+        raise ValueError("epsilon: WAR does not take a tolerance (epsilon must be 0)")
+    t0 = time.perf_counter()
+    wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
+    rec = np.array([int(np.argmax(instance.X @ wu.theta_hat))])
+    samples = wu.total + wu.probe_samples
+    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
+                     seed=int(seed), samples=samples, recommendation=rec,
+                     correct=bool(rec[0] == instance.best),
+                     counts=wu.counts + wu.info["probe_counts"],
+                     stopped_by="rule" if samples <= max_samples else "budget",
+                     wall_time=time.perf_counter() - t0,
+                     extra={"warmup": wu, "theta_hat": wu.theta_hat})
+
+
+def _sim_subset(name: str, instance: Any, *, epsilon: float, delta: float, seed: int,
+                max_samples: int, **options: Any) -> RunResult:
+    from bandits.subsets import SubsetEnv, run_subset
+
+    if not isinstance(instance, SubsetEnv):
+        raise ValueError(f"instance: {name} runs on a bandits.subsets.SubsetEnv; got "
+                         f"{type(instance).__name__}")
+    if epsilon != 0.0:
+        raise ValueError(f"epsilon: {name} is a regret algorithm (epsilon must be 0)")
+    if delta != 0.05:
+        raise ValueError(f"delta: {name} is a regret algorithm with no confidence level; "
+                         "leave delta at its default")
+    T, cut = _horizon(name, max_samples, options)
+    t0 = time.perf_counter()
+    res = run_subset(name, instance, T, seed=seed, **options)
+    counts = res.info.get("counts")
+    out = RunResult(
+        algorithm=name, instance=getattr(instance, "name", None) or "subset", seed=int(seed),
+        samples=int(T), recommendation=np.asarray(res.chosen, dtype=np.int64),
+        correct=bool(res.correct),
+        counts=np.asarray(counts if counts is not None else np.zeros(0), dtype=np.int64),
+        stopped_by=res.stopped_by, wall_time=time.perf_counter() - t0,
+        extra={"times": res.times, "regret": res.regret, "final_regret": res.final_regret,
+               "explore_steps": res.explore_steps, "info": res.info, "subset_result": res})
+    return _budget_cut(out, cut)
+
+
+def _policy_gifa(name: str, arms: Any, **kw: Any) -> Any:
+    from bandits.gifa import Policy
+
+    return Policy(name, arms, **kw)
+
+
+def _policy_static(name: str, arms: Any, **kw: Any) -> Any:
+    from bandits.static import StaticPolicy
+
+    return StaticPolicy(name, arms, **kw)
+
+
+def _policy_phased(name: str, arms: Any, **kw: Any) -> Any:
+    from bandits.phased import AdaptivePolicy, RagePolicy
+
+    if name == "rage":
+        kw.pop("seed", None)  # RAGE's allocation is deterministic: no random stream
+        return RagePolicy(arms, **kw)
+    return AdaptivePolicy(arms, **kw)
+
+
+def _policy_homer(name: str, arms: Any, **kw: Any) -> Any:
+    from bandits.logistic.homer import HomerPolicy
+
+    return HomerPolicy(arms, **kw)
+
+
+def _policy_war(name: str, arms: Any, **kw: Any) -> Any:
+    from bandits.logistic.warmup import WarPolicy
+
+    return WarPolicy(arms, **kw)
+
+
+def _policy_subset(name: str, arms: Any, **kw: Any) -> Any:
+    from bandits.subsets.policy import make_subset_policy
+
+    return make_subset_policy(name, arms, **kw)
+
+
+def _linear_policy_for(e: Entry, instance: Any, *, delta: float, epsilon: float, seed: int,
+                       max_samples: int | None, **options: Any) -> Any:
+    """Policy arguments of a linear instance, the way the family's ``run`` uses them."""
+    sigma = options.pop("sigma", None)
+    sigma = float(instance.sigma if sigma is None else sigma)
+    args: dict[str, Any] = {"delta": delta, "seed": seed, "max_samples": max_samples,
+                            "sigma": sigma}
+    if e.family == "gifa":
+        S = options.pop("S", None)
+        if S is None and getattr(instance, "theta", None) is not None:
+            S = float(np.linalg.norm(instance.theta))
+        args.update(m=instance.m, epsilon=epsilon, S=S)
+        arms = instance.X
+    else:
+        _best_arm_only(e.name, instance, epsilon)
+        arms = instance.X
+        if getattr(instance, "Z", None) is not None:
+            args["Z"] = instance.Z
+        if e.name == "xy-oracle":
+            args["theta"] = instance.theta
+    return policy(e.name, arms, **args, **options)
+
+
+# --------------------------------------------------------------------------------------
+# the entries
+# --------------------------------------------------------------------------------------
+
+_GIFA_ROWS = (
+    ("lingape", "LinGapE", "best arm (m = 1), gap-based, greedy selection",
+     "Xu, Honda & Sugiyama 2018 (AISTATS), Algorithm 1"),
+    ("m-lingape", "m-LinGapE", "top-m, gap-based, greedy selection",
+     "Réda, Kaufmann & Delahaye-Duriez 2021 (AISTATS), Table 1"),
+    ("lingifa", "LinGIFA", "top-m, UGapE-style J_t and GIFA b_t, largest-variance selection",
+     "Réda, Kaufmann & Delahaye-Duriez 2021 (AISTATS), Table 1"),
+    ("lucb", "LUCB", "top-m, unstructured (features I_K), individual indices",
+     "Kalyanakrishnan et al. 2012 (ICML), as in Réda et al. 2021"),
+    ("ugape", "UGapE", "top-m, unstructured, UGapE indices",
+     "Gabillon, Ghavamzadeh & Lazaric 2012 (NeurIPS), as in Réda et al. 2021"),
+)
+_GIFA_POLICY_ARGS = ("m", "delta", "epsilon", "sigma", "S", "seed", "max_samples")
+_LINEAR_POLICY_ARGS = ("Z", "delta", "sigma", "seed", "max_samples")
+
+
+def _init_args(cls: type) -> tuple[str, ...]:
+    """Keyword arguments of a policy class (but the arms)."""
+    return tuple(n for n in inspect.signature(cls).parameters if n != "X")
+
+
+def _register_builtin() -> None:
+    from bandits.gifa import ALGORITHMS
+    from bandits.phased import (
+        RAGE_DEFAULTS,
+        XY_ADAPTIVE_DEFAULTS,
+        _AdaptiveEngine,
+        _RageEngine,
+    )
+    from bandits.static import _INITS, _METHODS, run_static
+
+    for name, label, summary, ref in _GIFA_ROWS:
+        assert name in ALGORITHMS
+        register(Entry(name, "gifa", label, summary, ref, "bandits.registry:_sim_gifa",
+                       "bandits.registry:_policy_gifa", _gifa_options(name),
+                       _GIFA_POLICY_ARGS))
+    static_opts = _signature_options(
+        run_static, skip=("algorithm", "instance", *COMMON_RUN_ARGS),
+        choices={"method": _METHODS, "init": _INITS})
+    for name, label, summary in (
+            ("g-static", "G-static", "best arm, static G-optimal allocation"),
+            ("xy-static", "XY-static", "best arm, static XY-optimal allocation"),
+            ("xy-oracle", "XY-oracle", "best arm, static oracle allocation (knows theta)")):
+        register(Entry(name, "static", label, summary,
+                       "Soare, Lazaric & Munos 2014 (NeurIPS), §3-4",
+                       "bandits.registry:_sim_static", "bandits.registry:_policy_static",
+                       static_opts, _LINEAR_POLICY_ARGS + (("theta",) if name == "xy-oracle"
+                                                           else ())))
+    register(Entry("xy-adaptive", "phased", "XY-adaptive",
+                   "best arm, phases of XY-optimal allocations on the active set",
+                   "Soare, Lazaric & Munos 2014 (NeurIPS), Fig. 3",
+                   "bandits.registry:_sim_phased", "bandits.registry:_policy_phased",
+                   _dict_options(XY_ADAPTIVE_DEFAULTS, _AdaptiveEngine.__init__)
+                   + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS))
+    register(Entry("rage", "phased", "RAGE",
+                   "best arm (transductive), rounds of XY-optimal designs with elimination",
+                   "Fiez, Jain, Jamieson & Ratliff 2019 (NeurIPS), Algorithm 1",
+                   "bandits.registry:_sim_phased", "bandits.registry:_policy_phased",
+                   _dict_options(RAGE_DEFAULTS, _RageEngine.__init__)
+                   + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS))
+    from bandits.logistic.homer import HomerPolicy, run_homer
+    from bandits.logistic.warmup import WarPolicy, war_warmup
+
+    register(Entry("homer", "logistic", "HOMER",
+                   "logistic best arm / regret, H-optimal phases after a warm-up",
+                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 2",
+                   "bandits.registry:_sim_homer", "bandits.registry:_policy_homer",
+                   (Option("T", "int | None", None),)
+                   + _signature_options(run_homer, skip=("instance", "T", "seed", "delta")),
+                   _init_args(HomerPolicy),
+                   instance="logistic", example="bandits.registry:_example_logistic",
+                   horizon=True,
+                   extra={"policy_for": "bandits.registry:_logistic_policy_for"}))
+    register(Entry("war", "logistic", "WAR",
+                   "logistic warm-up: probing, then a planned G-type allocation",
+                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 1",
+                   "bandits.registry:_sim_war", "bandits.registry:_policy_war",
+                   _signature_options(war_warmup, skip=("X", "S", "theta", "delta", "seed")),
+                   _init_args(WarPolicy),
+                   instance="logistic", example="bandits.registry:_example_logistic",
+                   extra={"policy_for": "bandits.registry:_logistic_policy_for"}))
+    from bandits.subsets import algorithms as sub
+
+    for name, label, summary, ref in (
+            ("dart", "DART", "best K-subset, accept/reject on joint rewards",
+             "Agarwal, Aggarwal, Quinn & Umrawal, Algorithms 1-2"),
+            ("dart-anytime", "DART (anytime)", "DART restarted by the doubling trick",
+             "Agarwal et al., Appendix G"),
+            ("csar", "CSAR", "best K-subset, successive accept/reject on a Hadamard design",
+             "Rejwan & Mansour 2020 (COLT)"),
+            ("lints", "LinTS", "linear Thompson sampling on subset indicators",
+             "Agrawal & Goyal 2013 (ICML)"),
+            ("lints-unscaled", "LinTS (unscaled)", "LinTS without the sqrt(d) scaling",
+             "Agrawal & Goyal 2013 (ICML)"),
+            ("ucb", "improved UCB", "improved UCB over all C(N, K) subsets",
+             "Auer & Ortner 2010")):
+        fn = sub.lints if name.startswith("lints") else sub.ALGORITHMS[name]
+        register(Entry(name, "subsets", label, summary, ref, "bandits.registry:_sim_subset",
+                       "bandits.registry:_policy_subset",
+                       (Option("T", "int | None", None),)
+                       + _signature_options(fn, skip=("env", "T", "seed", "scaled")),
+                       ("seed",), instance="subset",
+                       example="bandits.registry:_example_subset", horizon=True,
+                       extra={"policy_for": "bandits.registry:_subset_policy_for"}))
+
+
+def _logistic_policy_for(e: Entry, instance: Any, *, delta: float, epsilon: float, seed: int,
+                         max_samples: int | None, **options: Any) -> Any:
+    options.pop("T", None)
+    options.pop("n_points", None)
+    options.pop("max_phases", None)
+    return policy(e.name, instance.X, S=instance.S, delta=delta, seed=seed, **options)
+
+
+def _subset_policy_for(e: Entry, instance: Any, *, delta: float, epsilon: float, seed: int,
+                       max_samples: int | None, **options: Any) -> Any:
+    T = options.pop("T", None) or max_samples
+    return policy(e.name, instance, seed=seed, T=T, **options)
+
+
+def markdown_table() -> str:
+    """The algorithm table of the docs (``docs/algorithms.md``), generated from the registry."""
+    lines = ["| name | family | what it does | paper | options (defaults) |",
+             "| --- | --- | --- | --- | --- |"]
+    for e in REGISTRY.values():
+        opts = ", ".join(f"`{o.describe()}`" for o in e.options)
+        lines.append(f"| `{e.name}` | {e.family} | {e.summary} | {e.reference} | {opts} |")
+    return "\n".join(lines)
+
+
+_register_builtin()
