@@ -532,7 +532,7 @@ def _register_builtin() -> None:
                        "bandits.registry:_policy_subset",
                        (Option("T", "int | None", None),)
                        + _signature_options(fn, skip=("env", "T", "seed", "scaled")),
-                       ("seed",), instance="subset",
+                       ("seed", "T", "K"), instance="subset",
                        example="bandits.registry:_example_subset", horizon=True,
                        extra={"policy_for": "bandits.registry:_subset_policy_for"}))
 

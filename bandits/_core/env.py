@@ -55,7 +55,12 @@ def pull(env, arm, rng) -> float:
 
 def reward_oracle(instance, seed: int):
     """A function ``arm -> reward`` drawing exactly the rewards a simulation with ``seed``
-    draws (stream 1), to drive an ask/tell policy in tests and examples."""
+    draws (stream 1), to drive an ask/tell policy in tests and examples (for a
+    :class:`bandits.subsets.SubsetEnv`: ``subset -> joint reward``)."""
+    if hasattr(instance, "kind_code"):  # a SubsetEnv (no import of the family here)
+        from bandits.subsets.policy import subset_reward_oracle
+
+        return subset_reward_oracle(instance, seed)
     env = make_environment(instance)
     state = _rng.make_state(int(seed), 1)
 

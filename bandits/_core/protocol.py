@@ -20,6 +20,11 @@ def check_tell(pending: int | None, arm: object, reward: object) -> float:
         raise ValueError("tell() without a pending ask(): call ask() first")
     if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or int(arm) != pending:
         raise ValueError(f"arm {arm!r} was told but arm {pending} was asked")
+    return check_reward(reward)
+
+
+def check_reward(reward: object) -> float:
+    """A told reward as a finite float, else a ValueError."""
     try:
         r = float(reward)  # type: ignore[arg-type]
     except (TypeError, ValueError):

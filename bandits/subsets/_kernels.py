@@ -18,6 +18,8 @@ written to ``curve`` at the requested checkpoints (1-based step counts).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -159,122 +161,221 @@ def _top_k_of(idx, n, values, k, out, offset):
 # DART (Agarwal, Aggarwal, Quinn & Umrawal), Algorithms 1 and 2
 # ----------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def dart_block(p, table, kind, rho, sigma, mu_star, K, T_block, t0, lam, auto, c_thr,
-               env_state, pol_state, cp, curve, ipos, acc, mu_hat, counts, status,
-               decided_at, chosen, stats):
-    """One run of DART over ``T_block`` steps starting after global step ``t0``.
+class DartState(NamedTuple):
+    """Arrays of a DART run (one value at the numba boundary; :func:`dart_state` allocates).
 
-    ``status``: 0 undecided, 1 accepted, 2 rejected (per arm).  ``stats`` (float64, 6) gets
-    [epochs, tests, final Delta, exploration steps, stop code, last tested Delta]; stop code
-    0 = the horizon ended the exploration, 1 = all K slots decided, 2 = Delta < lambda
-    (``auto``: the next test is not reachable within the block).
+    ``ints`` slots: :data:`D_EPOCH` (epochs started, the current one included),
+    :data:`D_STEPS` (steps played in this run), :data:`D_UNDECIDED` (``|N_e|``),
+    :data:`D_ACCEPTED` (``|A|``), :data:`D_OPEN` (``K_e = K - |A|``), :data:`D_GROUP` (index
+    of the group to play in the epoch), :data:`D_GROUPS` (groups in the epoch),
+    :data:`D_TESTS`, :data:`D_STOP` (0 horizon, 1 all decided, 2 lambda), :data:`D_DONE`
+    (exploration over). ``floats`` slots: :data:`F_DELTA` (current Delta),
+    :data:`F_THRESHOLD` (epochs needed for the next test), :data:`F_LOGNT`,
+    :data:`F_LAST_TESTED`.
     """
-    N = p.size
-    work = np.empty(3 * K + 2)
-    und = np.empty(N, dtype=np.int64)
-    perm = np.empty(N, dtype=np.int64)
-    accepted = np.empty(K, dtype=np.int64)
-    action = np.empty(K, dtype=np.int64)
-    vals = np.empty(N)
+
+    ints: np.ndarray
+    floats: np.ndarray
+    undecided: np.ndarray
+    perm: np.ndarray
+    accepted: np.ndarray
+    mu_hat: np.ndarray
+    counts: np.ndarray
+    status: np.ndarray
+    decided_at: np.ndarray
+    vals: np.ndarray
+
+
+D_EPOCH, D_STEPS, D_UNDECIDED, D_ACCEPTED, D_OPEN, D_GROUP, D_GROUPS, D_TESTS, D_STOP, \
+    D_DONE = range(10)
+F_DELTA, F_THRESHOLD, F_LOGNT, F_LAST_TESTED = range(4)
+STOP_HORIZON, STOP_ALL_DECIDED, STOP_LAMBDA = 0, 1, 2
+
+
+class DartConfig(NamedTuple):
+    """Constants of a DART run: subset size, horizon, lambda rule and test constant."""
+
+    K: int
+    T: int
+    lam: float
+    auto: bool
+    c_thr: float
+
+
+def dart_state(N: int, K: int) -> DartState:
+    """Fresh arrays for N arms and subsets of size K."""
+    return DartState(np.zeros(10, dtype=np.int64), np.zeros(4), np.empty(N, dtype=np.int64),
+                     np.empty(N, dtype=np.int64), np.empty(K, dtype=np.int64), np.zeros(N),
+                     np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
+                     np.zeros(N, dtype=np.int64), np.empty(N))
+
+
+@njit(cache=True)
+def _dart_new_epoch(st, pol_state):
+    """Partition Arms (Algorithm 2): a random permutation of N_e cut into groups."""
+    n_und = st.ints[D_UNDECIDED]
+    for j in range(n_und):
+        st.perm[j] = st.undecided[j]
+    _shuffle(st.perm, n_und, pol_state)
+    Ke = st.ints[D_OPEN]
+    st.ints[D_GROUPS] = (n_und + Ke - 1) // Ke
+    st.ints[D_GROUP] = 0
+    st.ints[D_EPOCH] += 1
+
+
+@njit(cache=True)
+def dart_reset(st, cfg, pol_state):
+    """Start a DART run: every arm undecided, Delta = 1, the first epoch partitioned."""
+    N = st.mu_hat.size
     for i in range(N):
-        und[i] = i
-        mu_hat[i] = 0.0
-        counts[i] = 0
-        status[i] = 0
-        decided_at[i] = -1
-    n_und = N
-    n_acc = 0
-    Ke = K
-    delta = 1.0
-    logNT = np.log(float(N) * float(T_block))
-    n_thr = c_thr * logNT / (delta * delta)
-    e = 0
-    tb = 0
-    tests = 0
-    stop = 0
-    last_tested = 0.0
-    while tb < T_block:
-        for j in range(n_und):
-            perm[j] = und[j]
-        _shuffle(perm, n_und, pol_state)
-        L = (n_und + Ke - 1) // Ke
-        e += 1
-        full = True
-        for ell in range(L):
-            if tb >= T_block:
-                full = False
-                break
-            for j in range(n_acc):
-                action[j] = accepted[j]
-            for j in range(Ke):
-                action[n_acc + j] = perm[(Ke * ell + j) % n_und]
-            tb += 1
-            r = _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc,
-                      t0 + tb, cp, curve, ipos)
-            for j in range(Ke):
-                pos = Ke * ell + j
-                if pos < n_und:  # wrap-around repeats are not updated (Algorithm 2)
-                    i = perm[pos]
-                    counts[i] += 1
-                    mu_hat[i] += (r - mu_hat[i]) / counts[i]
-        if not full:
-            e -= 1  # the last epoch was cut by the horizon
-            break
-        if e >= n_thr:
-            tests += 1
-            last_tested = delta
-            for j in range(n_und):
-                vals[j] = -mu_hat[und[j]]
-            srt = np.sort(vals[:n_und])
-            hi = -srt[Ke]      # (K_e + 1)-th largest within N_e
-            lo = -srt[Ke - 1]  # K_e-th largest within N_e
-            m = 0
-            new_acc = 0
-            for j in range(n_und):
-                i = und[j]
-                if mu_hat[i] >= hi + delta:
-                    status[i] = 1
-                    decided_at[i] = e
-                    accepted[n_acc + new_acc] = i
-                    new_acc += 1
-                elif mu_hat[i] <= lo - delta:
-                    status[i] = 2
-                    decided_at[i] = e
-                else:
-                    und[m] = i
-                    m += 1
-            n_und = m
-            n_acc += new_acc
-            Ke = K - n_acc
-            delta *= 0.5
-            n_thr = c_thr * logNT / (delta * delta)
-            if n_acc + n_und == K:
-                stop = 1
-                break
-            if auto:
-                need = np.ceil(n_thr) - e
-                if need * ((n_und + Ke - 1) // Ke) > T_block - tb:
-                    stop = 2
-                    break
-        if (not auto) and delta < lam:
-            stop = 2
-            break
-    # commit: accepted arms + the top (K - |A|) undecided arms by mu_hat
+        st.undecided[i] = i
+        st.mu_hat[i] = 0.0
+        st.counts[i] = 0
+        st.status[i] = 0
+        st.decided_at[i] = -1
+    for k in range(st.ints.size):
+        st.ints[k] = 0
+    st.ints[D_UNDECIDED] = N
+    st.ints[D_OPEN] = cfg.K
+    st.floats[F_DELTA] = 1.0
+    st.floats[F_LOGNT] = np.log(float(N) * float(cfg.T))
+    st.floats[F_THRESHOLD] = cfg.c_thr * st.floats[F_LOGNT]
+    st.floats[F_LAST_TESTED] = 0.0
+    _dart_new_epoch(st, pol_state)
+
+
+@njit(cache=True)
+def dart_action(st, cfg, action):
+    """The step kernel's decision: the subset ``A_e u G_ell`` to play now (into ``action``)."""
+    n_acc = st.ints[D_ACCEPTED]
+    Ke = st.ints[D_OPEN]
+    n_und = st.ints[D_UNDECIDED]
+    ell = st.ints[D_GROUP]
     for j in range(n_acc):
-        chosen[j] = accepted[j]
-    if K - n_acc > 0:
-        _top_k_of(und, n_und, mu_hat, K - n_acc, chosen, n_acc)
-    explore = tb
-    if tb < T_block:
-        _commit(chosen, K, p, table, kind, rho, mu_star, work, acc, t0 + tb, t0 + T_block,
-                cp, curve, ipos)
-    stats[0] = e
-    stats[1] = tests
-    stats[2] = delta
-    stats[3] = explore
-    stats[4] = stop
-    stats[5] = last_tested
+        action[j] = st.accepted[j]
+    for j in range(Ke):
+        action[n_acc + j] = st.perm[(Ke * ell + j) % n_und]
+
+
+@njit(cache=True)
+def _dart_test(st, cfg):
+    """The accept/reject test at the end of an epoch with ``e >= c ln(NT) / Delta^2``."""
+    e = st.ints[D_EPOCH]
+    n_und = st.ints[D_UNDECIDED]
+    Ke = st.ints[D_OPEN]
+    delta = st.floats[F_DELTA]
+    st.ints[D_TESTS] += 1
+    st.floats[F_LAST_TESTED] = delta
+    for j in range(n_und):
+        st.vals[j] = -st.mu_hat[st.undecided[j]]
+    srt = np.sort(st.vals[:n_und])
+    hi = -srt[Ke]      # (K_e + 1)-th largest within N_e
+    lo = -srt[Ke - 1]  # K_e-th largest within N_e
+    m = 0
+    n_acc = st.ints[D_ACCEPTED]
+    new_acc = 0
+    for j in range(n_und):
+        i = st.undecided[j]
+        if st.mu_hat[i] >= hi + delta:
+            st.status[i] = 1
+            st.decided_at[i] = e
+            st.accepted[n_acc + new_acc] = i
+            new_acc += 1
+        elif st.mu_hat[i] <= lo - delta:
+            st.status[i] = 2
+            st.decided_at[i] = e
+        else:
+            st.undecided[m] = i
+            m += 1
+    st.ints[D_UNDECIDED] = m
+    st.ints[D_ACCEPTED] = n_acc + new_acc
+    st.ints[D_OPEN] = cfg.K - st.ints[D_ACCEPTED]
+    delta *= 0.5
+    st.floats[F_DELTA] = delta
+    st.floats[F_THRESHOLD] = cfg.c_thr * st.floats[F_LOGNT] / (delta * delta)
+
+
+@njit(cache=True)
+def dart_observe(st, cfg, r, pol_state):
+    """The step kernel's update: joint reward ``r`` of the group just played (the action
+    of :func:`dart_action`); at the end of an epoch the test, the stopping checks and the
+    next partition. Returns True once the exploration is over (``ints[D_DONE]``)."""
+    Ke = st.ints[D_OPEN]
+    n_und = st.ints[D_UNDECIDED]
+    ell = st.ints[D_GROUP]
+    for j in range(Ke):
+        pos = Ke * ell + j
+        if pos < n_und:  # wrap-around repeats are not updated (Algorithm 2)
+            i = st.perm[pos]
+            st.counts[i] += 1
+            st.mu_hat[i] += (r - st.mu_hat[i]) / st.counts[i]
+    st.ints[D_STEPS] += 1
+    st.ints[D_GROUP] = ell + 1
+    tb = st.ints[D_STEPS]
+    if st.ints[D_GROUP] < st.ints[D_GROUPS]:
+        if tb >= cfg.T:  # the horizon cut the epoch: it does not count
+            st.ints[D_EPOCH] -= 1
+            st.ints[D_STOP] = STOP_HORIZON
+            st.ints[D_DONE] = 1
+        return st.ints[D_DONE] == 1
+    if st.ints[D_EPOCH] >= st.floats[F_THRESHOLD]:
+        _dart_test(st, cfg)
+        if st.ints[D_ACCEPTED] + st.ints[D_UNDECIDED] == cfg.K:
+            st.ints[D_STOP] = STOP_ALL_DECIDED
+            st.ints[D_DONE] = 1
+            return True
+        if cfg.auto:
+            need = np.ceil(st.floats[F_THRESHOLD]) - st.ints[D_EPOCH]
+            Ke = st.ints[D_OPEN]
+            if need * ((st.ints[D_UNDECIDED] + Ke - 1) // Ke) > cfg.T - tb:
+                st.ints[D_STOP] = STOP_LAMBDA
+                st.ints[D_DONE] = 1
+                return True
+    if (not cfg.auto) and st.floats[F_DELTA] < cfg.lam:
+        st.ints[D_STOP] = STOP_LAMBDA
+        st.ints[D_DONE] = 1
+        return True
+    if tb >= cfg.T:
+        st.ints[D_STOP] = STOP_HORIZON
+        st.ints[D_DONE] = 1
+        return True
+    _dart_new_epoch(st, pol_state)
+    return False
+
+
+@njit(cache=True)
+def dart_commit(st, cfg, chosen):
+    """The subset DART commits to: ``A`` plus the top ``K - |A|`` undecided arms by mu_hat."""
+    n_acc = st.ints[D_ACCEPTED]
+    for j in range(n_acc):
+        chosen[j] = st.accepted[j]
+    if cfg.K - n_acc > 0:
+        _top_k_of(st.undecided, st.ints[D_UNDECIDED], st.mu_hat, cfg.K - n_acc, chosen, n_acc)
+
+
+@njit(cache=True)
+def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen):
+    """Simulate one DART run over ``cfg.T`` steps starting after global step ``t0``: the
+    step kernel (:func:`dart_action`, :func:`dart_observe`) against the environment, then
+    the commit phase (regret only, no draws). ``env`` is ``(p, table, kind, rho, sigma,
+    mu_star)``, ``curve`` is ``(cp, curve, ipos, acc)``."""
+    p, table, kind, rho, sigma, mu_star = env
+    cp, cv, ipos, acc = curve
+    K = cfg.K
+    work = np.empty(3 * K + 2)
+    action = np.empty(K, dtype=np.int64)
+    dart_reset(st, cfg, pol_state)
+    done = False
+    while not done:
+        dart_action(st, cfg, action)
+        r = _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc,
+                  t0 + st.ints[D_STEPS] + 1, cp, cv, ipos)
+        done = dart_observe(st, cfg, r, pol_state)
+    dart_commit(st, cfg, chosen)
+    tb = st.ints[D_STEPS]
+    if tb < cfg.T:
+        _commit(chosen, K, p, table, kind, rho, mu_star, work, acc, t0 + tb, t0 + cfg.T,
+                cp, cv, ipos)
 
 
 # ----------------------------------------------------------------------------------------

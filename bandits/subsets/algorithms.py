@@ -208,17 +208,18 @@ def dart(env: SubsetEnv, T: int, *, seed: int = 0, lam: float | str = "auto",
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
     auto, lam_val = _parse_lam(lam, env.N, env.K, T)
     c = _check_c(c)
-    N, K = env.N, env.K
-    mu_hat, counts = np.zeros(N), np.zeros(N, dtype=np.int64)
-    status, decided = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
-    chosen, stats = np.zeros(K, dtype=np.int64), np.zeros(6)
-    _k.dart_block(*_env_args(env), K, int(T), 0, lam_val, auto, c, es, ps, cp, curve, ipos,
-                  acc, mu_hat, counts, status, decided, chosen, stats)
-    info = {"epochs": int(stats[0]), "tests": int(stats[1]), "delta": float(stats[2]),
-            "lambda": float(stats[5]) if auto else lam_val, "lambda_rule": str(lam),
-            "counts": counts, "mu_hat": mu_hat, "status": status, "decided_at": decided}
-    return _result("dart", env, T, seed, cp, curve, chosen, _STOP[int(stats[4])], stats[3],
-                   info)
+    st = _k.dart_state(env.N, env.K)
+    chosen = np.zeros(env.K, dtype=np.int64)
+    _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
+                  _k.DartConfig(env.K, int(T), lam_val, auto, c), 0, es, ps, chosen)
+    ints, floats = st.ints, st.floats
+    info = {"epochs": int(ints[_k.D_EPOCH]), "tests": int(ints[_k.D_TESTS]),
+            "delta": float(floats[_k.F_DELTA]),
+            "lambda": float(floats[_k.F_LAST_TESTED]) if auto else lam_val,
+            "lambda_rule": str(lam), "counts": st.counts, "mu_hat": st.mu_hat,
+            "status": st.status, "decided_at": st.decided_at}
+    return _result("dart", env, T, seed, cp, curve, chosen, _STOP[int(ints[_k.D_STOP])],
+                   ints[_k.D_STEPS], info)
 
 
 def _parse_lam(lam, N, K, T) -> tuple[bool, float]:
@@ -261,9 +262,8 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
     c = _check_c(c)
     N, K = env.N, env.K
-    mu_hat, counts = np.zeros(N), np.zeros(N, dtype=np.int64)
-    status, decided = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
-    chosen, stats = np.zeros(K, dtype=np.int64), np.zeros(6)
+    st = _k.dart_state(N, K)
+    chosen = np.zeros(K, dtype=np.int64)
     t, ell, lengths = 0, 1, []
     if isinstance(lam, str) and lam not in ("auto", "printed"):
         raise ValueError(f"lam must be a number >= 0, 'auto' or 'printed'; got {lam!r}")
@@ -274,13 +274,14 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
             auto, lv = False, math.sqrt(1440.0 * N * math.log(2.0 * N * block) / (K * block))
         else:
             auto, lv = _parse_lam(lam, N, K, block)
-        _k.dart_block(*_env_args(env), K, int(block), int(t), lv, auto, c, es, ps, cp, curve,
-                      ipos, acc, mu_hat, counts, status, decided, chosen, stats)
+        _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
+                      _k.DartConfig(K, int(block), lv, auto, c), int(t), es, ps, chosen)
         lengths.append(int(block))
-        stop = _STOP[int(stats[4])]
+        stop = _STOP[int(st.ints[_k.D_STOP])]
         t += block
         ell += 1
-    info = {"restarts": lengths, "epochs_last": int(stats[0]), "tests_last": int(stats[1])}
+    info = {"restarts": lengths, "epochs_last": int(st.ints[_k.D_EPOCH]),
+            "tests_last": int(st.ints[_k.D_TESTS])}
     return _result("dart-anytime", env, T, seed, cp, curve, chosen, stop, T, info)
 
 
