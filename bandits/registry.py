@@ -301,11 +301,13 @@ def _horizon(name: str, max_samples: int, options: dict) -> tuple[int, bool]:
 
 
 def _budget_cut(res: RunResult, cut: bool) -> RunResult:
-    """A run whose horizon was cut by ``max_samples`` and that used it all is a budget stop."""
+    """A run whose requested horizon ``T`` was cut to ``max_samples`` stopped by the budget
+    (whatever it did within the shorter horizon, kept in ``extra["stop_within_budget"]``)."""
     from dataclasses import replace
 
-    if cut and res.stopped_by == "horizon":
-        return replace(res, stopped_by="budget")
+    if cut:
+        return replace(res, stopped_by="budget",
+                       extra={**res.extra, "stop_within_budget": res.stopped_by})
     return res
 
 
@@ -562,3 +564,7 @@ def markdown_table() -> str:
 
 
 _register_builtin()
+
+
+if __name__ == "__main__":  # python -m bandits.registry: the docs' table
+    print(markdown_table())

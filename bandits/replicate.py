@@ -466,7 +466,7 @@ def _warm_up(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any,
     """
     if token in _WARMED:
         return
-    cap = min(int(common["max_samples"]), int(np.asarray(instance.X).shape[0]) + 2)
+    cap = min(int(common["max_samples"]), _n_arms(instance) + 2)
     for _label, algo, options in specs:
         run(algo, instance, **{**common, "max_samples": cap, "seed": 0}, **options)
     _WARMED.add(token)
@@ -598,12 +598,18 @@ def instance_by_name(name: str, **kwargs: Any) -> Any:
     return get_instance(name, **kwargs)
 
 
+def _n_arms(instance: Any) -> int:
+    """Number of arms of a linear / logistic instance (rows of X) or a SubsetEnv (N)."""
+    X = getattr(instance, "X", None)
+    return int(np.asarray(X).shape[0]) if X is not None else int(instance.N)
+
+
 def _resolve_instance(instance: Any) -> Any:
     if isinstance(instance, str):
         return instance_by_name(instance)
-    if not hasattr(instance, "X") or not hasattr(instance, "m"):
-        raise ValueError(f"instance must be a bandits.instances.Instance (or a registered "
-                         f"name); got {instance!r}")
+    if not (hasattr(instance, "X") or hasattr(instance, "kind_code")):
+        raise ValueError(f"instance must be a bandits.instances.Instance, a LogisticInstance, "
+                         f"a SubsetEnv or a registered name; got {instance!r}")
     return instance
 
 
