@@ -382,45 +382,21 @@ def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen):
 # CSAR (Rejwan & Mansour 2020), regret variant with the Hadamard design
 # ----------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def _design(k, use_hadamard, Hq, Hc):
-    """Fill the query table ``Hq`` (q, k) and coefficients ``Hc`` (b, q); return (b, q)."""
-    if use_hadamard:
-        b = 2 * k
-        a = 1.0 / (b - 1)
-        for r in range(1, b):
-            cp_ = 0
-            cm = 0
-            for i in range(b):
-                x = i & r
-                par = 0
-                while x:
-                    par ^= x & 1
-                    x >>= 1
-                h = 1 - 2 * par
-                if h == 1:
-                    Hq[2 * (r - 1), cp_] = i
-                    cp_ += 1
-                else:
-                    Hq[2 * (r - 1) + 1, cm] = i
-                    cm += 1
-                Hc[i, 2 * (r - 1)] = (h + a) / b
-                Hc[i, 2 * (r - 1) + 1] = (-h + a) / b
-        return b, 2 * (b - 1)
-    b = k + 1
-    for j in range(b):
-        c = 0
-        for i in range(b):
-            if i != j:
-                Hq[j, c] = i
-                c += 1
-            Hc[i, j] = 1.0 / k - (1.0 if i == j else 0.0)
-    return b, b
+class CsarDesigns(NamedTuple):
+    """The query designs CSAR may use, precomputed by :func:`design.hadamard.subset_design`
+    for every number of open slots ``k = 1..K``: slot ``[0, k]`` leave-one-out, ``[1, k]``
+    Hadamard (when ``k`` is a power of two). ``queries[h, k, :q, :k]`` and
+    ``coef[h, k, :b, :q]`` are the design's query table and estimator, ``size[h, k]`` its
+    ``(b, q)``."""
+
+    queries: np.ndarray
+    coef: np.ndarray
+    size: np.ndarray
 
 
 @njit(cache=True)
-def csar_run(p, table, kind, rho, sigma, mu_star, K, T, env_state, pol_state, cp, curve, ipos,
-             acc, est, status, chosen, stats):
+def csar_run(p, table, kind, rho, sigma, mu_star, K, T, designs, env_state, pol_state, cp,
+             curve, ipos, acc, est, status, chosen, stats):
     """CSAR with fresh samples per phase; see :func:`bandits.subsets.csar`.
 
     Phase ``s`` targets accuracy ``eps_s = 2^-s`` on ``phi_i = K theta_i`` (for the mean
@@ -438,8 +414,6 @@ def csar_run(p, table, kind, rho, sigma, mu_star, K, T, env_state, pol_state, cp
     perm = np.empty(N, dtype=np.int64)
     accepted = np.empty(K, dtype=np.int64)
     action = np.empty(K, dtype=np.int64)
-    Hq = np.empty((2 * (2 * K - 1) + 2, K), dtype=np.int64)
-    Hc = np.empty((2 * K + 1, 2 * (2 * K - 1) + 2))
     vals = np.empty(N)
     sums = np.zeros(N)
     for i in range(N):
@@ -457,8 +431,10 @@ def csar_run(p, table, kind, rho, sigma, mu_star, K, T, env_state, pol_state, cp
         k = K - n_acc
         phase += 1
         eps = 0.5 ** phase
-        use_h = (k & (k - 1)) == 0 and n_und >= 2 * k
-        b, q = _design(k, use_h, Hq, Hc)
+        use_h = 1 if (k & (k - 1)) == 0 and n_und >= 2 * k else 0
+        b, q = designs.size[use_h, k, 0], designs.size[use_h, k, 1]
+        Hq = designs.queries[use_h, k]
+        Hc = designs.coef[use_h, k]
         v = 0.0
         for i in range(b):
             s2 = 0.0

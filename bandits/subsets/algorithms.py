@@ -286,6 +286,27 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
 
 
 # ------------------------------------------------------------------------------- CSAR
+def csar_designs(K: int) -> _k.CsarDesigns:
+    """Every query design CSAR may use with subsets of size ``K`` (leave-one-out for each
+    ``k = 1..K`` open slots, Hadamard where ``k`` is a power of two), from
+    :func:`design.hadamard.subset_design`, packed for the jitted loop."""
+    from design.hadamard import has_hadamard, subset_design
+
+    qmax, bmax = 2 * (2 * K - 1), 2 * K
+    queries = np.zeros((2, K + 1, qmax, K), dtype=np.int64)
+    coef = np.zeros((2, K + 1, bmax, qmax))
+    size = np.zeros((2, K + 1, 2), dtype=np.int64)
+    for k in range(1, K + 1):
+        for h, kind in ((0, "leave-one-out"), (1, "hadamard")):
+            if h == 1 and not has_hadamard(k):
+                continue
+            d = subset_design(k, kind)
+            queries[h, k, :d.n_queries, :k] = d.queries
+            coef[h, k, :d.block, :d.n_queries] = d.coef
+            size[h, k] = d.block, d.n_queries
+    return _k.CsarDesigns(queries, coef, size)
+
+
 def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> SubsetRunResult:
     r"""CSAR: Combinatorial Successive Accept Reject (Rejwan & Mansour 2020), regret form.
 
@@ -314,8 +335,8 @@ def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> Subse
     N, K = env.N, env.K
     est, status = np.zeros(N), np.zeros(N, dtype=np.int64)
     chosen, stats = np.zeros(K, dtype=np.int64), np.zeros(4)
-    _k.csar_run(*_env_args(env), K, int(T), es, ps, cp, curve, ipos, acc, est, status, chosen,
-                stats)
+    _k.csar_run(*_env_args(env), K, int(T), csar_designs(K), es, ps, cp, curve, ipos, acc, est,
+                status, chosen, stats)
     info = {"phases": int(stats[0]), "eps": float(stats[3]), "estimates": est,
             "status": status}
     return _result("csar", env, T, seed, cp, curve, chosen, _STOP[int(stats[2])], stats[1],
