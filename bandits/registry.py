@@ -84,6 +84,14 @@ class Entry:
     horizon : bool
         Fixed-horizon algorithm: ``max_samples`` is its horizon ``T`` unless the option
         ``T`` is given; a ``T`` larger than ``max_samples`` is cut, reported as a budget stop.
+    call : str
+        How :func:`run` calls ``simulate``: ``"name"`` -- ``f(name, instance, **kw)``
+        (the family's public function takes the name), ``"instance"`` --
+        ``f(instance, **kw)`` without ``epsilon`` (one function per algorithm), ``"adapter"``
+        -- ``f(name, instance, **kw)`` with every common argument.
+    exact : bool
+        Best-arm identification with no tolerance: ``run`` refuses ``epsilon != 0`` and
+        instances with ``m != 1`` before calling ``simulate``.
     """
 
     name: str
@@ -98,6 +106,8 @@ class Entry:
     instance: str = "linear"
     example: str = "bandits.registry:_example_linear"
     horizon: bool = False
+    call: str = "adapter"
+    exact: bool = False
     extra: dict = field(default_factory=dict)
 
     def option_names(self) -> list[str]:
@@ -150,19 +160,64 @@ def _load(path: str) -> Callable:
 
 def run(algorithm: Any, instance: Any, *, delta: float = 0.05, epsilon: float = 0.0,
         seed: int = 0, max_samples: int = 10**7, **options: Any) -> RunResult:
-    """Simulate one run of a registered algorithm (see :func:`bandits.run`)."""
-    from bandits.gifa import GIFA
+    """Simulate one run of ``algorithm`` on ``instance`` (a jitted loop).
 
-    if isinstance(algorithm, GIFA):
-        from bandits.gifa import run_gifa
+    Parameters
+    ----------
+    algorithm : str or GIFA
+        A registered name (:func:`bandits.registry.names`: the GIFA family ``"lingape"``,
+        ``"m-lingape"``, ``"lingifa"``, ``"lucb"``, ``"ugape"``; the static ``"g-static"``,
+        ``"xy-static"``, ``"xy-oracle"``; the phased ``"xy-adaptive"``, ``"rage"``; the
+        logistic ``"homer"``, ``"war"``; the subset ``"dart"``, ``"dart-anytime"``,
+        ``"csar"``, ``"lints"``, ``"lints-unscaled"``, ``"ucb"``) or a
+        :class:`bandits.GIFA` configuration.
+    instance
+        A :class:`bandits.instances.Instance` (linear), a
+        :class:`bandits.logistic.LogisticInstance` (``homer``, ``war``) or a
+        :class:`bandits.subsets.SubsetEnv` (subset algorithms).
+    delta : float
+        Confidence level in (0, 1) (the subset algorithms have none: leave the default).
+    epsilon : float
+        Tolerance: the answer must be in ``{a : mu_a >= mu_(m) - epsilon}`` (GIFA family;
+        the others identify exactly, ``epsilon = 0``).
+    seed : int
+        Seeds both the policy's tie-breaking and the environment's rewards.
+    max_samples : int
+        Budget; a run that spends it reports ``stopped_by="budget"``. For the
+        fixed-horizon algorithms (``homer``, the subset ones) it is the horizon ``T``
+        unless the option ``T`` is given (a ``T`` above the budget is cut to it and the run
+        reports ``"budget"``).
+    **options
+        The algorithm's own options (``oed run --help`` and ``docs/algorithms.md`` list
+        them with their defaults), e.g. rule overrides ``selection="optimized"``,
+        ``threshold="heuristic"`` and ``S`` / ``sigma`` for the GIFA family,
+        ``method="rounding"`` for the static ones, ``variant="code"`` for RAGE. An unknown
+        option is a ValueError listing the valid ones.
 
-        return run_gifa(algorithm, instance, delta=delta, epsilon=epsilon, seed=seed,
-                        max_samples=max_samples, **options)
+    Returns
+    -------
+    RunResult
+        ``stopped_by`` is one of :data:`bandits.STOP_REASONS`.
+    """
+    if not isinstance(algorithm, str):
+        from bandits.gifa import GIFA, run_gifa
+
+        if isinstance(algorithm, GIFA):
+            return run_gifa(algorithm, instance, delta=delta, epsilon=epsilon, seed=seed,
+                            max_samples=max_samples, **options)
     e = entry(algorithm)
     e.check_options(options)
     check_budget(max_samples)
-    return _load(e.simulate)(e.name, instance, delta=delta, epsilon=epsilon, seed=seed,
-                             max_samples=max_samples, **options)
+    if e.exact:
+        _best_arm_only(e.name, instance, epsilon)
+    simulate = _load(e.simulate)
+    if e.call == "instance":
+        return simulate(instance, delta=delta, seed=seed, max_samples=max_samples, **options)
+    if e.call == "name" and e.exact:
+        return simulate(e.name, instance, delta=delta, seed=seed, max_samples=max_samples,
+                        **options)
+    return simulate(e.name, instance, delta=delta, epsilon=epsilon, seed=seed,
+                    max_samples=max_samples, **options)
 
 
 def policy(name: str, arms: Any, **arguments: Any) -> Any:
@@ -263,31 +318,11 @@ def _example_subset() -> Any:
                                name="easy-subset")
 
 
-def _sim_gifa(name: str, instance: Any, **kw: Any) -> RunResult:
-    from bandits.gifa import run_gifa
-
-    return run_gifa(name, instance, **kw)
-
-
 def _best_arm_only(name: str, instance: Any, epsilon: float) -> None:
     if epsilon != 0.0:
         raise ValueError(f"epsilon: {name} identifies the best arm exactly (epsilon must be 0)")
     if getattr(instance, "m", 1) != 1:
         raise ValueError(f"instance: {name} is a best-arm (m = 1) algorithm; got m={instance.m}")
-
-
-def _sim_static(name: str, instance: Any, *, epsilon: float, **kw: Any) -> RunResult:
-    from bandits.static import run_static
-
-    _best_arm_only(name, instance, epsilon)
-    return run_static(name, instance, **kw)
-
-
-def _sim_phased(name: str, instance: Any, *, epsilon: float, **kw: Any) -> RunResult:
-    from bandits.phased import run_rage, run_xy_adaptive
-
-    _best_arm_only(name, instance, epsilon)
-    return (run_rage if name == "rage" else run_xy_adaptive)(instance, **kw)
 
 
 def _horizon(name: str, max_samples: int, options: dict) -> tuple[int, bool]:
@@ -466,9 +501,9 @@ def _register_builtin() -> None:
 
     for name, label, summary, ref in _GIFA_ROWS:
         assert name in ALGORITHMS
-        register(Entry(name, "gifa", label, summary, ref, "bandits.registry:_sim_gifa",
+        register(Entry(name, "gifa", label, summary, ref, "bandits.gifa:run_gifa",
                        "bandits.registry:_policy_gifa", _gifa_options(name),
-                       _GIFA_POLICY_ARGS))
+                       _GIFA_POLICY_ARGS, call="name"))
     static_opts = _signature_options(
         run_static, skip=("algorithm", "instance", *COMMON_RUN_ARGS),
         choices={"method": _METHODS, "init": _INITS})
@@ -478,21 +513,23 @@ def _register_builtin() -> None:
             ("xy-oracle", "XY-oracle", "best arm, static oracle allocation (knows theta)")):
         register(Entry(name, "static", label, summary,
                        "Soare, Lazaric & Munos 2014 (NeurIPS), §3-4",
-                       "bandits.registry:_sim_static", "bandits.registry:_policy_static",
+                       "bandits.static:run_static", "bandits.registry:_policy_static",
                        static_opts, _LINEAR_POLICY_ARGS + (("theta",) if name == "xy-oracle"
-                                                           else ())))
+                                                           else ()), call="name", exact=True))
     register(Entry("xy-adaptive", "phased", "XY-adaptive",
                    "best arm, phases of XY-optimal allocations on the active set",
                    "Soare, Lazaric & Munos 2014 (NeurIPS), Fig. 3",
-                   "bandits.registry:_sim_phased", "bandits.registry:_policy_phased",
+                   "bandits.phased:run_xy_adaptive", "bandits.registry:_policy_phased",
                    _dict_options(XY_ADAPTIVE_DEFAULTS, _AdaptiveEngine.__init__)
-                   + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS))
+                   + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS,
+                   call="instance", exact=True))
     register(Entry("rage", "phased", "RAGE",
                    "best arm (transductive), rounds of XY-optimal designs with elimination",
                    "Fiez, Jain, Jamieson & Ratliff 2019 (NeurIPS), Algorithm 1",
-                   "bandits.registry:_sim_phased", "bandits.registry:_policy_phased",
+                   "bandits.phased:run_rage", "bandits.registry:_policy_phased",
                    _dict_options(RAGE_DEFAULTS, _RageEngine.__init__)
-                   + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS))
+                   + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS,
+                   call="instance", exact=True))
     from bandits.logistic.homer import HomerPolicy, run_homer
     from bandits.logistic.warmup import WarPolicy, war_warmup
 

@@ -9,9 +9,10 @@ With ``--ref REV`` the same snippets run on ``git archive REV`` (extracted to a 
 directory, imported from there) in alternation with this checkout, and the ratio
 ``this / ref`` is printed per family (< 1: this checkout compiles faster).
 
-It then counts the hops of three user journeys: the deepest chain of nested calls of our
-own Python functions (design/, rounding/, bandits/) from the entry point to the work (a
-jitted kernel is called from the last one), with the modules the journey touches.
+It then counts the hops of three user journeys: the number of our own Python functions
+(design/, rounding/, bandits/) nested from the entry point down to the shallowest call of
+a jitted kernel (the dispatch a user's call goes through before the work starts), with the
+deepest chain of our own nested calls anywhere in the journey and the modules it touches.
 
 Usage: ``python benchmarks/bench_compile.py [--ref main] [--repeats 1] [--family gifa]
 [--no-compile] [--no-hops]``.
@@ -102,28 +103,40 @@ import json, os, sys
 ENTRY()  # warm: compile and import everything once
 ROOTS = tuple(os.path.join({root!r}, p) + os.sep for p in ("design", "rounding", "bandits"))
 best = [0, []]
+kernel = [10**9, []]
 mods = set()
 def ours(frame):
     return frame.f_code.co_filename.startswith(ROOTS)
-def hook(frame, event, arg):
-    if event != "call" or not ours(frame):
-        return
+def chain_of(frame):
     chain, f = [], frame
     while f is not None:
         if ours(f):
-            chain.append(f)
+            chain.append(os.path.relpath(f.f_code.co_filename, {root!r}) + ":" + f.f_code.co_name)
         f = f.f_back
+    return chain[::-1]
+def hook(frame, event, arg):
+    if event != "call" or not ours(frame):
+        return
     mods.add(os.path.relpath(frame.f_code.co_filename, {root!r}))
+    chain = chain_of(frame)
     if len(chain) > best[0]:
-        best[0] = len(chain)
-        best[1] = [os.path.relpath(c.f_code.co_filename, {root!r}) + ":" + c.f_code.co_name
-                   for c in reversed(chain)]
+        best[0], best[1] = len(chain), chain
+from numba.core.registry import CPUDispatcher
+from numba.core.dispatcher import Dispatcher
+base_call = Dispatcher.__mro__[-2].__call__  # the C dispatcher's tp_call
+def counting_call(self, *args, **kwargs):
+    chain = chain_of(sys._getframe(1))
+    if chain and len(chain) < kernel[0]:
+        kernel[0], kernel[1] = len(chain), chain + ["[jit] " + self.py_func.__name__]
+    return base_call(self, *args, **kwargs)
+CPUDispatcher.__call__ = counting_call
 import io, contextlib
 sys.setprofile(hook)
 with contextlib.redirect_stdout(io.StringIO()):
     ENTRY()
 sys.setprofile(None)
-print(json.dumps({{"hops": best[0], "chain": best[1], "modules": sorted(mods)}}))
+print(json.dumps({{"hops": kernel[0], "chain": kernel[1], "depth": best[0],
+                  "deepest": best[1], "modules": sorted(mods)}}))
 """
 
 
@@ -171,16 +184,18 @@ def compile_table(args: argparse.Namespace, families: list[str], ref_dir: Path |
 def hops_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
     """Print the hop count and modules touched per journey (and those at ``--ref``)."""
     print()
-    head = f"{'journey':<80} {'hops':>5} {'modules':>8}"
+    head = f"{'journey':<78} {'hops':>5} {'depth':>6} {'modules':>8}"
     if ref_dir is not None:
-        head += f" {args.ref + ': hops':>12} {'modules':>8}"
+        head += f" {args.ref + ': hops':>12} {'depth':>6} {'modules':>8}"
     print(head)
     for name in JOURNEYS:
         mine = hops(name, ROOT)
-        line = f"{name:<80} {mine['hops']:>5} {len(mine['modules']):>8}"
+        line = (f"{name:<78} {mine['hops']:>5} {mine['depth']:>6} "
+                f"{len(mine['modules']):>8}")
         theirs = hops(name, ref_dir) if ref_dir is not None else None
         if theirs is not None:
-            line += f" {theirs['hops']:>12} {len(theirs['modules']):>8}"
+            line += (f" {theirs['hops']:>12} {theirs['depth']:>6} "
+                     f"{len(theirs['modules']):>8}")
         print(line, flush=True)
         if args.chains:
             print("    this: " + " -> ".join(mine["chain"]))
