@@ -390,12 +390,12 @@ def _sim_subset(name: str, instance: Any, *, epsilon: float, delta: float, seed:
     T, cut = _horizon(name, max_samples, options)
     t0 = time.perf_counter()
     res = run_subset(name, instance, T, seed=seed, **options)
-    counts = res.info.get("counts")
+    counts = res.info["plays"]
     out = RunResult(
         algorithm=name, instance=getattr(instance, "name", None) or "subset", seed=int(seed),
         samples=int(T), recommendation=np.asarray(res.chosen, dtype=np.int64),
         correct=bool(res.correct),
-        counts=np.asarray(counts if counts is not None else np.zeros(0), dtype=np.int64),
+        counts=np.asarray(counts, dtype=np.int64),
         stopped_by=res.stopped_by, wall_time=time.perf_counter() - t0,
         extra={"times": res.times, "regret": res.regret, "final_regret": res.final_regret,
                "explore_steps": res.explore_steps, "info": res.info, "subset_result": res})

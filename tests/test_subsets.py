@@ -285,3 +285,25 @@ def test_cli_subset(tmp_path, capsys):
     assert "dart" in capsys.readouterr().out and out.exists()
     assert main(["subset", "dart", "--N", "8", "--K", "8", "--T", "2000"]) == 2
     assert main(["subset", "dart", "--N", "8", "--K", "2", "--T", "5"]) == 2
+
+
+@pytest.mark.parametrize("name", ["dart", "dart-anytime", "csar", "lints", "lints-unscaled",
+                                  "ucb"])
+@pytest.mark.parametrize("T", [7, 60, 3000, 40000])
+def test_subset_policy_replays_the_simulation_at_every_horizon(name, T):
+    # the ask/tell policy and the simulation share the step kernel: same subsets played,
+    # same plays per arm, same committed subset and stop reason, for horizons that cut an
+    # epoch / a phase, end the exploration early, or let it finish
+    import bandits
+    from bandits.registry import policy_for
+
+    env = SubsetEnv.bernoulli(N=7, K=3 if name != "ucb" else 2, seed=1)
+    res = bandits.run(name, env, max_samples=T, seed=4)
+    pol = policy_for(name, env, seed=4, max_samples=T)
+    draw = bandits.reward_oracle(env, 4)
+    while not pol.done:
+        subset = pol.ask()
+        pol.tell(subset, draw(subset) if pol.exploring else 0.0)
+    assert pol.stopped_by == res.stopped_by
+    assert np.array_equal(pol.recommendation, res.recommendation)
+    assert np.array_equal(pol.counts, res.counts)

@@ -64,7 +64,8 @@ class SubsetRunResult:
     T : int
     seed : int
     info : dict
-        Algorithm-specific data (DART: epochs, tests, lambda, counts, mu_hat, status ...).
+        Algorithm-specific data (DART: epochs, tests, lambda, counts, mu_hat, status ...);
+        every algorithm: ``plays``, each arm's plays while exploring.
     """
 
     algorithm: str
@@ -210,14 +211,15 @@ def dart(env: SubsetEnv, T: int, *, seed: int = 0, lam: float | str = "auto",
     c = _check_c(c)
     st = _k.dart_state(env.N, env.K)
     chosen = np.zeros(env.K, dtype=np.int64)
+    plays = np.zeros(env.N, dtype=np.int64)
     _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
-                  _k.DartConfig(env.K, int(T), lam_val, auto, c), 0, es, ps, chosen)
+                  _k.DartConfig(env.K, int(T), lam_val, auto, c), 0, es, ps, chosen, plays)
     ints, floats = st.ints, st.floats
     info = {"epochs": int(ints[_k.D_EPOCH]), "tests": int(ints[_k.D_TESTS]),
             "delta": float(floats[_k.F_DELTA]),
             "lambda": float(floats[_k.F_LAST_TESTED]) if auto else lam_val,
             "lambda_rule": str(lam), "counts": st.counts, "mu_hat": st.mu_hat,
-            "status": st.status, "decided_at": st.decided_at}
+            "status": st.status, "decided_at": st.decided_at, "plays": plays}
     return _result("dart", env, T, seed, cp, curve, chosen, _STOP[int(ints[_k.D_STOP])],
                    ints[_k.D_STEPS], info)
 
@@ -264,6 +266,7 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
     N, K = env.N, env.K
     st = _k.dart_state(N, K)
     chosen = np.zeros(K, dtype=np.int64)
+    plays = np.zeros(N, dtype=np.int64)
     t, ell, lengths = 0, 1, []
     if isinstance(lam, str) and lam not in ("auto", "printed"):
         raise ValueError(f"lam must be a number >= 0, 'auto' or 'printed'; got {lam!r}")
@@ -275,13 +278,13 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
         else:
             auto, lv = _parse_lam(lam, N, K, block)
         _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
-                      _k.DartConfig(K, int(block), lv, auto, c), int(t), es, ps, chosen)
+                      _k.DartConfig(K, int(block), lv, auto, c), int(t), es, ps, chosen, plays)
         lengths.append(int(block))
         stop = _STOP[int(st.ints[_k.D_STOP])]
         t += block
         ell += 1
     info = {"restarts": lengths, "epochs_last": int(st.ints[_k.D_EPOCH]),
-            "tests_last": int(st.ints[_k.D_TESTS])}
+            "tests_last": int(st.ints[_k.D_TESTS]), "plays": plays}
     return _result("dart-anytime", env, T, seed, cp, curve, chosen, stop, T, info)
 
 
@@ -332,15 +335,15 @@ def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> Subse
     (``stopped_by="lambda"``).
     """
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
-    N, K = env.N, env.K
-    est, status = np.zeros(N), np.zeros(N, dtype=np.int64)
-    chosen, stats = np.zeros(K, dtype=np.int64), np.zeros(4)
-    _k.csar_run(*_env_args(env), K, int(T), csar_designs(K), es, ps, cp, curve, ipos, acc, est,
-                status, chosen, stats)
-    info = {"phases": int(stats[0]), "eps": float(stats[3]), "estimates": est,
-            "status": status}
-    return _result("csar", env, T, seed, cp, curve, chosen, _STOP[int(stats[2])], stats[1],
-                   info)
+    st = _k.csar_state(env.N, env.K)
+    chosen = np.zeros(env.K, dtype=np.int64)
+    plays = np.zeros(env.N, dtype=np.int64)
+    _k.csar_run(_env_args(env), (cp, curve, ipos, acc), st, env.K, int(T), csar_designs(env.K),
+                es, ps, chosen, plays)
+    info = {"phases": int(st.ints[_k.C_PHASE]), "eps": float(st.floats[_k.C_EPS]),
+            "estimates": st.est, "status": st.status, "plays": plays}
+    return _result("csar", env, T, seed, cp, curve, chosen, _STOP[int(st.ints[_k.C_STOP])],
+                   st.ints[_k.C_STEPS], info)
 
 
 # ------------------------------------------------------------------------------- LinTS
@@ -378,11 +381,12 @@ def lints(env: SubsetEnv, T: int, *, seed: int = 0, scaled: bool = True, v: floa
     if not (np.isfinite(reg) and reg > 0):
         raise ValueError(f"reg must be positive; got {reg!r}")
     theta, chosen = np.zeros(env.N), np.zeros(env.K, dtype=np.int64)
-    _k.lints_run(*_env_args(env), env.K, int(T), v, reg, es, ps, cp, curve, ipos, acc, theta,
-                 chosen)
+    plays = np.zeros(env.N, dtype=np.int64)
+    _k.lints_run(_env_args(env), (cp, curve, ipos, acc), _k.lints_state(env.N),
+                 _k.LintsConfig(env.K, int(T), v, reg), es, ps, theta, chosen, plays)
     name = "lints" if scaled else "lints-unscaled"
     return _result(name, env, T, seed, cp, curve, chosen, "horizon", T,
-                   {"v": v, "theta": theta})
+                   {"v": v, "theta": theta, "plays": plays})
 
 
 # ------------------------------------------------------------------------------- UCB
@@ -409,12 +413,20 @@ def ucb(env: SubsetEnv, T: int, *, seed: int = 0, max_actions: int = 1_000_000,
                          f"max_actions = {max_actions:,}")
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
     actions = np.array(list(combinations(range(env.N), env.K)), dtype=np.int64)
-    chosen, stats = np.zeros(env.K, dtype=np.int64), np.zeros(3)
-    _k.ucb_run(*_env_args(env), env.K, int(T), actions, es, ps, cp, curve, ipos, acc, chosen,
-               stats)
-    stop = "horizon" if stats[2] >= T else ("all-decided" if stats[1] == 1 else "lambda")
-    return _result("ucb", env, T, seed, cp, curve, chosen, stop, stats[2],
-                   {"rounds": int(stats[0]), "remaining": int(stats[1]), "actions": M})
+    chosen = np.zeros(env.K, dtype=np.int64)
+    plays = np.zeros(env.N, dtype=np.int64)
+    st = _k.ucb_state(actions)
+    _k.ucb_run(_env_args(env), (cp, curve, ipos, acc), st, int(T), es, ps, chosen, plays)
+    steps, left = int(st.ints[_k.U_STEPS]), int(st.ints[_k.U_ALIVE])
+    return _result("ucb", env, T, seed, cp, curve, chosen, ucb_stop_reason(steps, left, T),
+                   steps, {"rounds": int(st.ints[_k.U_ROUNDS]), "remaining": left,
+                           "actions": M, "plays": plays})
+
+
+def ucb_stop_reason(steps: int, remaining: int, T: int) -> str:
+    """``"horizon"`` if the exploration used the horizon, ``"all-decided"`` if one action
+    is left, else ``"lambda"`` (the next round's resolution is out of reach)."""
+    return "horizon" if steps >= T else ("all-decided" if remaining == 1 else "lambda")
 
 
 ALGORITHMS = {
