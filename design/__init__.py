@@ -11,7 +11,7 @@
 """
 
 from design.elfving import CCertificate, c_check, c_optimal
-from design.gd import d_optimal, g_optimal, kw_check, variances
+from design.gd import d_optimal, g_optimal, kw_check, two_approx_g_design, variances
 from design.greedy import (
     GreedyChoice,
     greedy_g_step,
@@ -51,6 +51,7 @@ __all__ = [
     "minimax_optimal",
     "pairwise_differences",
     "sherman_morrison_update",
+    "two_approx_g_design",
     "variances",
     "xy_check",
     "xy_optimal",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._linalg import cholesky_lower, lower_inverse
+from design.linalg import cholesky_lower, lower_inverse
 
 T, LOGDET, SINCE, READY = 0, 1, 2, 3
 

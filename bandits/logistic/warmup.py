@@ -41,6 +41,7 @@ from bandits.logistic.core import (
     mu,
     mudot,
 )
+from design.gd import two_approx_g_design  # Algorithm 3 (re-exported here)
 
 __all__ = [
     "WarPolicy",
@@ -151,35 +152,6 @@ def oracle_warmup(X: object, theta: object, *, delta: float = DELTA) -> WarmupRe
 # ----------------------------------------------------------------------------------------
 # Algorithm 3: 2-approximate G-optimal design (Todd's initial support + Wolfe/away steps)
 # ----------------------------------------------------------------------------------------
-
-
-def two_approx_g_design(X: np.ndarray) -> np.ndarray:
-    """Algorithm 3 of the paper: a design with ``max_x ||x||^2_{V_lambda^{-1}} <= 2 d``.
-
-    Algorithm 4 (:func:`design._gd_numba.initial_support`, Kumar–Yildirim/Todd) gives ``d``
-    points, uniform weights on them, then Algorithm 5 (Wolfe's algorithm with away and
-    drop steps, :func:`design._gd_numba.wolfe_atwood` without pairwise exchanges) with
-    ``eps = 1``. If the rows do not span R^d the design is computed in coordinates of
-    their span (the variances of rows in the span are unchanged). Returns the weights.
-    """
-    from design import _gd_numba as gk
-
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    U, sv, Vt = np.linalg.svd(X, full_matrices=False)
-    r = int(np.sum(sv > 1e-10 * sv.max()))
-    Z = np.ascontiguousarray(X @ Vt[:r].T)
-    K = Z.shape[0]
-    w = np.zeros(K)
-    if r == 0:
-        raise ValueError("two_approx_g_design: all rows are zero")
-    sup = gk.initial_support(Z)
-    w[sup] = 1.0 / sup.shape[0]
-    Minv = np.empty((r, r))
-    omega = np.empty(K)
-    if not gk.exact_state(Z, w, Minv, omega):  # pragma: no cover - Alg. 4 spans
-        raise RuntimeError("Algorithm 4 returned a singular support")
-    gk.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
-    return w
 
 
 # ----------------------------------------------------------------------------------------
