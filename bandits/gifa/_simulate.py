@@ -6,7 +6,7 @@ from numba import njit
 
 from bandits._core import rng as _rng
 from bandits._core.lsq import T, refresh, update
-from bandits._gifa_numba import OUT_ARM1, OUT_ARM2, OUT_STOP, decide
+from bandits.gifa._kernels import OUT_ARM1, OUT_ARM2, OUT_STOP, decide
 
 ENV_GAUSSIAN, ENV_TABLE = 0, 1
 STOPPED_BY_RULE, STOPPED_BY_BUDGET = 0, 1

@@ -49,12 +49,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from bandits import _gifa_numba as G
 from bandits._core import rng as _rng
 from bandits._core.lsq import new_state, refresh, update
 from bandits._core.protocol import AskTellProtocol
 from bandits._core.result import RunResult
-from bandits._simulate import (
+from bandits.gifa import _kernels as G
+from bandits.gifa._simulate import (
     ENV_GAUSSIAN,
     ENV_TABLE,
     STOPPED_BY_BUDGET,

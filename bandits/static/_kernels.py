@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
-from bandits._simulate import pull
+from bandits.gifa._simulate import pull
 from rounding.tracking import track_ratio
 
 RULE_GREEDY, RULE_RATIO = 0, 1

@@ -51,10 +51,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bandits import _static_numba as S
 from bandits._core import rng as _rng
 from bandits._core.protocol import AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
+from bandits.static import _kernels as S
 from rounding.tracking import track_ratio
 
 __all__ = ["STATIC_ALGORITHMS", "StaticPolicy", "confidence_constants", "run_static",

@@ -3,7 +3,7 @@ r"""Phased elimination: XY-adaptive (Soare et al. 2014) and RAGE (Fiez et al. 20
 Both algorithms run in phases; each phase is a *static* design chosen from the previous
 phases' outcome, and its estimate uses **only the phase's own samples**, so the
 non-adaptive confidence bound (Soare et al. Prop. 1) applies.  Within a phase the pulls are
-simulated in jitted code (:mod:`bandits._static_numba`) that keeps only counts and reward
+simulated in jitted code (:mod:`bandits.static._kernels`) that keeps only counts and reward
 sums per arm; the Python level runs once per phase (design, elimination).
 
 XY-adaptive (Soare, Lazaric & Munos 2014, §5, Fig. 3)
@@ -86,7 +86,6 @@ from typing import Any
 
 import numpy as np
 
-from bandits import _static_numba as S
 from bandits._core import rng as _rng
 from bandits._core.protocol import AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
@@ -103,6 +102,7 @@ from bandits.static import (
     spanning_arms,
     target_means,
 )
+from bandits.static import _kernels as S
 
 __all__ = ["PHASED_ALGORITHMS", "AdaptivePolicy", "RagePolicy", "rage_design",
            "run_rage", "run_xy_adaptive"]
@@ -360,7 +360,7 @@ class AdaptivePolicy(_PhasePolicy):
             self._finish("budget")
 
     def _decide(self) -> None:
-        """Mirror of the loop body of :func:`bandits._static_numba.adaptive_phase`."""
+        """Mirror of the loop body of :func:`bandits.static._kernels.adaptive_phase`."""
         eng = self._eng
         u = S.max_val(self._vals, self._M)
         if eng.stop_in:
