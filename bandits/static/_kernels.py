@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
-from bandits.gifa._simulate import pull
+from bandits._core.env import pull_arrays as pull
 from rounding.tracking import track_ratio
 
 RULE_GREEDY, RULE_RATIO = 0, 1
