@@ -366,7 +366,7 @@ def _cmd_replicate(args: argparse.Namespace) -> int:
 
 
 def _add_sim_options(p: argparse.ArgumentParser) -> None:
-    from bandits.gifa import _CHOICES
+    from bandits.gifa import RULE_CHOICES
 
     try:
         from bandits.instances import INSTANCES
@@ -384,7 +384,7 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
     rules = p.add_argument_group("rule overrides (applied to every algorithm)")
     for key in _RULES:
         rules.add_argument(f"--{key.replace('_', '-')}", dest=key,
-                           choices=sorted(_CHOICES[key]), default=None)
+                           choices=sorted(RULE_CHOICES[key]), default=None)
     rules.add_argument("--reg", type=float, default=None,
                        help="regulariser V_0 = reg I (default sigma/20; lingape: 1)")
     rules.add_argument("--sigma", type=float, default=None,

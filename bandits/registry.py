@@ -276,13 +276,13 @@ def _signature_options(func: Callable, skip: tuple[str, ...],
 
 
 def _gifa_options(name: str) -> tuple[Option, ...]:
-    from bandits.gifa import _CHOICES, ALGORITHMS, GIFA
+    from bandits.gifa import ALGORITHMS, GIFA, RULE_CHOICES
 
     base = ALGORITHMS[name]
     opts = []
     for f in fields(GIFA):
         opts.append(Option(f.name, str(f.type), getattr(base, f.name),
-                           tuple(_CHOICES[f.name]) if f.name in _CHOICES else None))
+                           tuple(RULE_CHOICES[f.name]) if f.name in RULE_CHOICES else None))
     opts.append(Option("S", "float | None", None))
     opts.append(Option("sigma", "float | None", None))
     return tuple(opts)
@@ -491,13 +491,8 @@ def _init_args(cls: type) -> tuple[str, ...]:
 
 def _register_builtin() -> None:
     from bandits.gifa import ALGORITHMS
-    from bandits.phased import (
-        RAGE_DEFAULTS,
-        XY_ADAPTIVE_DEFAULTS,
-        _AdaptiveEngine,
-        _RageEngine,
-    )
-    from bandits.static import _INITS, _METHODS, run_static
+    from bandits.phased import RAGE_DEFAULTS, XY_ADAPTIVE_DEFAULTS, AdaptiveEngine, RageEngine
+    from bandits.static import INITS, METHODS, run_static
 
     for name, label, summary, ref in _GIFA_ROWS:
         assert name in ALGORITHMS
@@ -506,7 +501,7 @@ def _register_builtin() -> None:
                        _GIFA_POLICY_ARGS, call="name"))
     static_opts = _signature_options(
         run_static, skip=("algorithm", "instance", *COMMON_RUN_ARGS),
-        choices={"method": _METHODS, "init": _INITS})
+        choices={"method": METHODS, "init": INITS})
     for name, label, summary in (
             ("g-static", "G-static", "best arm, static G-optimal allocation"),
             ("xy-static", "XY-static", "best arm, static XY-optimal allocation"),
@@ -520,14 +515,14 @@ def _register_builtin() -> None:
                    "best arm, phases of XY-optimal allocations on the active set",
                    "Soare, Lazaric & Munos 2014 (NeurIPS), Fig. 3",
                    "bandits.phased:run_xy_adaptive", "bandits.registry:_policy_phased",
-                   _dict_options(XY_ADAPTIVE_DEFAULTS, _AdaptiveEngine.__init__)
+                   _dict_options(XY_ADAPTIVE_DEFAULTS, AdaptiveEngine.__init__)
                    + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS,
                    call="instance", exact=True))
     register(Entry("rage", "phased", "RAGE",
                    "best arm (transductive), rounds of XY-optimal designs with elimination",
                    "Fiez, Jain, Jamieson & Ratliff 2019 (NeurIPS), Algorithm 1",
                    "bandits.phased:run_rage", "bandits.registry:_policy_phased",
-                   _dict_options(RAGE_DEFAULTS, _RageEngine.__init__)
+                   _dict_options(RAGE_DEFAULTS, RageEngine.__init__)
                    + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS,
                    call="instance", exact=True))
     from bandits.logistic.homer import HomerPolicy, run_homer

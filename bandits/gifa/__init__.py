@@ -405,3 +405,8 @@ def simulated_rewards(instance, seed: int):
     (same stream), to drive a :class:`Policy` in tests and examples
     (:func:`bandits.reward_oracle`)."""
     return reward_oracle(instance, seed)
+
+
+#: Rule names and their kernel codes, per rule (public: the registry's option schema and
+#: the CLI's choices read it).
+RULE_CHOICES = _CHOICES

@@ -644,3 +644,8 @@ class RagePolicy(_PhasePolicy):
             self._finish("rule")
             return
         self._plan()
+
+
+#: The phase engines shared by the simulations and the policies (public: the registry reads
+#: their signatures for the option types).
+AdaptiveEngine, RageEngine = _AdaptiveEngine, _RageEngine

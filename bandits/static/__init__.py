@@ -511,3 +511,7 @@ class StaticPolicy(AskTellProtocol):
         self._decide()
 
 
+
+
+#: Allocation methods and initialisations (public: the registry's option schema reads them).
+METHODS, INITS = _METHODS, _INITS
