@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bandits._core import rng as _rng
+from bandits._core.env import make_environment
 from bandits._core.protocol import AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from bandits.static import _kernels as S
@@ -288,6 +289,17 @@ def _setup(algorithm: str, X: object, Z: object, theta: object, *, method: str, 
                   cc, log_const, fixed)
 
 
+#: Budget of a policy without ``max_samples`` (never reached).
+NO_BUDGET = 2**62
+
+
+def _config(st: _Setup, refresh_every: int, max_samples: int) -> S.StaticConfig:
+    """The kernel's configuration of a set-up static allocation."""
+    return S.StaticConfig(st.X, st.Z, st.Y, st.rule, st.w, st.init_arms, st.stop_kind,
+                          st.theta_true, st.c, st.log_const, st.fixed, int(refresh_every),
+                          int(max_samples))
+
+
 def default_method(algorithm: str) -> str:
     """``"rounding"`` for XY-oracle, ``"greedy"`` otherwise."""
     return "rounding" if algorithm == "xy-oracle" else "greedy"
@@ -363,26 +375,19 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     seed = _seed(seed)
     max_samples = _budget(max_samples)
     refresh_every = check_int(refresh_every, "refresh_every", 1)
-    env_kind, means, env_sigma, table = _env(instance)
-    K, d = st.X.shape
-    counts = np.zeros(K, dtype=np.int64)
-    sums = np.zeros(K)
-    Ainv = np.zeros((d, d))
-    vals = np.zeros(st.Y.shape[0])
-    theta = np.zeros(d)
-    out = np.zeros(2, dtype=np.int64)
+    env = make_environment(instance)
+    cfg = _config(st, refresh_every, max_samples)
+    state = S.target_state(st.X.shape[0], st.X.shape[1], st.Y.shape[0])
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
     t0 = time.perf_counter()
-    status = S.simulate_static(st.X, st.Z, st.Y, st.rule, st.w, st.init_arms, st.stop_kind,
-                               st.theta_true, st.c, st.log_const, st.fixed, env_kind, means,
-                               env_sigma, table, rng_pol, rng_env, max_samples, refresh_every,
-                               counts, sums, Ainv, vals, theta, np.zeros(d), np.zeros(K), out)
+    status = S.simulate_static(state, cfg, env, rng_pol, rng_env)
     wall = time.perf_counter() - t0
     if status == S.STATUS_SINGULAR:
         raise ValueError("instance: the initial pulls do not span R^d")
-    rec = np.array([int(out[0])])
+    theta, counts = state.theta, state.counts
+    rec = np.array([int(S.argmax_all(st.Z, theta))])
     mu = target_means(instance)
-    n = int(out[1])
+    n = int(state.ints[S.T_PULLS])
     return RunResult(
         algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
         samples=n, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
@@ -434,83 +439,48 @@ class StaticPolicy(AskTellProtocol):
         self._st = _setup(algorithm, X, Z, theta, method=method, init=init,
                           confidence=confidence, c=c, sigma=sigma, delta=delta)
         self._rng = _rng.make_state(_seed(seed), 0)
-        self._max = None if max_samples is None else _budget(max_samples)
-        self._refresh_every = check_int(refresh_every, "refresh_every", 1)
+        budget = NO_BUDGET if max_samples is None else _budget(max_samples)
+        self._cfg = _config(self._st, check_int(refresh_every, "refresh_every", 1), budget)
         K, d = self._st.X.shape
-        self._counts = np.zeros(K, dtype=np.int64)
-        self._sums = np.zeros(K)
-        self._Ainv = np.zeros((d, d))
-        self._vals = np.zeros(self._st.Y.shape[0])
-        self._theta = np.zeros(d)
-        self._g, self._scores = np.zeros(d), np.zeros(K)
-        self._t = 0
-        self._since = 0
-        self._queue = [int(a) for a in self._st.init_arms]
-        self._in_init = True
-        if not self._queue:  # pragma: no cover - init is never empty
-            self._after_init()
+        self._state = S.target_state(K, d, self._st.Y.shape[0])
+        self._queue: list[int] = []
+        self._advance()
 
     @property
     def theta_hat(self) -> np.ndarray:
         """Current least-squares estimate (zeros during the initialisation)."""
-        return self._theta.copy()
+        return self._state.theta.copy()
 
-    def _finish(self, how: str) -> None:
-        self.done = True
-        self.stopped_by = how
-        self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._theta))])
-        self._queue = []
+    @property
+    def samples(self) -> int:
+        """Rewards told so far."""
+        return int(self._state.ints[S.T_PULLS])
 
-    def _after_init(self) -> None:
-        st = self._st
-        if not S.refresh(st.X, st.Y, st.Y.shape[0], self._counts, self._sums, self._Ainv,
-                         self._vals, self._theta):
+    @property
+    def counts(self) -> np.ndarray:
+        """Pulls per arm so far."""
+        return self._state.counts.copy()
+
+    def _advance(self) -> None:
+        """The step kernel's decision (the call the simulation loop makes)."""
+        a = S.static_decide(self._state, self._cfg, self._rng)
+        if a >= 0:
+            self._queue = [int(a)]
+            return
+        status = self._state.ints[S.T_STATUS]
+        if status == S.STATUS_SINGULAR:
             raise ValueError("X: the initial pulls do not span R^d")
-        self._in_init = False
-        self._decide()
-
-    def _decide(self) -> None:
-        st = self._st
-        b = S.beta(self._t, st.c, st.log_const, st.fixed)
-        th = st.theta_true if st.stop_kind == S.STOP_ORACLE else self._theta
-        if S.check_stop(st.Z, self._Ainv, th, b) >= 0:
-            self._finish("rule")
-            return
-        if self._max is not None and self._t >= self._max:
-            self._finish("budget")
-            return
-        if st.rule == S.RULE_GREEDY:
-            a = S.greedy_choice(st.X, st.Y, st.Y.shape[0], self._Ainv, self._vals, self._rng,
-                                self._g, self._scores)
-        else:
-            a = track_ratio(self._counts, st.w)
-        self._queue = [int(a)]
+        self.done = True
+        self.stopped_by = "rule" if status == S.STATUS_RULE else "budget"
+        self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._state.theta))])
+        self._queue = []
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
         r = self._accept(arm, reward)
-        st = self._st
-        a = int(arm)
-        self._t += 1
-        if self._in_init:
-            self._counts[a] += 1
-            self._sums[a] += r
-            if self._queue:
-                if self._max is not None and self._t >= self._max:
-                    self._finish("budget")
-                return
-            self._after_init()
-            return
-        S.observe(st.X, st.Y, st.Y.shape[0], self._Ainv, self._vals, self._theta,
-                  self._counts, self._sums, a, r, self._g)
-        self._since += 1
-        if self._since >= self._refresh_every:
-            S.refresh(st.X, st.Y, st.Y.shape[0], self._counts, self._sums, self._Ainv,
-                      self._vals, self._theta)
-            self._since = 0
-        self._decide()
-
-
+        S.observe_target(self._state, self._cfg.X, self._cfg.Y, int(arm), r,
+                         self._cfg.refresh_every)
+        self._advance()
 
 
 #: Allocation methods and initialisations (public: the registry's option schema reads them).

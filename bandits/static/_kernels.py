@@ -19,12 +19,13 @@ The greedy incremental rule (Soare et al. 2014, Eq. 22/26) uses the Sherman–Mo
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
-from bandits._core.env import pull_arrays as pull
+from bandits._core.env import pull, pull_arrays
 from rounding.tracking import track_ratio
 
 RULE_GREEDY, RULE_RATIO = 0, 1
@@ -201,64 +202,140 @@ def argmax_active(Z, th, active) -> int:
     return best
 
 
-@njit(cache=True)
-def simulate_static(X, Z, Y, rule, w, init_arms, stop_kind, theta_true, c, log_const, fixed,
-                    env_kind, means, env_sigma, table, rng_pol, rng_env, max_samples,
-                    refresh_every, counts, sums, Ainv, vals, theta, g, scores, out) -> int:
-    """One run of a static allocation (greedy or design tracking) with the stopping rule.
+class TargetState(NamedTuple):
+    """Least squares on the decision directions ``Y`` (one value at the numba boundary).
 
-    ``rule``: RULE_GREEDY (Soare et al. Eq. 22/26 on targets ``Y``) or RULE_RATIO (track the
-    design ``w`` by ``argmin N_a / w_a``: the incremental order of efficient rounding).
-    ``init_arms`` are pulled first (A must then be invertible).  ``stop_kind``:
-    STOP_EMPIRICAL (Eq. 11 with the OLS estimate) or STOP_ORACLE (Eq. 4: the same test with
-    the true ``theta_true``).  ``out[0]`` receives the recommendation (argmax of the
-    estimate), ``out[1]`` the number of pulls.  Returns a STATUS_* code.
-
-    The step order (stop test -> budget test -> choose -> pull -> update) is the one of the
-    ask/tell front-end :class:`bandits.static.StaticPolicy`.
+    ``counts``/``sums`` per arm, ``Ainv`` (``A^{-1}``, ``A = sum_a N_a x_a x_a^T``),
+    ``vals[j] = y_j^T A^{-1} y_j``, ``theta`` (OLS), work vectors ``g`` (d) and ``scores``
+    (K), and ``ints`` with named slots :data:`T_PULLS` (pulls so far), :data:`T_SINCE`
+    (since the last exact refresh), :data:`T_INIT` (initial arms pulled), :data:`T_STATUS`
+    (:data:`RUNNING` or a ``STATUS_*`` / ``PHASE_*`` code), :data:`T_BEST` (the target found
+    by a stopping rule) and :data:`T_M` (active rows of ``Y``).
     """
-    M = Y.shape[0]
-    t = 0
-    for k in range(init_arms.shape[0]):
-        if t >= max_samples:
-            out[0] = 0
-            out[1] = t
-            return STATUS_BUDGET
-        a = init_arms[k]
-        r = pull(env_kind, means, env_sigma, table, a, rng_env)
-        counts[a] += 1
-        sums[a] += r
-        t += 1
-    if not refresh(X, Y, M, counts, sums, Ainv, vals, theta):
-        out[0] = 0
-        out[1] = t
-        return STATUS_SINGULAR
-    since = 0
+
+    counts: np.ndarray
+    sums: np.ndarray
+    Ainv: np.ndarray
+    vals: np.ndarray
+    theta: np.ndarray
+    g: np.ndarray
+    scores: np.ndarray
+    ints: np.ndarray
+
+
+T_PULLS, T_SINCE, T_INIT, T_STATUS, T_BEST, T_M = range(6)
+RUNNING = -1
+
+
+def target_state(K: int, d: int, M: int) -> TargetState:
+    """Fresh arrays for K arms in dimension d and up to M target directions."""
+    ints = np.zeros(6, dtype=np.int64)
+    ints[T_STATUS] = RUNNING
+    ints[T_M] = M
+    return TargetState(np.zeros(K, dtype=np.int64), np.zeros(K), np.zeros((d, d)),
+                       np.zeros(max(M, 1)), np.zeros(d), np.zeros(d), np.zeros(K), ints)
+
+
+class StaticConfig(NamedTuple):
+    """A static allocation: arms ``X``, decision set ``Z``, targets ``Y``, the rule
+    (RULE_GREEDY on ``Y`` or RULE_RATIO tracking ``w``), the initial arms, the stopping test
+    (STOP_EMPIRICAL, or STOP_ORACLE with ``theta_true``), the multiplier
+    ``beta(n) = c sqrt(log_const + 2 log n)`` (``c`` when ``fixed``), the exact-refresh
+    period and the budget."""
+
+    X: np.ndarray
+    Z: np.ndarray
+    Y: np.ndarray
+    rule: int
+    w: np.ndarray
+    init_arms: np.ndarray
+    stop_kind: int
+    theta_true: np.ndarray
+    c: float
+    log_const: float
+    fixed: bool
+    refresh_every: int
+    max_samples: int
+
+
+@njit(cache=True)
+def observe_target(st, X, Y, arm, r, refresh_every) -> bool:
+    """Take the reward ``r`` of ``arm``: during the initial pulls only the statistics (an
+    exact refresh after the last one; False if ``A`` is singular then), afterwards the
+    rank-one update, with an exact refresh every ``refresh_every`` pulls."""
+    ints = st.ints
+    M = ints[T_M]
+    ints[T_PULLS] += 1
+    if ints[T_INIT] >= 0:  # initial pulls (T_INIT = -1 once they are done)
+        st.counts[arm] += 1
+        st.sums[arm] += r
+        return True
+    observe(X, Y, M, st.Ainv, st.vals, st.theta, st.counts, st.sums, arm, r, st.g)
+    ints[T_SINCE] += 1
+    if ints[T_SINCE] >= refresh_every:
+        refresh(X, Y, M, st.counts, st.sums, st.Ainv, st.vals, st.theta)
+        ints[T_SINCE] = 0
+    return True
+
+
+@njit(cache=True)
+def initial_step(st, X, Y, init_arms, t_budget, max_samples) -> int:
+    """During the initial pulls: the next initial arm (>= 0); -1 with ``T_STATUS`` set when
+    the budget ends the run first (``t_budget >= max_samples``) or when ``A`` is singular
+    after them; -2 when they are done (``A^{-1}``, ``theta`` and ``vals`` then exact)."""
+    ints = st.ints
+    k = ints[T_INIT]
+    if k < init_arms.shape[0]:
+        if t_budget >= max_samples:
+            ints[T_STATUS] = STATUS_BUDGET
+            return -1
+        ints[T_INIT] = k + 1
+        return init_arms[k]
+    ints[T_INIT] = -1
+    ints[T_SINCE] = 0
+    if not refresh(X, Y, ints[T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta):
+        ints[T_STATUS] = STATUS_SINGULAR
+        return -1
+    return -2
+
+
+@njit(cache=True)
+def static_decide(st, cfg, rng) -> int:
+    """The step kernel of the static allocations: the arm to pull next, or -1 when the run
+    is over (``ints[T_STATUS]``: STATUS_RULE, STATUS_BUDGET or STATUS_SINGULAR).
+
+    Order: initial arms (budget first), then stop test -> budget test -> the rule
+    (Soare et al. Eq. 22/26 greedy on ``Y``, or ``argmin N_a / w_a``)."""
+    ints = st.ints
+    if ints[T_INIT] >= 0:
+        a = initial_step(st, cfg.X, cfg.Y, cfg.init_arms, ints[T_PULLS], cfg.max_samples)
+        if a != -2:
+            return a
+    t = ints[T_PULLS]
+    b = beta(t, cfg.c, cfg.log_const, cfg.fixed)
+    th = cfg.theta_true if cfg.stop_kind == STOP_ORACLE else st.theta
+    if check_stop(cfg.Z, st.Ainv, th, b) >= 0:
+        ints[T_STATUS] = STATUS_RULE
+        return -1
+    if t >= cfg.max_samples:
+        ints[T_STATUS] = STATUS_BUDGET
+        return -1
+    if cfg.rule == RULE_GREEDY:
+        return greedy_choice(cfg.X, cfg.Y, ints[T_M], st.Ainv, st.vals, rng, st.g, st.scores)
+    return track_ratio(st.counts, cfg.w)
+
+
+@njit(cache=True)
+def simulate_static(st, cfg, env, rng_pol, rng_env) -> int:
+    """One run of a static allocation: the step kernel (:func:`static_decide`,
+    :func:`observe_target`) against the environment, as the ask/tell front-end
+    :class:`bandits.static.StaticPolicy` drives it. Returns a STATUS_* code; the
+    recommendation is ``argmax_z z^T theta``."""
     while True:
-        b = beta(t, c, log_const, fixed)
-        if stop_kind == STOP_ORACLE:
-            s = check_stop(Z, Ainv, theta_true, b)
-        else:
-            s = check_stop(Z, Ainv, theta, b)
-        if s >= 0:
-            out[0] = argmax_all(Z, theta)
-            out[1] = t
-            return STATUS_RULE
-        if t >= max_samples:
-            out[0] = argmax_all(Z, theta)
-            out[1] = t
-            return STATUS_BUDGET
-        if rule == RULE_GREEDY:
-            a = greedy_choice(X, Y, M, Ainv, vals, rng_pol, g, scores)
-        else:
-            a = track_ratio(counts, w)
-        r = pull(env_kind, means, env_sigma, table, a, rng_env)
-        observe(X, Y, M, Ainv, vals, theta, counts, sums, a, r, g)
-        t += 1
-        since += 1
-        if since >= refresh_every:
-            refresh(X, Y, M, counts, sums, Ainv, vals, theta)
-            since = 0
+        a = static_decide(st, cfg, rng_pol)
+        if a < 0:
+            return st.ints[T_STATUS]
+        observe_target(st, cfg.X, cfg.Y, a, pull(env, a, rng_env), cfg.refresh_every)
 
 
 @njit(cache=True)
@@ -318,7 +395,7 @@ def adaptive_phase(X, Y, M, init_arms, target, min_len, fig3, env_kind, means, e
             out[1] = 1
             return np.inf
         a = init_arms[k]
-        r = pull(env_kind, means, env_sigma, table, a, rng_env)
+        r = pull_arrays(env_kind, means, env_sigma, table, a, rng_env)
         pcounts[a] += 1
         psums[a] += r
         t += 1
@@ -344,7 +421,7 @@ def adaptive_phase(X, Y, M, init_arms, target, min_len, fig3, env_kind, means, e
             out[1] = 1
             return u
         a = greedy_choice(X, Y, M, Ainv, vals, rng_pol, g, scores)
-        r = pull(env_kind, means, env_sigma, table, a, rng_env)
+        r = pull_arrays(env_kind, means, env_sigma, table, a, rng_env)
         observe(X, Y, M, Ainv, vals, theta, pcounts, psums, a, r, g)
         t += 1
         since += 1
@@ -364,7 +441,7 @@ def block_phase(alloc, env_kind, means, env_sigma, table, rng_env, t0, max_sampl
         for _ in range(alloc[a]):
             if t0 + t >= max_samples:
                 return t
-            psums[a] += pull(env_kind, means, env_sigma, table, a, rng_env)
+            psums[a] += pull_arrays(env_kind, means, env_sigma, table, a, rng_env)
             pcounts[a] += 1
             t += 1
     return t
