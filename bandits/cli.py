@@ -14,17 +14,35 @@ Algorithms are given as ``NAME`` or ``NAME:key=value,key=value`` with rule overr
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import math
-import operator
+import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
 from bandits.io import design_to_dict, jsonable, load_matrix, load_vector, load_weights
+
+#: Figure formats accepted by ``--plot`` (what the plots are tested with).
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def check_output(path: str | None, flag: str, suffixes: Sequence[str]) -> None:
+    """Refuse an output file before any work: unknown extension (a CSV is never written into
+    ``t.xlsx``) or a folder that does not exist.  ValueError naming the option."""
+    if path is None:
+        return
+    from pathlib import Path
+
+    p = Path(path)
+    if p.suffix.lower() not in suffixes:
+        raise ValueError(f"{flag}: {str(path)!r} has extension {p.suffix or '(none)'!r}; "
+                         f"use one of {', '.join(suffixes)}")
+    parent = p.resolve().parent
+    if not parent.is_dir():
+        raise ValueError(f"{flag}: directory {str(parent)!r} does not exist")
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -37,42 +55,46 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_design(args: argparse.Namespace) -> int:
     import design
 
-    X = load_matrix(args.arms, "arms")
+    check_output(args.out, "--out", (".json",))
+    X = load_matrix(args.arms, "--arms")
+    # --tol is checked in (0, 1) by argparse; None means the criterion's default
+    tol_gd = 1e-6 if args.tol is None else args.tol
+    tol_mm = 1e-4 if args.tol is None else args.tol
     if args.criterion in ("g", "d"):
         fn = design.g_optimal if args.criterion == "g" else design.d_optimal
-        res = fn(X, tol=args.tol or 1e-6, method=args.method or "auto", max_iter=args.max_iter)
+        res = fn(X, tol=tol_gd, method=args.method or "auto", max_iter=args.max_iter)
         out = design_to_dict(res)
-        cert = design.kw_check(X, res.weights, tol=args.tol or 1e-6)
+        cert = design.kw_check(X, res.weights, tol=tol_gd)
         out["certificate"] = {"max_variance": cert.max_variance, "argmax": cert.argmax,
                               "d": cert.d, "g_efficiency": cert.g_efficiency}
     elif args.criterion == "c":
         if args.target is None:
             raise ValueError("--target y is required for the c-optimal design")
-        y = load_vector(args.target, "target")
+        y = load_vector(args.target, "--target")
         res = design.c_optimal(X, y, method=args.method or "auto")
         out = design_to_dict(res)
         cc = design.c_check(X, res.weights, y)
         out["certificate"] = {"value": cc.value, "max_response": cc.max_response,
                               "ratio": cc.ratio, "lower_bound": cc.lower_bound}
     elif args.criterion == "xy":
-        Y = None if args.targets is None else load_matrix(args.targets, "targets")
-        Z = None if args.decisions is None else load_matrix(args.decisions, "decisions")
+        Y = None if args.targets is None else load_matrix(args.targets, "--targets")
+        Z = None if args.decisions is None else load_matrix(args.decisions, "--decisions")
         if Y is not None and Z is not None:
             raise ValueError("give --targets Y or --decisions Z, not both")
-        res = design.xy_optimal(X, Y, Z=Z, tol=args.tol or 1e-4, method=args.method or "auto",
+        res = design.xy_optimal(X, Y, Z=Z, tol=tol_mm, method=args.method or "auto",
                                 max_iter=args.max_iter)
         out = design_to_dict(res)
-        mc = design.xy_check(X, res.weights, Y, Z=Z, tol=args.tol or 1e-4)
+        mc = design.xy_check(X, res.weights, Y, Z=Z, tol=tol_mm)
         out["certificate"] = {"value": mc.value, "lower_bound": mc.lower_bound,
                               "gap": mc.gap, "argmax": mc.argmax}
     elif args.criterion == "h":
         if args.theta is None:
             raise ValueError("--theta is required for the H-optimal design")
-        theta = load_vector(args.theta, "theta")
-        res = design.h_optimal(X, theta, link=args.link, tol=args.tol or 1e-4,
+        theta = load_vector(args.theta, "--theta")
+        res = design.h_optimal(X, theta, link=args.link, tol=tol_mm,
                                method=args.method or "auto", max_iter=args.max_iter)
         out = design_to_dict(res)
-        g = design.g_optimal_hessian(X, theta, link=args.link, tol=args.tol or 1e-4)
+        g = design.g_optimal_hessian(X, theta, link=args.link, tol=tol_mm)
         out["g_star"] = {"value": g.value, "lower_bound": g.lower_bound,
                          "weights": g.weights.tolist()}
     else:  # pragma: no cover - argparse restricts the choices
@@ -90,14 +112,14 @@ def _cmd_design(args: argparse.Namespace) -> int:
 def _cmd_round(args: argparse.Namespace) -> int:
     from rounding import efficiency_loss, efficient_round
 
-    w = load_weights(args.weights)
+    w = load_weights(args.weights, "--weights")
     out: dict = {"n": args.n}
     if args.eps is not None:
         from rounding import round_with_guarantee
 
         if not args.arms:
             raise ValueError("--eps needs --arms (the guarantee reduces the support on X)")
-        X = load_matrix(args.arms, "arms")
+        X = load_matrix(args.arms, "--arms")
         g = round_with_guarantee(X, w, args.n, args.eps)
         counts, w = g.counts, g.weights
         out.update({"eps": args.eps, "support": g.support, "r_eps": g.r_eps,
@@ -106,7 +128,7 @@ def _cmd_round(args: argparse.Namespace) -> int:
         counts = efficient_round(w, args.n)
     out["counts"] = counts.tolist()
     if args.arms:
-        X = load_matrix(args.arms, "arms")
+        X = load_matrix(args.arms, "--arms")
         loss = efficiency_loss(X, w, counts, args.criterion.upper())
         out["loss"] = {"criterion": loss.criterion, "approx_value": loss.approx_value,
                        "rounded_value": loss.rounded_value, "ratio": loss.ratio,
@@ -120,28 +142,103 @@ def _cmd_round(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------
 
 _RULES = ("compute_jt", "compute_bt", "stopping", "selection", "indices", "threshold")
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.Pow: operator.pow}
+#: A Python int/float literal (underscores allowed: ``1_000_000``, ``1e6``, ``.5``).
+_LITERAL = r"(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?"
+#: ``[+-]LITERAL`` or ``[+-][LITERAL*]pi[/LITERAL]``: numbers are read, never evaluated
+#: (an expression parser evaluated ``9**9**9`` for ever, issue 12).
+_NUMBER = re.compile(rf"([+-]?)(?:({_LITERAL})|(?:({_LITERAL})\*)?pi(?:/({_LITERAL}))?)")
+#: Largest count accepted from the command line: every integer up to 2**53 is exact as a
+#: float, so ``1e6`` and ``1000000`` are the same count and nothing is rounded silently.
+MAX_COUNT = 2**53
 
 
-def _eval_number(text: str) -> float:
-    """A number written as ``0.5``, ``1e-3``, ``pi/6`` or ``2*pi/3`` (no other names)."""
-    def ev(node: ast.AST) -> float:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-                and not isinstance(node.value, bool):
-            return node.value
-        if isinstance(node, ast.Name) and node.id == "pi":
-            return math.pi
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            v = ev(node.operand)
-            return -v if isinstance(node.op, ast.USub) else v
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-            return _BINOPS[type(node.op)](ev(node.left), ev(node.right))
-        raise ValueError
+def _literal(text: str) -> int | float:
     try:
-        return ev(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
-        raise ValueError(f"not a number: {text!r}") from None
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def parse_number(text: str, name: str = "value") -> int | float:
+    """A number written as ``0.5``, ``1e-3``, ``1_000_000``, ``pi``, ``pi/6`` or ``2*pi/3``.
+
+    Nothing is evaluated: the text must match the grammar above, and the value must be
+    finite (``1e999`` is refused, not turned into inf).  Raises ``ValueError`` naming
+    ``name``.
+    """
+    match = _NUMBER.fullmatch(str(text).replace(" ", ""))
+    if match is None:
+        raise ValueError(f"{name}: not a number: {text!r} (write e.g. 0.5, 1e6, 1_000 or "
+                         "pi/6)")
+    sign, lit, factor, divisor = match.groups()
+    try:
+        if lit is not None:
+            value: int | float = _literal(lit)
+        else:
+            value = math.pi * (1.0 if factor is None else float(_literal(factor)))
+            if divisor is not None:
+                value /= float(_literal(divisor))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise ValueError(f"{name}: not a finite number: {text!r}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{name}: not a finite number: {text!r}")
+    return -value if sign == "-" else value
+
+
+def parse_count(text: str, name: str, low: int = 1, high: int = MAX_COUNT) -> int:
+    """An integer in ``[low, high]`` written as ``1000``, ``1e6`` or ``1_000_000``; a
+    fractional value (``1000.7``) is an error, never rounded."""
+    value = parse_number(text, name)
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError(f"{name} must be an integer; got {text!r}")
+        if abs(value) > MAX_COUNT:
+            raise ValueError(f"{name} must be an integer in [{low}, {high:,}]; got {text!r}")
+        value = int(value)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high:,}]; got {text!r}")
+    return value
+
+
+def parse_real(text: str, name: str, low: float = -math.inf, high: float = math.inf, *,
+               open_low: bool = False, open_high: bool = False) -> float:
+    """A finite real number in the interval ``low .. high`` (ends open or closed)."""
+    value = float(parse_number(text, name))
+    if value < low or value > high or (open_low and value == low) \
+            or (open_high and value == high):
+        left, right = "(" if open_low else "[", ")" if open_high else "]"
+        raise ValueError(f"{name} must be in {left}{low:g}, {high:g}{right}; got {text!r}")
+    return value
+
+
+def parse_jobs(text: str, name: str) -> int:
+    """Worker processes: -1 (all cores) or 1 .. 1024 (0 is refused, not read as 'all')."""
+    value = parse_count(text, name, -1, 1024)
+    if value == 0:
+        raise ValueError(f"{name} must be -1 (all cores) or a positive integer; got {text!r}")
+    return value
+
+
+def _arg_type(parse: Any, *args: Any, **kwargs: Any) -> Any:
+    """An argparse ``type=`` built on a parser above: argparse then reports a bad value as
+    ``argument --flag: ...`` on one line and exits with status 2."""
+    def convert(text: str) -> Any:
+        try:
+            return parse(text, "value", *args, **kwargs)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix("value").lstrip(": ")) \
+                from None
+    convert.__name__ = parse.__name__.removeprefix("parse_")
+    return convert
+
+
+_COUNT = _arg_type(parse_count, 1)                    # >= 1
+_INDEX = _arg_type(parse_count, 0)                    # >= 0 (seeds)
+_JOBS = _arg_type(parse_jobs)
+_PROB = _arg_type(parse_real, 0.0, 1.0, open_low=True, open_high=True)
+_POS = _arg_type(parse_real, 0.0, open_low=True)      # > 0
+_NONNEG = _arg_type(parse_real, 0.0)                  # >= 0
+_REAL = _arg_type(parse_real)                         # any finite number
 
 
 def _param_value(text: str) -> Any:
@@ -152,11 +249,7 @@ def _param_value(text: str) -> Any:
     if low in ("true", "false"):
         return low == "true"
     try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return _eval_number(text)
+        return parse_number(text, "--param")
     except ValueError:
         return text
 
@@ -184,7 +277,7 @@ def _option_value(opt: Any, text: str) -> Any:
     numeric = "int" in kind or "float" in kind
     if numeric:
         try:
-            number = _eval_number(text)
+            number = parse_number(text, opt.name)
         except ValueError:
             number = None
         if number is not None:
@@ -206,7 +299,7 @@ def _named_option(value: str) -> Any:
     if low in ("true", "false"):
         return low == "true"
     try:
-        number = _eval_number(value)
+        number = parse_number(value, "option")
     except ValueError:
         return value.strip()
     return number if isinstance(number, int) else float(number)
@@ -319,13 +412,8 @@ def _cmd_replicate(args: argparse.Namespace) -> int:
         raise ValueError(f"--runs must be a positive integer; got {args.runs}")
     if args.first_seed < 0:
         raise ValueError(f"--first-seed must be >= 0; got {args.first_seed}")
-    for path, flag in ((args.out, "--out"), (args.plot, "--plot")):
-        if path is not None:
-            from pathlib import Path
-
-            parent = Path(path).resolve().parent
-            if not parent.is_dir():
-                raise ValueError(f"{flag}: directory {str(parent)!r} does not exist")
+    check_output(args.out, "--out", (".csv", ".json"))
+    check_output(args.plot, "--plot", PLOT_FORMATS)
     inst = _instance(args)
     client = None
     backend = args.backend
@@ -377,19 +465,19 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                    help="instance parameter, repeatable (e.g. --param K=3 --param "
                         "omega=0.1)")
-    p.add_argument("--m", type=int, default=None, help="size of the top set (instance m)")
-    p.add_argument("--delta", type=float, default=0.05, help="confidence level (0.05)")
-    p.add_argument("--epsilon", type=float, default=0.0, help="tolerance (0)")
-    p.add_argument("--max-samples", type=int, default=10**7, help="sample budget (1e7)")
+    p.add_argument("--m", type=_COUNT, default=None, help="size of the top set (instance m)")
+    p.add_argument("--delta", type=_PROB, default=0.05, help="confidence level (0.05)")
+    p.add_argument("--epsilon", type=_NONNEG, default=0.0, help="tolerance (0)")
+    p.add_argument("--max-samples", type=_COUNT, default=10**7, help="sample budget (1e7)")
     rules = p.add_argument_group("rule overrides (applied to every algorithm)")
     for key in _RULES:
         rules.add_argument(f"--{key.replace('_', '-')}", dest=key,
                            choices=sorted(RULE_CHOICES[key]), default=None)
-    rules.add_argument("--reg", type=float, default=None,
+    rules.add_argument("--reg", type=_NONNEG, default=None,
                        help="regulariser V_0 = reg I (default sigma/20; lingape: 1)")
-    rules.add_argument("--sigma", type=float, default=None,
+    rules.add_argument("--sigma", type=_POS, default=None,
                        help="noise level the algorithm assumes (default: the instance's)")
-    rules.add_argument("--S", type=float, default=None, dest="S",
+    rules.add_argument("--S", type=_POS, default=None, dest="S",
                        help="bound on ||theta|| for the thresholds (default: the instance's)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -452,7 +540,9 @@ def _cmd_subset(args: argparse.Namespace) -> int:
     from bandits.registry import entry
     from bandits.subsets import SubsetEnv, plot_regret, regret_curves
 
-    T = int(_eval_number(args.T))
+    check_output(args.out, "--out", (".csv",))
+    check_output(args.plot, "--plot", PLOT_FORMATS)
+    T = args.T
     opts = {k: _param_value(v) for k, v in _key_values(args.param or [], "--param").items()}
     for name in args.algorithms:
         entry(name).check_options(opts)
@@ -484,6 +574,20 @@ def _cmd_subset(args: argparse.Namespace) -> int:
     return 0
 
 
+class UsageError(ValueError):
+    """A command-line usage error (unknown flag, bad value of a flag)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``oed: error: ...``, status 2) like every
+    other error of ``oed``, not a usage dump followed by ``SystemExit``."""
+
+    def error(self, message: str) -> NoReturn:
+        sub = self.prog.removeprefix("oed").strip()
+        raise UsageError(f"{sub + ': ' if sub else ''}{message} (see oed {sub} --help)"
+                         .replace("oed  --help", "oed --help"))
+
+
 def algorithms_help(family: str | None = None) -> str:
     """The registered algorithms with their options and defaults (``--help`` epilogs)."""
     from bandits.registry import REGISTRY
@@ -500,7 +604,7 @@ def algorithms_help(family: str | None = None) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``oed`` (exposed for tests and documentation)."""
-    p = argparse.ArgumentParser(prog="oed", description="Optimal experimental design and "
+    p = _Parser(prog="oed", description="Optimal experimental design and "
                                 "design-driven bandits.")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -509,11 +613,11 @@ def build_parser() -> argparse.ArgumentParser:
     cx.add_argument("--instance", required=True, help="instance name (see oed run --help)")
     cx.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                     help="instance parameter, repeatable (e.g. --param d=5)")
-    cx.add_argument("--m", type=int, default=None, help="size of the top set")
-    cx.add_argument("--epsilon", type=float, default=0.0, help="accuracy epsilon")
-    cx.add_argument("--sigma", type=float, default=None, help="noise level (default: "
+    cx.add_argument("--m", type=_COUNT, default=None, help="size of the top set")
+    cx.add_argument("--epsilon", type=_NONNEG, default=0.0, help="accuracy epsilon")
+    cx.add_argument("--sigma", type=_POS, default=None, help="noise level (default: "
                     "the instance's)")
-    cx.add_argument("--delta", type=float, default=0.05, help="confidence for N*")
+    cx.add_argument("--delta", type=_PROB, default=0.05, help="confidence for N*")
     cx.add_argument("--json", action="store_true", help="print JSON")
     cx.set_defaults(func=_cmd_complexity)
 
@@ -521,9 +625,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "('oed reproduce list' for the names, 'all' for every one)")
     rp.add_argument("name", help="reproduction name, 'list', or 'all'")
     rp.add_argument("--out", default="out", help="output folder (default: out)")
-    rp.add_argument("--runs", type=int, default=None, help="runs per configuration")
-    rp.add_argument("--jobs", type=int, default=-1, help="worker processes (-1: all cores)")
-    rp.add_argument("--seed", type=int, default=0, help="first seed")
+    rp.add_argument("--runs", type=_COUNT, default=None, help="runs per configuration")
+    rp.add_argument("--jobs", type=_JOBS, default=-1, help="worker processes (-1: all cores)")
+    rp.add_argument("--seed", type=_INDEX, default=0, help="first seed")
     rp.add_argument("--full", action="store_true", help="the paper's full settings")
     rp.add_argument("--markdown", default=None, metavar="PATH",
                     help="also write the published-vs-ours Markdown page (with NAME 'all': "
@@ -531,9 +635,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=_cmd_reproduce)
 
     d = sub.add_parser("demo", help="run the built-in example and print a report")
-    d.add_argument("--d", type=int, default=5, help="dimension of the Soare instance")
-    d.add_argument("--omega", type=float, default=0.01, help="angle of the extra arm")
-    d.add_argument("--n", type=int, default=100, help="budget for the rounded allocation")
+    d.add_argument("--d", type=_COUNT, default=5, help="dimension of the Soare instance")
+    d.add_argument("--omega", type=_REAL, default=0.01, help="angle of the extra arm")
+    d.add_argument("--n", type=_COUNT, default=100, help="budget for the rounded allocation")
     d.set_defaults(func=_cmd_demo)
 
     g = sub.add_parser("design", help="compute an optimal design with its certificate")
@@ -547,18 +651,18 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--theta", help="h: parameter theta, '3,0' or a file")
     g.add_argument("--link", default="logistic", help="h: GLM link (logistic, probit, "
                    "poisson, identity)")
-    g.add_argument("--tol", type=float, default=None)
+    g.add_argument("--tol", type=_PROB, default=None)
     g.add_argument("--method", default=None)
-    g.add_argument("--max-iter", type=int, default=None)
+    g.add_argument("--max-iter", type=_COUNT, default=None)
     g.add_argument("--out", help="write the JSON here instead of printing it")
     g.set_defaults(func=_cmd_design)
 
     r = sub.add_parser("round", help="round design weights to integer counts")
     r.add_argument("--weights", required=True, help="design JSON from `oed design` or a file")
-    r.add_argument("--n", type=int, required=True, help="number of experiments")
+    r.add_argument("--n", type=_COUNT, required=True, help="number of experiments")
     r.add_argument("--arms", help="arms file, to report the efficiency lost")
     r.add_argument("--criterion", choices=["g", "d"], default="g")
-    r.add_argument("--eps", type=float, default=None,
+    r.add_argument("--eps", type=_POS, default=None,
                    help="round with the (1+eps) guarantee (Caratheodory reduction + efficient "
                         "rounding; needs --arms and n >= r(eps))")
     r.set_defaults(func=_cmd_round)
@@ -571,7 +675,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=algorithms_help(), formatter_class=raw)
     u.add_argument("algorithm", metavar="ALGO",
                    help=f"{', '.join(names())} (optionally NAME:key=value,...)")
-    u.add_argument("--seed", type=int, default=0)
+    u.add_argument("--seed", type=_INDEX, default=0)
     _add_sim_options(u)
     u.set_defaults(func=_cmd_run)
 
@@ -581,9 +685,9 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=algorithms_help(), formatter_class=raw)
     q.add_argument("algorithms", metavar="ALGO", nargs="+",
                    help=f"algorithms: {', '.join(names())} (NAME or NAME:key=value,...)")
-    q.add_argument("--runs", type=int, default=500, help="runs per algorithm (500)")
-    q.add_argument("--first-seed", type=int, default=0, help="seeds are first-seed, ... (0)")
-    q.add_argument("--jobs", type=int, default=-1, help="worker processes (-1: all cores)")
+    q.add_argument("--runs", type=_COUNT, default=500, help="runs per algorithm (500)")
+    q.add_argument("--first-seed", type=_INDEX, default=0, help="seeds are first-seed, ... (0)")
+    q.add_argument("--jobs", type=_JOBS, default=-1, help="worker processes (-1: all cores)")
     q.add_argument("--backend", choices=["processes", "dask", "serial"], default="processes")
     q.add_argument("--scheduler", default=None,
                    help="address of a running dask scheduler (implies --backend dask)")
@@ -600,17 +704,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "curves over seeds", epilog=algorithms_help("subsets"),
                         formatter_class=raw)
     sb.add_argument("algorithms", metavar="ALGO", nargs="+", choices=names("subsets"))
-    sb.add_argument("--N", type=int, default=45, help="number of arms (45)")
-    sb.add_argument("--K", type=int, default=2, help="subset size (2)")
-    sb.add_argument("--T", default="1e6", help="horizon (1e6)")
+    sb.add_argument("--N", type=_COUNT, default=45, help="number of arms (45)")
+    sb.add_argument("--K", type=_COUNT, default=2, help="subset size (2)")
+    sb.add_argument("--T", type=_COUNT, default="1e6", help="horizon (1e6)")
     sb.add_argument("--reward", default="mean", choices=["mean", "quadratic", "max"])
     sb.add_argument("--means", default=None, help="arm means 'p1,p2,...' (default U[0,1] "
                     "per run)")
-    sb.add_argument("--rho", type=float, default=0.0, help="correlation through a shared "
+    sb.add_argument("--rho", type=_REAL, default=0.0, help="correlation through a shared "
                     "latent uniform (0)")
-    sb.add_argument("--runs", type=int, default=5)
-    sb.add_argument("--seed", type=int, default=0, help="first seed")
-    sb.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    sb.add_argument("--runs", type=_COUNT, default=5)
+    sb.add_argument("--seed", type=_INDEX, default=0, help="first seed")
+    sb.add_argument("--jobs", type=_JOBS, default=1, help="worker processes (-1: all cores)")
     sb.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                     help="algorithm option, repeatable (e.g. lam=0.1, c=32, v=1)")
     sb.add_argument("--out", help="write the curves (CSV: algorithm, t, mean, min, max)")
@@ -622,13 +726,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oed`` console script."""
-    args = build_parser().parse_args(argv)
     np.set_printoptions(precision=6, suppress=True)
     try:
+        args = build_parser().parse_args(argv)
         return int(args.func(args))
     except (ValueError, OSError) as exc:
         print(f"oed: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # workers are stopped by the backends (bandits.replicate); files are only written
+        # after all runs finished, so nothing is half-written
+        print("oed: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

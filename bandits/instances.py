@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import inspect
 import io
-import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -39,6 +38,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     from importlib.abc import Traversable
 
 import numpy as np
+
+from rounding.validation import as_real_array, check_int, check_real, check_seed
 
 __all__ = [
     "INSTANCES",
@@ -66,10 +67,7 @@ _REDA_2021 = (
 
 
 def _float_matrix(value: Any, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric 2-D array: {exc}") from None
+    arr = as_real_array(value, name)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array; got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -78,10 +76,7 @@ def _float_matrix(value: Any, name: str) -> np.ndarray:
 
 
 def _float_vector(value: Any, length: int, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric vector: {exc}") from None
+    arr = as_real_array(value, name)
     if arr.ndim != 1 or arr.shape[0] != length:
         raise ValueError(f"{name} must be a vector of length {length}; got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -91,29 +86,16 @@ def _float_vector(value: Any, length: int, name: str) -> np.ndarray:
 
 def _check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``[low, high]`` (``high=None``: unbounded), else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer; got {value!r}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        rng = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be an integer {rng}; got {value}")
-    return value
+    return check_int(value, name, low, high)
 
 
 def _check_positive(value: Any, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {value!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-    return v
+    return check_real(value, name, 0.0, open_low=True)
 
 
 def _check_m(m: Any, n_targets: int) -> int:
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)):
-        raise ValueError(f"m must be an integer; got {m!r}")
-    if not 1 <= int(m) < n_targets:
+    m = check_int(m, "m")
+    if not 1 <= m < n_targets:
         raise ValueError(
             f"m must satisfy 1 <= m < K={n_targets} (the number of arms/targets); got m={m}"
         )
@@ -253,14 +235,10 @@ def soare(d: int = 5, omega: float = 0.01, scale: float = 2.0, sigma: float = 1.
     sigma : float, default 1.0
         Gaussian noise standard deviation.
     """
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ValueError(f"d must be an integer >= 2; got {d!r}")
-    if not (0.0 < float(omega) < np.pi):
-        raise ValueError(f"omega must be in (0, pi); got {omega!r}")
-    if not (np.isfinite(scale) and scale > 0):
-        raise ValueError(f"scale must be a positive number; got {scale!r}")
-    if not (np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma must be a positive number; got {sigma!r}")
+    d = _check_int(d, "d", 2)
+    omega = check_real(omega, "omega", 0.0, np.pi, open_low=True, open_high=True)
+    scale = _check_positive(scale, "scale")
+    sigma = _check_positive(sigma, "sigma")
     X = np.zeros((d + 1, d))
     X[:d] = np.eye(d)
     X[d, 0], X[d, 1] = np.cos(omega), np.sin(omega)
@@ -331,12 +309,7 @@ def reda_classic(
             f"(x_(m+1) uses e_(m+1) in R^(K-1)); got m={m!r}"
         )
     m = int(m)
-    try:
-        om = float(omega)
-    except (TypeError, ValueError):
-        raise ValueError(f"omega must be a number in (0, pi/2]; got {omega!r}") from None
-    if not (0.0 < om <= np.pi / 2):
-        raise ValueError(f"omega must be in (0, pi/2]; got {omega!r}")
+    om = check_real(omega, "omega", 0.0, np.pi / 2, open_low=True)
     sigma = _check_positive(sigma, "sigma")
     N = K - 1
     X = np.zeros((K, N))
@@ -361,9 +334,12 @@ def reda_classic(
 def _rng(seed: Any) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
-        return np.random.default_rng(seed)
-    raise ValueError(f"seed must be an int, None or a numpy Generator; got {seed!r}")
+    if seed is None:
+        return np.random.default_rng()
+    try:
+        return np.random.default_rng(check_seed(seed))
+    except ValueError as exc:
+        raise ValueError(f"{exc} (or None, or a numpy Generator)") from None
 
 
 def random_gaussian(

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from bandits._core.result import RunResult
-from bandits._core.validate import check_budget
+from rounding.validation import check_budget, check_probability, check_real, check_seed
 
 __all__ = ["COMMON_RUN_ARGS", "Entry", "Option", "REGISTRY", "entry", "markdown_table",
            "names", "policy", "policy_for", "register", "run"]
@@ -120,7 +120,7 @@ class Entry:
         valid = sorted({*self.option_names(), *allowed_extra})
         unknown = sorted(set(options) - set(valid))
         if unknown:
-            raise ValueError(f"unknown option(s) {unknown} for {self.name!r}; valid: "
+            raise ValueError(f"unknown option(s) {unknown} for {self.name!r}; valid options: "
                              f"{', '.join(valid) or '(none)'}")
 
 
@@ -146,6 +146,22 @@ def entry(name: object) -> Entry:
     if not isinstance(name, str) or name not in REGISTRY:
         raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(REGISTRY)}")
     return REGISTRY[name]
+
+
+_KINDS = {"linear": ("bandits.instances", "Instance",
+                     "bandits.instances.Instance (e.g. get_instance('soare'))"),
+          "logistic": ("bandits.logistic.instances", "LogisticInstance",
+                       "bandits.logistic.LogisticInstance (e.g. bandits.logistic.sphere())"),
+          "subset": ("bandits.subsets.env", "SubsetEnv",
+                     "bandits.subsets.SubsetEnv (e.g. SubsetEnv.bernoulli(N=10, K=2))")}
+
+
+def check_instance_kind(e: Entry, instance: Any, name: str | None = None) -> None:
+    """ValueError naming ``instance`` unless it is of the kind ``e`` simulates."""
+    module, cls, hint = _KINDS[e.instance]
+    if not isinstance(instance, getattr(importlib.import_module(module), cls)):
+        raise ValueError(f"instance: {name or e.name!r} needs a {hint}; got "
+                         f"{type(instance).__name__}")
 
 
 def _load(path: str) -> Callable:
@@ -203,11 +219,16 @@ def run(algorithm: Any, instance: Any, *, delta: float = 0.05, epsilon: float = 
         from bandits.gifa import GIFA, run_gifa
 
         if isinstance(algorithm, GIFA):
+            check_instance_kind(entry("m-lingape"), instance, algorithm.name)
             return run_gifa(algorithm, instance, delta=delta, epsilon=epsilon, seed=seed,
                             max_samples=max_samples, **options)
     e = entry(algorithm)
     e.check_options(options)
+    check_probability(delta, "delta")
+    check_real(epsilon, "epsilon", 0.0)
+    check_seed(seed)
     check_budget(max_samples)
+    check_instance_kind(e, instance)
     if e.exact:
         _best_arm_only(e.name, instance, epsilon)
     simulate = _load(e.simulate)
@@ -330,9 +351,8 @@ def _horizon(name: str, max_samples: int, options: dict) -> tuple[int, bool]:
     T = options.pop("T", None)
     if T is None:
         return int(max_samples), False
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"T must be a positive integer (the horizon of {name}); got {T!r}")
-    return min(int(T), int(max_samples)), int(T) > int(max_samples)
+    T = check_budget(T, "T")
+    return min(T, int(max_samples)), T > int(max_samples)
 
 
 def _budget_cut(res: RunResult, cut: bool) -> RunResult:
@@ -354,25 +374,6 @@ def _sim_homer(name: str, instance: Any, *, epsilon: float, max_samples: int,
         raise ValueError("epsilon: HOMER does not take a tolerance (epsilon must be 0)")
     T, cut = _horizon(name, max_samples, options)
     return _budget_cut(run_homer(instance, T, **options), cut)
-
-
-def _sim_war(name: str, instance: Any, *, epsilon: float, max_samples: int, delta: float,
-             seed: int, **options: Any) -> RunResult:
-    from bandits.logistic.warmup import run_warmup
-
-    if epsilon != 0.0:
-        raise ValueError("epsilon: WAR does not take a tolerance (epsilon must be 0)")
-    t0 = time.perf_counter()
-    wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
-    rec = np.array([int(np.argmax(instance.X @ wu.theta_hat))])
-    samples = wu.total + wu.probe_samples
-    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
-                     seed=int(seed), samples=samples, recommendation=rec,
-                     correct=bool(rec[0] == instance.best),
-                     counts=wu.counts + wu.info["probe_counts"],
-                     stopped_by="rule" if samples <= max_samples else "budget",
-                     wall_time=time.perf_counter() - t0,
-                     extra={"warmup": wu, "theta_hat": wu.theta_hat})
 
 
 def _sim_subset(name: str, instance: Any, *, epsilon: float, delta: float, seed: int,
@@ -541,10 +542,11 @@ def _register_builtin() -> None:
     register(Entry("war", "logistic", "WAR",
                    "logistic warm-up: probing, then a planned G-type allocation",
                    "Mason, Jun & Jain 2022 (AAAI), Algorithm 1",
-                   "bandits.registry:_sim_war", "bandits.registry:_policy_war",
+                   "bandits.logistic.warmup:run_war", "bandits.registry:_policy_war",
                    _signature_options(war_warmup, skip=("X", "S", "theta", "delta", "seed")),
                    _init_args(WarPolicy),
                    instance="logistic", example="bandits.registry:_example_logistic",
+                   call="instance",
                    extra={"policy_for": "bandits.registry:_logistic_policy_for"}))
     from bandits.subsets import algorithms as sub
 

@@ -20,12 +20,15 @@ from __future__ import annotations
 import csv
 import json
 import math
+import multiprocessing as mp
 import os
+import shutil
+import signal
 import sys
+import tempfile
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -83,16 +86,20 @@ class Summary:
     Iterating yields one dict per group with the keys ``algorithm``, ``instance``,
     ``runs``, ``mean``, ``std`` (sample standard deviation, ``ddof=1``; NaN for one run),
     ``median``, ``min``, ``max`` (all on ``samples``), ``error_rate`` (fraction of runs whose
-    recommendation is wrong), ``errors``, ``budget`` (runs stopped by the sample budget) and
-    ``wall_time`` (mean seconds per run). ``summary["m-lingape"]`` gets one group by label.
+    recommendation is wrong; by default a run stopped by the budget counts as not correct,
+    see :meth:`ReplicationTable.summary`), ``errors``, ``budget`` (runs stopped by the
+    sample budget) and ``wall_time`` (mean seconds per run). ``summary["m-lingape"]`` gets
+    one group by label.
     """
 
     KEYS = ("algorithm", "instance", "runs", "mean", "std", "median", "min", "max",
             "error_rate", "errors", "budget", "wall_time")
 
-    def __init__(self, rows: Sequence[dict], max_samples: int | None = None) -> None:
+    def __init__(self, rows: Sequence[dict], max_samples: int | None = None,
+                 budget: str = "failure") -> None:
         self.rows = list(rows)
         self.max_samples = max_samples
+        self.budget = budget
 
     def __iter__(self) -> Iterator[dict]:
         return iter(self.rows)
@@ -143,8 +150,12 @@ class Summary:
         censored = sum(r["budget"] for r in self.rows)
         if censored:
             cap = "" if self.max_samples is None else f" (max_samples={self.max_samples})"
+            how = {"failure": "counted as errors (not identified)",
+                   "estimate": "judged on their current estimate",
+                   "exclude": "left out of the error rate"}[self.budget]
             lines.append(f"note: {censored} run(s) hit the sample budget{cap}; their "
-                         "samples are censored, so mean/median are lower bounds")
+                         "samples are censored, so mean/median are lower bounds; they are "
+                         f"{how}")
         return "\n".join(lines)
 
 
@@ -304,35 +315,57 @@ class ReplicationTable:
 
     # statistics -------------------------------------------------------------------------
 
-    def summary(self) -> Summary:
+    def summary(self, budget: str = "failure") -> Summary:
         """Per-algorithm (and per-instance) statistics of the sample complexity.
+
+        Parameters
+        ----------
+        budget : {"failure", "estimate", "exclude"}
+            How runs stopped by the sample budget enter ``errors`` / ``error_rate``.  A
+            budget-stopped run has not identified anything, so by default (``"failure"``)
+            it is never a correct identification: ``errors`` = wrong answers certified by
+            the stopping rule + budget-stopped runs.  ``"estimate"`` judges the current
+            estimate of a budget-stopped run like a final answer (its ``correct`` column);
+            ``"exclude"`` leaves budget-stopped runs out: ``error_rate`` is then the
+            fraction of wrong answers among the runs stopped by the rule (the PAC error,
+            NaN if no run stopped by the rule).
 
         Returns
         -------
         Summary
             ``runs``, ``mean``, ``std`` (``ddof=1``), ``median``, ``min``, ``max`` of
-            ``samples``; ``error_rate`` = fraction of runs with ``correct == False`` (a run
-            stopped by the budget counts with its current estimate); ``budget`` = number of
-            runs stopped by the budget; ``wall_time`` = mean seconds per run.
+            ``samples``; ``error_rate`` and ``errors`` (see ``budget``); ``budget`` =
+            number of runs stopped by the budget; ``wall_time`` = mean seconds per run.
         """
+        if budget not in ("failure", "estimate", "exclude"):
+            raise ValueError("budget must be 'failure', 'estimate' or 'exclude'; "
+                             f"got {budget!r}")
         rows = []
         alg, inst = self._cols["algorithm"], self._cols["instance"]
         for i, a in dict.fromkeys(zip(inst, alg, strict=True)):
             mask = (inst == i) & (alg == a)
             s = self._cols["samples"][mask].astype(np.float64)
             n = int(s.size)
-            wrong = int(np.count_nonzero(~self._cols["correct"][mask]))
+            by_budget = self._cols["stopped_by"][mask] == "budget"
+            wrong_est = ~self._cols["correct"][mask]
+            if budget == "estimate":
+                wrong, judged = int(np.count_nonzero(wrong_est)), n
+            elif budget == "failure":
+                wrong, judged = int(np.count_nonzero(wrong_est | by_budget)), n
+            else:
+                wrong = int(np.count_nonzero(wrong_est & ~by_budget))
+                judged = int(np.count_nonzero(~by_budget))
             rows.append({
                 "algorithm": str(a), "instance": str(i), "runs": n,
                 "mean": float(s.mean()),
                 "std": float(s.std(ddof=1)) if n > 1 else float("nan"),
                 "median": float(np.median(s)), "min": int(s.min()), "max": int(s.max()),
-                "error_rate": wrong / n, "errors": wrong,
+                "error_rate": wrong / judged if judged else float("nan"), "errors": wrong,
                 "budget": int(np.count_nonzero(self._cols["stopped_by"][mask] == "budget")),
                 "wall_time": float(self._cols["wall_time"][mask].mean()),
             })
         max_samples = self.meta.get("max_samples")
-        return Summary(rows, None if max_samples is None else int(max_samples))
+        return Summary(rows, None if max_samples is None else int(max_samples), budget)
 
     # input / output ---------------------------------------------------------------------
 
@@ -397,8 +430,13 @@ class ReplicationTable:
         return cls.read_json(path) if str(path).endswith(".json") else cls.read_csv(path)
 
     def save(self, path: PathLike) -> Path:
-        """:meth:`to_json` for ``.json`` files, :meth:`to_csv` otherwise."""
-        return self.to_json(path) if str(path).endswith(".json") else self.to_csv(path)
+        """:meth:`to_json` for ``.json`` files, :meth:`to_csv` for ``.csv``; any other
+        extension is a ValueError (a CSV is never written into, say, ``t.xlsx``)."""
+        suffix = Path(path).suffix.lower()
+        if suffix not in (".json", ".csv"):
+            raise ValueError(f"path: {str(path)!r} must end in .csv or .json; got "
+                             f"{suffix or 'no extension'!r}")
+        return self.to_json(path) if suffix == ".json" else self.to_csv(path)
 
     def to_pandas(self):
         """A ``pandas.DataFrame`` of the rows (needs pandas, not a dependency)."""
@@ -470,6 +508,58 @@ def _warm_up(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any,
     for _label, algo, options in specs:
         run(algo, instance, **{**common, "max_samples": cap, "seed": 0}, **options)
     _WARMED.add(token)
+
+
+def _run_chunk_packed(args: tuple) -> list[tuple[int, dict]]:
+    return _run_chunk(*args)
+
+
+# --------------------------------------------------------------------------------------
+# Worker processes
+# --------------------------------------------------------------------------------------
+
+#: Start method of the worker processes: ``"forkserver"`` where the platform has it (Linux,
+#: macOS), else ``"spawn"``; never ``"fork"``.  Forking the caller is unsafe: by the time
+#: workers start it runs numba's and BLAS's threads (and dask's, with that backend), and a
+#: fork copies their locks in whatever state they are (Python 3.12 warns, 3.14 no longer
+#: forks by default).  The fork server is a clean single-threaded process that imports
+#: ``bandits.replicate`` once, so a worker costs a fork of it; spawn imports everything
+#: again in every worker (benchmarks/bench_start_method.py measures both).
+START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+
+
+def worker_context() -> mp.context.BaseContext:
+    """The multiprocessing context every worker pool of the toolkit uses (START_METHOD)."""
+    ctx = mp.get_context(START_METHOD)
+    if START_METHOD == "forkserver":
+        ctx.set_forkserver_preload(["bandits.replicate"])
+    return ctx
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it terminates the pool), so
+    workers neither print a KeyboardInterrupt traceback each nor die half-way on their own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def map_in_workers(fn: Callable[[Any], Any], jobs: Sequence[Any], n_workers: int, *,
+                   ordered: bool = True) -> Iterator[Any]:
+    """``fn(job)`` for every job in ``n_workers`` worker processes, yielded in the order of
+    ``jobs`` (``ordered=False``: as they finish).
+
+    On any exception in the caller (``KeyboardInterrupt`` included) or in a worker, the
+    workers are terminated at once instead of finishing their chunks, so Ctrl-C returns in
+    well under a second.
+    """
+    pool = worker_context().Pool(n_workers, initializer=_ignore_sigint)
+    try:
+        yield from (pool.imap if ordered else pool.imap_unordered)(fn, jobs)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 def _run_chunk(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any,
@@ -573,8 +663,9 @@ def _check_seeds(n_runs: Any, seeds: Any) -> list[int]:
 
 
 def _check_n_jobs(n_jobs: Any) -> int:
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) \
-            or not (n_jobs == -1 or n_jobs >= 1):
+    from rounding.validation import check_int
+
+    if check_int(n_jobs, "n_jobs", -1) == 0:
         raise ValueError(f"n_jobs must be -1 (all cores) or a positive integer; got {n_jobs!r}")
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
@@ -708,10 +799,14 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
         raise ValueError(f"progress must be True, False or None; got {progress!r}")
     instance = _resolve_instance(instance)
     specs = _normalise_specs(algorithm, options)
-    common = {"delta": delta, "epsilon": epsilon, "max_samples": max_samples}
+    from rounding.validation import check_budget, check_probability, check_real
+
+    common = {"delta": check_probability(delta, "delta"),
+              "epsilon": check_real(epsilon, "epsilon", 0.0),
+              "max_samples": check_budget(max_samples)}
     token = uuid.uuid4().hex
     # validate every configuration here (clear errors before any worker starts) and
-    # warm this process up (forked workers inherit the loaded code)
+    # warm this process up (the serial path) and fail here, before any worker starts
     _warm_up(token, specs, instance, common)
 
     tasks = [(k, s, seed) for k, (s, seed) in enumerate(
@@ -727,20 +822,12 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
                 bar.update(1)
         elif backend == "processes":
             chunks = _chunks(tasks, workers, chunksize)
-            with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
-                pending = {pool.submit(_run_chunk, token, specs, instance, common, ch)
-                           for ch in chunks}
-                try:
-                    while pending:
-                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for fut in done:
-                            part = fut.result()
-                            for idx, row in part:
-                                rows[idx] = row
-                            bar.update(len(part))
-                except BaseException:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+            jobs = [(token, specs, instance, common, ch) for ch in chunks]
+            for part in map_in_workers(_run_chunk_packed, jobs, min(workers, len(chunks)),
+                                       ordered=False):
+                for idx, row in part:
+                    rows[idx] = row
+                bar.update(len(part))
         else:
             _run_dask(client, workers, token, specs, instance, common,
                       _chunks(tasks, workers if client is None else
@@ -782,8 +869,15 @@ def _run_dask(client: Any, n_workers: int, token: str, specs: list, instance: An
     if own:
         import logging
 
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        # the workers' scratch space (lock files included) in a folder of our own, removed
+        # in the finally below even when Ctrl-C killed the workers before they cleaned up
+        import dask
+
+        scratch = tempfile.mkdtemp(prefix="oed-dask-")
+        with dask.config.set({"temporary-directory": scratch}):
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                   processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR, local_directory=scratch)
         client = Client(cluster)
     try:
         futures = [client.submit(_run_chunk, token, specs, instance, common, ch, pure=False)
@@ -799,5 +893,8 @@ def _run_dask(client: Any, n_workers: int, token: str, specs: list, instance: An
             raise
     finally:
         if own:
-            client.close()
-            cluster.close()
+            try:
+                client.close()
+                cluster.close()
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)

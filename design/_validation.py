@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rounding._validation import as_real_array, check_int, check_real
+
 
 def _rank(X: np.ndarray) -> int:
     """Numerical rank of ``X``: a cheap Gram-matrix test, the SVD only when borderline."""
@@ -21,10 +23,7 @@ def as_arms(X: object, name: str = "X", *, need_span: bool = True) -> np.ndarray
     Raises ``ValueError`` if ``X`` is not 2-D, is empty, holds NaN/inf, or (when
     ``need_span``) has fewer rows than columns or rows that do not span R^d.
     """
-    try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric (K, d) array: {exc}") from None
+    arr = as_real_array(X, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of shape (K, d) with arms as rows; "
                          f"got ndim={arr.ndim}")
@@ -53,10 +52,7 @@ def as_arms(X: object, name: str = "X", *, need_span: bool = True) -> np.ndarray
 
 def as_vector(y: object, d: int, name: str = "y", *, nonzero: bool = True) -> np.ndarray:
     """Return ``y`` as a float64 vector of length ``d`` after checking it."""
-    try:
-        arr = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric vector: {exc}") from None
+    arr = as_real_array(y, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D vector of length d={d}; got ndim={arr.ndim}")
     if arr.shape[0] != d:
@@ -74,10 +70,7 @@ def as_weights(weights: object, K: int, name: str = "weights", *, atol: float = 
     Weights must be finite, non-negative (entries down to ``-atol`` are clipped to 0) and
     sum to one within ``atol * K``; they are renormalised to sum exactly to one.
     """
-    try:
-        w = np.asarray(weights, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric vector: {exc}") from None
+    w = as_real_array(weights, name)
     if w.ndim != 1 or w.shape[0] != K:
         raise ValueError(f"{name} must be a vector of length K={K}; got shape {w.shape}")
     if not np.all(np.isfinite(w)):
@@ -93,19 +86,11 @@ def as_weights(weights: object, K: int, name: str = "weights", *, atol: float = 
 
 def as_tol(tol: float, name: str = "tol") -> float:
     """Check a relative tolerance: a finite number in (0, 1)."""
-    try:
-        t = float(tol)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1); got {tol!r}") from None
-    if not (0.0 < t < 1.0) or not np.isfinite(t):
-        raise ValueError(f"{name} must be in (0, 1); got {tol!r}")
-    return t
+    return check_real(tol, name, 0.0, 1.0, open_low=True, open_high=True)
 
 
 def as_max_iter(max_iter: int | None, default: int, name: str = "max_iter") -> int:
     """Check an iteration cap (``None`` means ``default``)."""
     if max_iter is None:
         return default
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"{name} must be a positive integer; got {max_iter!r}")
-    return int(max_iter)
+    return check_int(max_iter, name, 1)

@@ -43,24 +43,18 @@ F. Pukelsheim (2006), Optimal Design of Experiments, SIAM, Ch. 12.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import ZERO_TOL, check_arms, check_positive_int, check_weights
+from ._validation import ZERO_TOL, check_arms, check_positive_int, check_real, check_weights
 from .efficient import efficient_round
 
 __all__ = ["GuaranteedRounding", "reduce_support", "round_with_guarantee", "rounding_requirement"]
 
 
 def _check_eps(eps: object) -> float:
-    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real):
-        raise ValueError(f"eps must be a positive number; got {eps!r}")
-    e = float(eps)
-    if not (math.isfinite(e) and e > 0):
-        raise ValueError(f"eps must be a positive finite number; got {eps!r}")
-    return e
+    return check_real(eps, "eps", 0.0, open_low=True)
 
 
 def rounding_requirement(p: int, eps: float) -> int:

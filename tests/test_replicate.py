@@ -116,6 +116,7 @@ def test_csv_and_json_round_trip(tmp_path):
 def test_summary_equals_numpy_on_the_rows():
     table = replicate(ALGOS, classic(), 12, backend="serial", max_samples=180)
     summ = table.summary()
+    summ_est, summ_ex = table.summary(budget="estimate"), table.summary(budget="exclude")
     assert [r["algorithm"] for r in summ] == table.algorithms
     assert sum(r["budget"] for r in summ) > 0
     for label in table.algorithms:
@@ -127,7 +128,15 @@ def test_summary_equals_numpy_on_the_rows():
         assert r["std"] == pytest.approx(s.std(ddof=1))
         assert r["median"] == pytest.approx(np.median(s))
         assert (r["min"], r["max"]) == (s.min(), s.max())
-        assert r["error_rate"] == pytest.approx(np.mean(~sub["correct"]))
+        by_budget = sub["stopped_by"] == "budget"
+        # default: a run stopped by the budget is never a correct identification
+        assert r["error_rate"] == pytest.approx(np.mean(~sub["correct"] | by_budget))
+        assert summ_est[label]["error_rate"] == pytest.approx(np.mean(~sub["correct"]))
+        ex = summ_ex[label]["error_rate"]
+        if by_budget.all():
+            assert np.isnan(ex)
+        else:
+            assert ex == pytest.approx(np.mean(~sub["correct"][~by_budget]))
         assert r["budget"] == int(np.sum(sub["stopped_by"] == "budget"))
         assert np.all(sub["samples"][sub["stopped_by"] == "budget"] == 180)
     text = str(table)

@@ -1,10 +1,11 @@
 """The ask/tell protocol shared by every policy front-end (real experiments).
 
-A policy keeps a queue of arms it wants measured. ``ask()`` returns the pending arm (the
-same one until it is told), ``tell(arm, reward)`` must report exactly that arm with a
-finite reward; ``done``, ``stopped_by`` and ``recommendation`` describe the outcome.
-Subclasses fill ``_queue`` and call :meth:`AskTellProtocol._accept` at the start of
-their ``tell``.
+A policy keeps a queue of arms it wants measured (an :class:`ArmQueue`: an int64 array and
+a read position, so taking the next arm is O(1) whatever the length of the phase).
+``ask()`` returns the pending arm (the same one until it is told), ``tell(arm, reward)``
+must report exactly that arm with a finite reward; ``done``, ``stopped_by`` and
+``recommendation`` describe the outcome.  Subclasses set ``_queue = ArmQueue(arms)`` and
+call :meth:`AskTellProtocol._accept` at the start of their ``tell``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,40 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+
+class ArmQueue:
+    """A first-in first-out queue of arms to measure: an int64 array read from a position.
+
+    ``popleft`` and ``len`` are O(1) (``list.pop(0)`` is O(length), which made RAGE's
+    ask cost grow with its phase length, issue 12).
+    """
+
+    __slots__ = ("_arms", "_pos")
+
+    def __init__(self, arms: object = ()) -> None:
+        self._arms = np.asarray(arms, dtype=np.int64).ravel()
+        self._pos = 0
+
+    @classmethod
+    def repeated(cls, counts: np.ndarray) -> ArmQueue:
+        """Arm ``a`` repeated ``counts[a]`` times, in arm-block order."""
+        counts = np.asarray(counts, dtype=np.int64)
+        return cls(np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts))
+
+    def __len__(self) -> int:
+        return int(self._arms.shape[0]) - self._pos
+
+    def __bool__(self) -> bool:
+        return self._pos < self._arms.shape[0]
+
+    def popleft(self) -> int:
+        """Remove and return the next arm."""
+        if self._pos >= self._arms.shape[0]:
+            raise IndexError("pop from an empty ArmQueue")
+        arm = int(self._arms[self._pos])
+        self._pos += 1
+        return arm
 
 
 def check_tell(pending: int | None, arm: object, reward: object) -> float:
@@ -43,7 +78,7 @@ class AskTellProtocol:
     stopped_by: str | None = None
     recommendation: np.ndarray | None = None
     _pending: int | None = None
-    _queue: list[int]
+    _queue: ArmQueue
     _t: int = 0
     _counts: np.ndarray
 
@@ -63,7 +98,7 @@ class AskTellProtocol:
             raise RuntimeError(f"the policy has stopped ({self.stopped_by}); read "
                                "policy.recommendation")
         if self._pending is None:
-            self._pending = self._queue.pop(0)
+            self._pending = self._queue.popleft()
         return self._pending
 
     def _accept(self, arm: object, reward: object) -> float:

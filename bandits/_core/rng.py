@@ -10,15 +10,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from rounding.validation import check_seed
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
 def make_state(seed: int, stream: int = 0) -> np.ndarray:
-    """A generator state for ``seed`` (any non-negative int) and sub-stream ``stream``."""
-    mixed = np.random.SeedSequence([int(seed), int(stream)]).generate_state(1, dtype=np.uint64)
-    return mixed.astype(np.uint64)
+    """A generator state for ``seed`` (an integer in [0, 2**63 - 1], else ValueError)
+    and sub-stream ``stream``."""
+    sequence = np.random.SeedSequence([check_seed(seed), int(stream)])
+    return sequence.generate_state(1, dtype=np.uint64).astype(np.uint64)
 
 
 @njit(cache=True)

@@ -51,10 +51,19 @@ import numpy as np
 
 from bandits._core import rng as _rng
 from bandits._core.env import make_environment, reward_oracle
+from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.lsq import new_state, refresh, update
-from bandits._core.protocol import AskTellProtocol
+from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
 from bandits.gifa import _kernels as G
+from rounding.validation import (
+    as_real_array,
+    check_budget,
+    check_int,
+    check_probability,
+    check_real,
+    check_seed,
+)
 
 _CHOICES = {
     "compute_jt": {"empirical": G.J_EMPIRICAL, "ugape": G.J_UGAPE},
@@ -181,12 +190,7 @@ def pair_ratios(X: np.ndarray) -> np.ndarray:
     return _pair_ratios_cached(Xc.tobytes(), Xc.shape)
 
 
-def _check_probability(x: float, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a number in (0, 1); got {x!r}")
-    if not (0.0 < float(x) < 1.0):
-        raise ValueError(f"{name} must be in (0, 1); got {x!r}")
-    return float(x)
+_check_probability = check_probability  # the shared validator (rounding.validation)
 
 
 class _Engine:
@@ -194,25 +198,19 @@ class _Engine:
 
     def __init__(self, algo: GIFA, X: np.ndarray, *, m: int, delta: float, epsilon: float,
                  sigma: float, S: float | None, seed: int, max_samples: int | None) -> None:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[0] < 2:
+        X = as_real_array(X, "X")
+        if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
             raise ValueError(f"X must be a (K, d) array with K >= 2 arms; got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X (the features) contains NaN or inf")
         K = X.shape[0]
         if algo.m_fixed is not None:
             m = algo.m_fixed
-        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m < K:
-            raise ValueError(f"m must be an integer with 1 <= m < K={K}; got {m!r}")
-        self.delta = _check_probability(delta, "delta")
-        if not (np.isfinite(epsilon) and epsilon >= 0):
-            raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
-        if not (np.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"sigma must be a positive number; got {sigma!r}")
-        if max_samples is not None and (isinstance(max_samples, bool) or int(max_samples) < 1):
-            raise ValueError(f"max_samples must be a positive integer; got {max_samples!r}")
-        if seed is None or isinstance(seed, bool) or int(seed) < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        m = check_int(m, "m", 1, K - 1)
+        self.delta = check_probability(delta, "delta")
+        epsilon = check_real(epsilon, "epsilon", 0.0)
+        sigma = check_real(sigma, "sigma", 0.0, open_low=True)
+        if max_samples is not None:
+            max_samples = check_budget(max_samples)
+        seed = check_seed(seed)
         self.algo, self.K, self.m = algo, K, int(m)
         self.features = X if algo.structured else np.eye(K)
         self.lam = float((sigma / 20.0) ** 2 if algo.reg is None else algo.reg)
@@ -270,12 +268,6 @@ class _Engine:
         return int(self.state.stats[0])
 
 
-def correct_set(means: np.ndarray, recommendation: np.ndarray, m: int, epsilon: float) -> bool:
-    """Whether the recommended set is in ``S_m^{*,eps} = {a : mu_a >= mu_(m) - eps}``."""
-    mth = np.sort(means)[::-1][m - 1]
-    return bool(np.all(means[recommendation] >= mth - epsilon - 1e-12))
-
-
 def check_identifiable(means: np.ndarray, m: int, epsilon: float) -> None:
     """Reject a simulation that can never stop: with ``epsilon = 0`` the top-m set must be
     unique (``mu_(m) > mu_(m+1)``), otherwise every run would spend its whole budget."""
@@ -295,13 +287,13 @@ def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: f
         raise ValueError(f"{algo.name} identifies m={algo.m_fixed} arm(s) but the instance has "
                          f"m={instance.m}; use 'm-lingape' for top-m identification")
     check_identifiable(np.asarray(instance.means, dtype=float), instance.m, epsilon)
+    check_resolution(instance, instance.m, epsilon)
     if S is None and getattr(instance, "theta", None) is not None:
         S = float(np.linalg.norm(instance.theta))
     eng = _Engine(algo, instance.X, m=instance.m, delta=delta, epsilon=epsilon,
                   sigma=instance.sigma if sigma is None else sigma, S=S, seed=seed,
                   max_samples=max_samples)
     env = make_environment(instance)
-    means = env.means
     t0 = time.perf_counter()
     status = G.simulate(eng.features, eng.lam, eng.state, eng.conf, eng.rng_policy,
                         eng.rng_env, env, algo.init, eng.max_samples, algo.refresh_every,
@@ -311,7 +303,8 @@ def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: f
     return RunResult(
         algorithm=algo.name, instance=getattr(instance, "name", "instance"), seed=int(seed),
         samples=eng.samples, recommendation=rec,
-        correct=correct_set(means, rec, eng.m, epsilon), counts=eng.state.counts.copy(),
+        correct=correct_set(exact_means(instance), rec, eng.m, epsilon),
+        counts=eng.state.counts.copy(),
         stopped_by="budget" if status == G.STOPPED_BY_BUDGET else "rule", wall_time=wall,
     )
 
@@ -347,7 +340,7 @@ class Policy(AskTellProtocol):
         self.algorithm = make_algorithm(algorithm, **overrides)
         self._eng = _Engine(self.algorithm, X, m=m, delta=delta, epsilon=epsilon,
                             sigma=sigma, S=S, seed=seed, max_samples=max_samples)
-        self._queue: list[int] = list(range(self._eng.K)) if self.algorithm.init else []
+        self._queue = ArmQueue(np.arange(self._eng.K) if self.algorithm.init else ())
         self._in_init = self.algorithm.init
         if not self._queue:
             self._advance()
@@ -375,22 +368,21 @@ class Policy(AskTellProtocol):
         if eng.out[G.OUT_STOP] == 1:
             self._finish("rule")
             return
-        self._queue = [int(eng.out[G.OUT_ARM1])]
-        if eng.out[G.OUT_ARM2] >= 0:
-            self._queue.append(int(eng.out[G.OUT_ARM2]))
+        first, second = int(eng.out[G.OUT_ARM1]), int(eng.out[G.OUT_ARM2])
+        self._queue = ArmQueue([first, second] if second >= 0 else [first])
 
     def _finish(self, how: str) -> None:
         self.done = True
         self.stopped_by = how
         self.recommendation = np.sort(self._eng.J.copy())
-        self._queue = []
+        self._queue = ArmQueue()
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the measured ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
         r = self._accept(arm, reward)
         self._eng.update(int(arm), r)
         if eng_budget_reached(self._eng) and self._queue:
-            self._queue = []
+            self._queue = ArmQueue()
         if not self._queue:
             self._advance()
 

@@ -86,12 +86,18 @@ def gap_index(i, j, X, P, diag, mu, scale, paired) -> float:
 
     paired: ``W = scale ||x_i - x_j||_{V^-1}``; individual:
     ``W = scale (||x_i||_{V^-1} + ||x_j||_{V^-1})``.
+
+    The paired width is computed from the difference vector ``y = x_i - x_j``:
+    ``||y||^2_{V^-1} = y . (P_i - P_j)`` (``P = X V^{-1}``), whose rounding error is
+    proportional to ``||y||`` and not to ``||x||^2``.  The expanded form
+    ``diag_i + diag_j - 2 P_i . x_j`` cancels catastrophically on nearly parallel arms
+    (``||y|| = 1e-6`` leaves no correct digit) and made LinGapE stop with wrong answers
+    (issue 12).
     """
     if paired:
-        g = 0.0
+        v = 0.0
         for r in range(X.shape[1]):
-            g += P[i, r] * X[j, r]
-        v = diag[i] + diag[j] - 2.0 * g
+            v += (X[i, r] - X[j, r]) * (P[i, r] - P[j, r])
         w = scale * np.sqrt(v) if v > 0.0 else 0.0
     else:
         w = scale * (np.sqrt(max(diag[i], 0.0)) + np.sqrt(max(diag[j], 0.0)))
@@ -252,13 +258,19 @@ def simulate(X, lam, lsq, conf, rng_pol, rng_env, env, init, max_samples, refres
 
     The sequence decide -> pull -> update is exactly the one the ask/tell front-end
     (:class:`bandits.gifa.Policy`) performs, so both give the same trajectory for the same
-    rewards and seed.
+    rewards and seed.  A budget spent during the initialisation also ends with a decision
+    (the exact refresh, then ``decide``), so the recommendation is always ``m`` distinct
+    arms, as in the ask/tell front-end (issue 12: it used to be the unfilled ``[0, 0]``).
+
+    The paired widths are computed from difference vectors (:func:`gap_index`).
     """
     K = X.shape[0]
     out = work.out
     if init:
         for a in range(K):
             if lsq.stats[T] >= max_samples:
+                refresh(X, lam, lsq)
+                decide(X, lsq, conf, rng_pol, work)
                 return STOPPED_BY_BUDGET
             update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
         # exact state after the initialisation (V singular with lam = 0, or badly

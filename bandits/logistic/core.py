@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bandits.logistic import _kernels as kern
+from rounding.validation import as_count_array, as_real_array, check_probability
 
 __all__ = [
     "MLEResult",
@@ -72,9 +73,7 @@ def gamma(d: int, t_eff: int, delta: float = DELTA) -> float:
 
 
 def _check_delta(delta: float) -> float:
-    if not (isinstance(delta, (int, float, np.floating)) and 0.0 < float(delta) < 1.0):
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    return float(delta)
+    return check_probability(delta, "delta")
 
 
 def as_logistic_arms(X: object, *, name: str = "X", need_span: bool = True) -> np.ndarray:
@@ -84,10 +83,7 @@ def as_logistic_arms(X: object, *, name: str = "X", need_span: bool = True) -> n
     outside it are *rejected* with a ``ValueError`` rather than silently rescaled (rescale
     them yourself, e.g. ``X / max ||x||``, and scale ``theta`` and ``S`` accordingly).
     """
-    try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric (K, d) array: {exc}") from None
+    arr = as_real_array(X, name)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array (K, d); got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -258,13 +254,9 @@ def mle(X: object, counts: object, successes: object, *, on_separable: str = "fa
                          f"{on_separable!r}")
     Xa = as_logistic_arms(X, need_span=False)
     K, d = Xa.shape
-    n = np.asarray(counts, dtype=np.float64).reshape(-1)
-    s = np.asarray(successes, dtype=np.float64).reshape(-1)
-    if n.shape[0] != K or s.shape[0] != K:
-        raise ValueError(f"counts and successes must have length K={K}")
-    if not (np.all(np.isfinite(n)) and np.all(np.isfinite(s))):
-        raise ValueError("counts and successes must be finite")
-    if np.any(n < 0) or np.any(s < 0) or np.any(s > n):
+    n = as_count_array(counts, "counts", K).astype(np.float64)
+    s = as_count_array(successes, "successes", K).astype(np.float64)
+    if np.any(s > n):
         raise ValueError("need 0 <= successes <= counts for every arm")
     th = np.zeros(d) if theta0 is None else as_theta(theta0, d, name="theta0").copy()
     if mle_exists(Xa, n, s):

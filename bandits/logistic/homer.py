@@ -39,9 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bandits._core import rng as _rng
+from bandits._core.exact import correct_set, exact_means
 from bandits.gifa import RunResult
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import DELTA, _check_delta, gamma, mle, mu
+from rounding.validation import check_budget, check_int, check_probability, check_real
 
 __all__ = ["HOMER_EPS", "HomerPolicy", "phase_plan", "run_eps_greedy", "run_homer"]
 
@@ -168,9 +170,12 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
     from bandits.logistic.warmup import run_warmup
 
     _check_delta(delta)
-    if isinstance(T, bool) or int(T) < 1:
-        raise ValueError(f"T must be a positive integer; got {T!r}")
-    T = int(T)
+    T = check_budget(T, "T")
+    eps = check_real(eps, "eps", 0.0, open_low=True)
+    design_tol = check_probability(design_tol, "design_tol")
+    seed = check_int(seed, "seed", 0)
+    n_points = check_int(n_points, "n_points", 1)
+    max_phases = check_int(max_phases, "max_phases", 1)
     t0 = time.perf_counter()
     X, th = instance.X, instance.theta
     K, d = X.shape
@@ -188,9 +193,16 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
         use = min(n, T - t)
         if use <= 0:
             return 0
+        if use < n:
+            # a horizon cut: the first ``use`` pulls in the ask/tell order (HomerPolicy),
+            # so that the counts sum to the samples (issue 12: floor() lost pulls)
+            from bandits.logistic.warmup import interleaved_order
+
+            alloc = np.bincount(np.asarray(interleaved_order(alloc)[:use], dtype=np.int64),
+                                minlength=K).astype(np.int64)
         seg_len.append(use)
-        seg_gap.append(float(alloc @ gaps) / n)
-        counts[:] += alloc if use == n else np.floor(alloc * use / n).astype(np.int64)
+        seg_gap.append(float(alloc @ gaps) / use)
+        counts[:] += alloc
         t += use
         return use
 
@@ -200,7 +212,7 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
     spend(wu.counts)
     theta_hat = wu.theta_hat
     active = np.ones(K, dtype=bool)
-    state = _rng.make_state(int(seed), 3)
+    state = _rng.make_state(seed, 3)
     phases = []
     succ = np.zeros(K, dtype=np.int64)
     best_elim = False
@@ -237,7 +249,8 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
     regret = np.interp(times, ends, cum)
     return RunResult(
         algorithm="homer", instance=getattr(instance, "name", "logistic"), seed=int(seed),
-        samples=int(t), recommendation=np.array([arm]), correct=arm == best,
+        samples=int(t), recommendation=np.array([arm]),
+        correct=correct_set(exact_means(instance), np.array([arm]), 1, 0.0),
         counts=counts, stopped_by=stopped, wall_time=time.perf_counter() - t0,
         extra={"times": times, "regret": regret, "phases": phases,
                "warmup": {"method": warmup, "samples": int(wu.counts.sum()),
@@ -270,7 +283,7 @@ def run_eps_greedy(instance, T: int, *, c_eps: float = 5.0, seed: int = 0,
     counts = np.zeros(K)
     succ = np.zeros(K)
     regret = np.zeros(times.shape[0])
-    state = _rng.make_state(int(seed), 4)
+    state = _rng.make_state(seed, 4)
     kern.eps_greedy(X, th, cdf, float(c_eps), int(T), float(refit_ratio), times, state,
                     counts, succ, regret)
     arm = int(np.argmax(counts))
@@ -307,8 +320,9 @@ class HomerPolicy:
 
         self.X = as_logistic_arms(X)
         self.delta = _check_delta(delta)
-        self.eps = eps
-        self.tol = design_tol
+        self.eps = check_real(eps, "eps", 0.0, open_low=True)
+        self.tol = check_probability(design_tol, "design_tol")
+        check_int(seed, "seed", 0)
         K = self.X.shape[0]
         self.active = np.ones(K, dtype=bool)
         self.k = 0

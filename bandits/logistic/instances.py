@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bandits.logistic.core import as_logistic_arms, as_norm_bound, as_theta, mu, mudot
+from rounding.validation import check_seed
 
 __all__ = ["LogisticInstance", "circle30", "sphere"]
 
@@ -101,7 +102,8 @@ def sphere(d: int = 3, K: int = 20, S: float = 2.0, seed: int = 0) -> LogisticIn
         raise ValueError(f"d must be a positive integer; got {d!r}")
     if not (isinstance(K, (int, np.integer)) and K >= d):
         raise ValueError(f"K must be an integer >= d={d}; got {K!r}")
-    rng = np.random.default_rng(int(seed))
+    seed = check_seed(seed)
+    rng = np.random.default_rng(seed)
     X = _unit_rows(rng, int(K), int(d))
     theta = S * _unit_rows(rng, 1, int(d))[0]
     return LogisticInstance(X=X, theta=theta, S=S, name=f"sphere-d{d}-K{K}-S{S:g}-seed{seed}",

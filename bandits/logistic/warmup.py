@@ -42,6 +42,7 @@ from bandits.logistic.core import (
     mudot,
 )
 from design.gd import two_approx_g_design  # Algorithm 3 (re-exported here)
+from rounding.validation import check_seed
 
 __all__ = [
     "WarPolicy",
@@ -406,7 +407,7 @@ def war_warmup(X: object, S: float, theta: object, *, L: float = 1.0, U: float =
     th = as_theta(theta, Xa.shape[1])
     war = _WarProbing(Xa, S, L=L, U=U, r=r, delta=delta, max_stages=max_stages)
     p = mu(Xa @ th)
-    state = _rng.make_state(int(seed), 1)
+    state = _rng.make_state(seed, 1)
     while (todo := war.next_stage()) is not None:
         for a in todo:
             N, _, dec, lo, hi = kern.probe_arm(float(p[a]), war.K, war.delta, war.L, war.U,
@@ -430,7 +431,7 @@ def run_warmup(method: str, instance, *, delta: float = DELTA, seed: int = 0,
         raise ValueError(f"warm-up must be 'naive', 'war' or 'oracle'; got {method!r}")
     if not sample:
         return res
-    state = _rng.make_state(int(seed), 2)
+    state = _rng.make_state(seed, 2)
     succ = np.zeros(X.shape[0], dtype=np.int64)
     kern.draw_counts(res.counts, mu(X @ th), state, succ)
     return _fit_warmup(res, X, succ)
@@ -492,7 +493,7 @@ class WarPolicy:
         self.X = as_logistic_arms(X)
         self._war = _WarProbing(self.X, S, L=L, U=U, r=r, delta=delta,
                                 max_stages=max_stages)
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         self.max_pulls_per_arm = int(max_pulls_per_arm)
         K = self.X.shape[0]
         self._counts = np.zeros(K, dtype=np.int64)
@@ -587,3 +588,85 @@ class WarPolicy:
             self.phase = "done"
             self.done = True
             self.stopped_by = "rule"
+
+
+def run_war(instance, *, delta: float = DELTA, seed: int = 0, max_samples: int = 10**7,
+            **options: object):
+    """Simulate WAR alone (the ``"war"`` algorithm of :func:`bandits.run`): probing, then
+    the planned allocation, then ``argmax x^T theta_hat`` for the MLE of its pulls.
+
+    Within ``max_samples`` the run stops by its rule (``stopped_by="rule"``). When WAR
+    needs more pulls than that, the ask/tell :class:`WarPolicy` is fed the outcomes the
+    simulation draws (probing: stream 1 in pull order, as :func:`war_warmup`; planning:
+    stream 2 arm by arm, as :func:`run_warmup`) and stopped after ``max_samples`` pulls; the
+    recommendation is then ``argmax x^T theta_hat`` for the MLE of every pull made
+    (Appendix F fallback; the pulled arm with the best success rate when no MLE exists), an
+    uncertified estimate (``stopped_by="budget"``). Options: those of :func:`war_warmup`.
+
+    Returns
+    -------
+    bandits.RunResult
+    """
+    import time
+
+    from bandits._core.exact import correct_set, exact_means
+    from bandits._core.result import RunResult
+
+    t0 = time.perf_counter()
+    wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
+    mu_exact = exact_means(instance)
+    if wu.total + wu.probe_samples > max_samples:
+        return _war_cut(instance, delta=delta, seed=seed, max_samples=max_samples, t0=t0,
+                        mu_exact=mu_exact, **options)
+    rec = np.array([int(np.argmax(instance.X @ wu.theta_hat))])
+    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
+                     seed=int(seed), samples=wu.total + wu.probe_samples, recommendation=rec,
+                     correct=correct_set(mu_exact, rec, 1, 0.0),
+                     counts=wu.counts + wu.info["probe_counts"], stopped_by="rule",
+                     wall_time=time.perf_counter() - t0,
+                     extra={"warmup": wu, "theta_hat": wu.theta_hat})
+
+
+def _war_cut(instance, *, delta: float, seed: int, max_samples: int, t0: float, mu_exact,
+             **options: object):
+    """A WAR run cut by ``max_samples`` (see :func:`run_war`)."""
+    import time
+
+    from bandits._core.exact import correct_set
+    from bandits._core.result import RunResult
+    from bandits.logistic.core import mle, mu
+
+    X = instance.X
+    p = mu(X @ instance.theta)
+    pol = WarPolicy(X, instance.S, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
+    probe_state = _rng.make_state(int(seed), 1)
+    plan_state = _rng.make_state(int(seed), 2)
+    planned: list[list[int]] | None = None
+    used = np.zeros(X.shape[0], dtype=np.int64)
+    succ = np.zeros(X.shape[0], dtype=np.int64)
+    while pol.samples < max_samples and not pol.done:
+        a = pol.ask()
+        if pol.phase == "probing":
+            y = int(_rng.uniform(probe_state) < p[a])
+        else:
+            if planned is None:
+                assert pol.plan is not None
+                planned = [[int(_rng.uniform(plan_state) < p[b]) for _ in range(int(n))]
+                           for b, n in enumerate(pol.plan.counts)]
+            y = planned[a][used[a]]
+            used[a] += 1
+        succ[a] += y
+        pol.tell(a, y)
+    counts = pol.counts
+    try:
+        theta_hat = mle(X, counts, succ).theta
+        rec = np.array([int(np.argmax(X @ theta_hat))])
+    except ValueError:  # too few pulls for any MLE: best empirical success rate
+        theta_hat = None
+        rate = np.where(counts > 0, succ / np.maximum(counts, 1), -np.inf)
+        rec = np.array([int(np.argmax(rate))])
+    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
+                     seed=int(seed), samples=pol.samples, recommendation=rec,
+                     correct=correct_set(mu_exact, rec, 1, 0.0), counts=counts,
+                     stopped_by="budget", wall_time=time.perf_counter() - t0,
+                     extra={"theta_hat": theta_hat})

@@ -87,7 +87,8 @@ from typing import Any
 import numpy as np
 
 from bandits._core import rng as _rng
-from bandits._core.protocol import AskTellProtocol
+from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from bandits.static import (
     _budget,
@@ -100,7 +101,6 @@ from bandits.static import (
     confidence_constants,
     pair_targets,
     spanning_arms,
-    target_means,
 )
 from bandits.static import _kernels as S
 
@@ -224,10 +224,9 @@ def _phased_result(algorithm: str, instance, seed: int, t: int, counts: np.ndarr
     """The RunResult of a phased simulation: the engine's recommendation and phases."""
     wall = time.perf_counter() - t0
     rec = np.array([eng.recommendation()])
-    mu = target_means(instance)
     return RunResult(
         algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
-        samples=t, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
+        samples=t, recommendation=rec, correct=correct_set(exact_means(instance), rec, 1, 0.0),
         counts=counts, stopped_by=stopped, wall_time=wall,
         extra={"phases": eng.phases, "n_phases": len(eng.phases),
                "active": np.flatnonzero(eng.active), **extra},
@@ -268,6 +267,7 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
     refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every", 1)
     eng = _adaptive_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = _seed(seed), _budget(max_samples)
+    check_resolution(instance, 1)
     env_kind, means, env_sigma, table = _env(instance)
     X = eng.X
     K, d = X.shape
@@ -354,7 +354,7 @@ class AdaptivePolicy(_PhasePolicy):
         self._ps[:] = 0.0
         self._tp = 0
         self._since = 0
-        self._queue = [int(a) for a in self._eng.init_arms]
+        self._queue = ArmQueue(self._eng.init_arms)
         self._in_init = True
         if self._max is not None and self._t >= self._max:
             self._finish("budget")
@@ -383,7 +383,7 @@ class AdaptivePolicy(_PhasePolicy):
             return
         a = S.greedy_choice(eng.X, self._Y, self._M, self._Ainv, self._vals, self._rng,
                             self._g, self._scores)
-        self._queue = [int(a)]
+        self._queue = ArmQueue([a])
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm``."""
@@ -576,6 +576,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
     sig = float(instance.sigma if sigma is None else sigma)
     eng = _rage_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = _seed(seed), _budget(max_samples)
+    check_resolution(instance, 1)
     env_kind, means, env_sigma, table = _env(instance)
     K = eng.X.shape[0]
     pcounts, psums = np.zeros(K, dtype=np.int64), np.zeros(K)
@@ -624,7 +625,7 @@ class RagePolicy(_PhasePolicy):
             self._finish("budget")
             return
         alloc = self._eng.plan_phase()
-        self._queue = [a for a in range(alloc.shape[0]) for _ in range(int(alloc[a]))]
+        self._queue = ArmQueue.repeated(alloc)
         self._pc[:] = 0
         self._ps[:] = 0.0
 

@@ -91,6 +91,10 @@ _CONVENTIONS = (
 )
 
 
+def _table4_chunk_packed(task: tuple) -> list:
+    return _table4_chunk(*task)
+
+
 def _table4_chunk(col: int, first: int, stop: int, seed: int) -> list[tuple[float, ...]]:
     """Constants of instances ``first..stop-1`` of Table 4 column ``col``, both conventions.
 
@@ -177,8 +181,6 @@ def reda_table4(out: Path, runs: int = 200, jobs: int = -1, seed: int = 0, full:
     of every instance) and ``reda-table4.png``.
     """
     import csv
-    import os
-    from concurrent.futures import ProcessPoolExecutor
 
     n = 1000 if full else int(runs)
     if n < 1:
@@ -189,12 +191,15 @@ def reda_table4(out: Path, runs: int = 200, jobs: int = -1, seed: int = 0, full:
     chunk = 25
     tasks = [(c, a, min(a + chunk, n), seed) for c in cols for a in range(0, n, chunk)]
     tasks.sort(key=lambda t: -_TABLE4[t[0]][1])  # largest K first: better load balance
-    workers = (os.cpu_count() or 1) if jobs == -1 else max(1, int(jobs))
+    from bandits.replicate import _check_n_jobs
+
+    workers = _check_n_jobs(jobs)
     if workers == 1 or len(tasks) == 1:
         done = [_table4_chunk(*t) for t in tasks]
     else:
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-            done = list(pool.map(_table4_chunk, *zip(*tasks, strict=True)))
+        from bandits.replicate import map_in_workers
+
+        done = list(map_in_workers(_table4_chunk_packed, tasks, min(workers, len(tasks))))
     per_col: dict[int, list[tuple[float, ...]]] = {c: [] for c in cols}
     for t, vals in sorted(zip(tasks, done, strict=True), key=lambda tv: tv[0][:2]):
         per_col[t[0]] += vals

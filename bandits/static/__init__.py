@@ -53,10 +53,13 @@ import numpy as np
 
 from bandits._core import rng as _rng
 from bandits._core.env import make_environment
-from bandits._core.protocol import AskTellProtocol
+from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits.gifa import RunResult, _check_probability
 from bandits.static import _kernels as S
 from rounding.tracking import track_ratio
+from rounding.validation import as_real_array, check_budget, check_real
+from rounding.validation import check_int as _check_int_range
 
 __all__ = ["STATIC_ALGORITHMS", "StaticPolicy", "confidence_constants", "run_static",
            "spanning_arms", "static_design"]
@@ -73,10 +76,7 @@ _INITS = ("all", "basis")
 
 def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:
     """``value`` as a finite float64 (n, d) array, else ValueError naming ``name``."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a numeric 2-D array") from None
+    arr = as_real_array(value, name)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise ValueError(f"{name} must be a non-empty 2-D array (rows are vectors); "
                          f"got shape {arr.shape}")
@@ -96,22 +96,12 @@ def check_arms_span(X: np.ndarray, name: str = "X") -> None:
 
 def check_positive(x: object, name: str) -> float:
     """A positive finite float, else ValueError naming ``name``."""
-    if isinstance(x, bool):
-        raise ValueError(f"{name} must be a positive number; got {x!r}")
-    try:
-        v = float(x)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {x!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
-    return v
+    return check_real(x, name, 0.0, open_low=True)
 
 
 def check_int(x: object, name: str, low: int) -> int:
     """An int ``>= low``, else ValueError naming ``name``."""
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or int(x) < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {x!r}")
-    return int(x)
+    return _check_int_range(x, name, low)
 
 
 def confidence_constants(confidence: str | float, *, sigma: float, delta: float, K: int,
@@ -316,7 +306,7 @@ def _env(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
 
 
 def _budget(max_samples: object) -> int:
-    return check_int(max_samples, "max_samples", 1)
+    return check_budget(max_samples)
 
 
 def _seed(seed: object) -> int:
@@ -375,6 +365,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     seed = _seed(seed)
     max_samples = _budget(max_samples)
     refresh_every = check_int(refresh_every, "refresh_every", 1)
+    check_resolution(instance, 1)
     env = make_environment(instance)
     cfg = _config(st, refresh_every, max_samples)
     state = S.target_state(st.X.shape[0], st.X.shape[1], st.Y.shape[0])
@@ -386,11 +377,10 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         raise ValueError("instance: the initial pulls do not span R^d")
     theta, counts = state.theta, state.counts
     rec = np.array([int(S.argmax_all(st.Z, theta))])
-    mu = target_means(instance)
     n = int(state.ints[S.T_PULLS])
     return RunResult(
         algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
-        samples=n, recommendation=rec, correct=bool(mu[rec[0]] >= mu.max() - 1e-12),
+        samples=n, recommendation=rec, correct=correct_set(exact_means(instance), rec, 1, 0.0),
         counts=counts, stopped_by="rule" if status == S.STATUS_RULE else "budget",
         wall_time=wall,
         extra={"method": method, "confidence": confidence,
@@ -443,7 +433,7 @@ class StaticPolicy(AskTellProtocol):
         self._cfg = _config(self._st, check_int(refresh_every, "refresh_every", 1), budget)
         K, d = self._st.X.shape
         self._state = S.target_state(K, d, self._st.Y.shape[0])
-        self._queue: list[int] = []
+        self._queue = ArmQueue()
         self._advance()
 
     @property
@@ -465,7 +455,7 @@ class StaticPolicy(AskTellProtocol):
         """The step kernel's decision (the call the simulation loop makes)."""
         a = S.static_decide(self._state, self._cfg, self._rng)
         if a >= 0:
-            self._queue = [int(a)]
+            self._queue = ArmQueue([a])
             return
         status = self._state.ints[S.T_STATUS]
         if status == S.STATUS_SINGULAR:
@@ -473,7 +463,7 @@ class StaticPolicy(AskTellProtocol):
         self.done = True
         self.stopped_by = "rule" if status == S.STATUS_RULE else "budget"
         self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._state.theta))])
-        self._queue = []
+        self._queue = ArmQueue()
 
     def tell(self, arm: int, reward: float) -> None:
         """Report the ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""

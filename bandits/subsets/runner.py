@@ -11,7 +11,6 @@ import csv
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -136,11 +135,13 @@ def regret_curves(configs: Sequence[tuple[str, str, dict] | str],
     for label, algo, opts in cfgs:
         n = (runs_per_config or {}).get(label, runs)
         tasks += [(label, algo, opts, envs[s], T, s, n_points) for s in seeds[:n]]
-    if jobs == -1:
-        jobs = os.cpu_count() or 1
+    from bandits.replicate import _check_n_jobs
+
+    jobs = _check_n_jobs(jobs)
     if jobs > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as ex:
-            out = list(ex.map(_one, tasks))
+        from bandits.replicate import map_in_workers
+
+        out = list(map_in_workers(_one, tasks, jobs))
     else:
         out = [_one(t) for t in tasks]
     times = out[0][2]
