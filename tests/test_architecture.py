@@ -24,15 +24,6 @@ def imports_of(path: Path) -> list[str]:
     return names
 
 
-#: Known violations, listed in docs/architecture.md ("What is left"); remove as fixed.
-KNOWN = {
-    ("phased", "bandits.static._kernels"),
-    ("phased", "bandits.static._budget"),
-    ("phased", "bandits.static._env"),
-    ("phased", "bandits.static._seed"),
-    ("phased", "bandits.gifa._check_probability"),
-    ("static", "bandits.gifa._check_probability"),
-}
 BANDIT_MODULES = sorted((ROOT / "bandits").rglob("*.py"))
 
 
@@ -54,5 +45,4 @@ def test_families_do_not_import_each_others_private_modules(path: Path) -> None:
         if len(parts) >= 3 and parts[0] == "bandits" and parts[1] in FAMILIES \
                 and parts[1] != own and parts[2].startswith("_"):
             bad.append(m)
-    bad = [m for m in bad if (own, m) not in KNOWN]
     assert not bad, f"{path.relative_to(ROOT)} imports another family's private {bad}"

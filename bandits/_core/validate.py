@@ -1,78 +1,51 @@
 """Argument checks shared by every bandit family: one implementation of each.
 
-Each returns the checked value (converted) or raises a ``ValueError`` that names the
-argument. Matrices go through :func:`design.validation.as_arms` (the design layer's check),
-so a bad ``X`` reads the same wherever it is passed.
+The scalar validators are the toolkit's shared ones (:mod:`rounding.validation`: integers,
+seeds, budgets, reals, probabilities; each raises a ``ValueError`` naming the argument);
+matrices go through :func:`design.validation.as_arms` (the design layer's check), so a bad
+``X`` reads the same wherever it is passed. This module adds the few bandit-specific
+combinations and is what the families import.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from design.validation import as_arms
+from rounding.validation import (
+    as_real_array,
+    check_budget,
+    check_int,
+    check_probability,
+    check_real,
+    check_seed,
+)
 
-
-def check_probability(x: object, name: str) -> float:
-    """A number in the open interval (0, 1) (``delta``, a confidence level)."""
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a number in (0, 1); got {x!r}")
-    if not (0.0 < float(x) < 1.0):
-        raise ValueError(f"{name} must be in (0, 1); got {x!r}")
-    return float(x)
+__all__ = ["as_arms", "as_matrix", "as_real_array", "check_arms_span", "check_budget",
+           "check_int", "check_nonnegative", "check_positive", "check_probability",
+           "check_real", "check_seed"]
 
 
 def check_positive(x: object, name: str) -> float:
-    """A positive finite number."""
-    if isinstance(x, bool):
-        raise ValueError(f"{name} must be a positive number; got {x!r}")
-    try:
-        v = float(x)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {x!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
-    return v
+    """A finite real number > 0."""
+    return check_real(x, name, 0.0, open_low=True)
 
 
 def check_nonnegative(x: object, name: str) -> float:
-    """A finite number >= 0 (``epsilon``, a regulariser)."""
-    if isinstance(x, bool):
-        raise ValueError(f"{name} must be a finite number >= 0; got {x!r}")
-    try:
-        v = float(x)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number >= 0; got {x!r}") from None
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0; got {x!r}")
-    return v
-
-
-def check_int(x: object, name: str, low: int) -> int:
-    """An integer ``>= low`` (bools and floats are refused)."""
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or int(x) < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {x!r}")
-    return int(x)
-
-
-def check_seed(seed: object) -> int:
-    """A non-negative integer seed."""
-    return check_int(seed, "seed", 0)
-
-
-def check_budget(max_samples: object, name: str = "max_samples") -> int:
-    """A positive integer sample budget."""
-    return check_int(max_samples, name, 1)
+    """A finite real number >= 0 (``epsilon``, a regulariser)."""
+    return check_real(x, name, 0.0)
 
 
 def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:
-    """``value`` as a finite C-contiguous float64 (n, d) array (rows are vectors).
+    """``value`` as a finite, real, C-contiguous float64 (n, d) array (rows are vectors).
 
     ``d``: the number of columns it must have (that of ``X``). Spanning is not required
     here (:func:`check_arms_span` checks it where least squares needs it).
     """
-    arr = as_arms(value, name, need_span=False)
+    arr = as_real_array(value, name)
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty 2-D array (rows are vectors); "
+                         f"got shape {arr.shape}")
     if d is not None and arr.shape[1] != d:
         raise ValueError(f"{name} must have d={d} columns like X; got shape {arr.shape}")
     return arr

@@ -55,11 +55,18 @@ from bandits._core import rng as _rng
 from bandits._core.env import make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
-from bandits.gifa import RunResult, _check_probability
+from bandits._core.result import RunResult
+from bandits._core.validate import (  # re-exported: bandits.static.as_matrix etc.
+    as_matrix,
+    check_arms_span,
+    check_budget,
+    check_int,
+    check_positive,
+    check_probability,
+    check_seed,
+)
 from bandits.static import _kernels as S
 from rounding.tracking import track_ratio
-from rounding.validation import as_real_array, check_budget, check_real
-from rounding.validation import check_int as _check_int_range
 
 __all__ = ["STATIC_ALGORITHMS", "StaticPolicy", "confidence_constants", "run_static",
            "spanning_arms", "static_design"]
@@ -74,36 +81,6 @@ _INITS = ("all", "basis")
 # ----------------------------------------------------------------------------------------
 
 
-def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:
-    """``value`` as a finite float64 (n, d) array, else ValueError naming ``name``."""
-    arr = as_real_array(value, name)
-    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must be a non-empty 2-D array (rows are vectors); "
-                         f"got shape {arr.shape}")
-    if d is not None and arr.shape[1] != d:
-        raise ValueError(f"{name} must have d={d} columns like X; got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return np.ascontiguousarray(arr)
-
-
-def check_arms_span(X: np.ndarray, name: str = "X") -> None:
-    """ValueError naming ``name`` unless the rows of X span R^d."""
-    if np.linalg.matrix_rank(X) < X.shape[1]:
-        raise ValueError(f"the rows of {name} must span R^d (d={X.shape[1]}); least squares "
-                         "is not identifiable otherwise")
-
-
-def check_positive(x: object, name: str) -> float:
-    """A positive finite float, else ValueError naming ``name``."""
-    return check_real(x, name, 0.0, open_low=True)
-
-
-def check_int(x: object, name: str, low: int) -> int:
-    """An int ``>= low``, else ValueError naming ``name``."""
-    return _check_int_range(x, name, low)
-
-
 def confidence_constants(confidence: str | float, *, sigma: float, delta: float, K: int,
                          c: float | None = None) -> tuple[float, float, bool]:
     r"""``(c, log_const, fixed)`` of the multiplier ``beta(n) = c sqrt(log_const + 2 log n)``.
@@ -111,7 +88,7 @@ def confidence_constants(confidence: str | float, *, sigma: float, delta: float,
     ``"soare"``: ``c = 2 sigma sqrt 2``, ``log_const = log(6 K^2 / (pi^2 delta))``;
     ``"xu"``: the same with ``K``; a number ``b``: ``beta(n) = b`` (``fixed=True``).
     """
-    delta = _check_probability(delta, "delta")
+    delta = check_probability(delta, "delta")
     if isinstance(confidence, str):
         if confidence not in ("soare", "xu"):
             raise ValueError("confidence must be 'soare', 'xu' or a positive number; "
@@ -295,22 +272,12 @@ def default_method(algorithm: str) -> str:
     return "rounding" if algorithm == "xy-oracle" else "greedy"
 
 
-def _env(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
-    """Environment arrays: the means of the *measurement* arms ``X theta`` (not of ``Z``)."""
-    table = getattr(instance, "reward_table", None)
-    if table is not None:
-        table = np.ascontiguousarray(table, dtype=np.float64)
-        return 1, table.mean(axis=0), 0.0, table
-    means = np.ascontiguousarray(np.asarray(instance.X) @ np.asarray(instance.theta))
-    return 0, means, float(instance.sigma), np.zeros((1, 1))
-
-
 def _budget(max_samples: object) -> int:
     return check_budget(max_samples)
 
 
 def _seed(seed: object) -> int:
-    return check_int(seed, "seed", 0)
+    return check_seed(seed)
 
 
 def target_means(instance) -> np.ndarray:
