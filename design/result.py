@@ -19,7 +19,10 @@ class DesignResult:
 
     Every criterion is written as a *minimisation* over the simplex, so that
     ``lower_bound <= optimum <= value`` always holds and the certified relative gap is
-    ``gap = value / lower_bound - 1`` (for positive criteria).
+    ``gap = value (1 + eta) / lower_bound - 1`` (for positive criteria), where
+    ``eta = info["rounding_error"]`` bounds the relative rounding error of the computed
+    value (0 in exact arithmetic, ~1e-13 for well-conditioned arms; it grows with the
+    condition number of the arms, see :class:`design._validation.ArmBasis`).
 
     Attributes
     ----------
@@ -30,8 +33,8 @@ class DesignResult:
     lower_bound : float
         A certified lower bound on the optimal value (duality / equivalence theorem).
     gap : float
-        Certified relative gap ``value / lower_bound - 1``; the weights are within a
-        factor ``1 + gap`` of optimal.
+        Certified relative gap ``value (1 + eta) / lower_bound - 1``; the weights are
+        within a factor ``1 + gap`` of optimal, rounding errors included.
     support : ndarray of int64
         Indices of the arms with positive weight.
     iterations : int
@@ -78,16 +81,22 @@ class Certificate:
     max_variance : float
         ``max_x x^T A(w)^{-1} x`` over the candidate arms.
     argmax : int
-        Arm attaining the maximum variance.
+        Arm attaining the maximum variance (the lowest index among arms tied with it up to
+        the rounding error).
     d : int
         Dimension, the optimal value of the maximum variance (Kiefer–Wolfowitz 1960).
     g_efficiency : float
-        ``d / max_variance``; also a lower bound on the D-efficiency
+        ``d / (max_variance (1 + rounding_error))``; also a lower bound on the D-efficiency
         ``(det A(w) / det A(w*))^{1/d}``.
     within_tol : bool
         ``g_efficiency >= 1 - tol``.
     tol : float
         Tolerance used for ``within_tol``.
+    rounding_error : float
+        Bound ``eta`` on the relative rounding error of ``max_variance`` (from the
+        conditioning of the arms and of the design, see
+        :class:`design._validation.ArmBasis`); ``g_efficiency = d / (max_variance (1 +
+        eta))`` so that it stays a true lower bound. ``inf`` for a singular design.
     """
 
     max_variance: float
@@ -96,6 +105,7 @@ class Certificate:
     g_efficiency: float
     within_tol: bool
     tol: float
+    rounding_error: float = 0.0
 
     def __repr__(self) -> str:
         verdict = "within" if self.within_tol else "NOT within"
