@@ -484,7 +484,7 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
 
 def _cmd_complexity(args: argparse.Namespace) -> int:
     """``oed complexity --instance NAME``: the complexity constants of an instance."""
-    from design.complexity import complexity_constants, soare_constants
+    from bandits.complexity import complexity_constants, soare_constants
 
     inst = _instance(args)
     sigma = inst.sigma if args.sigma is None else args.sigma

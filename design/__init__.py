@@ -7,7 +7,8 @@
   :func:`xy_check`, :func:`minimax_check` -- XY / transductive, weighted minimax and
   H-optimal (GLM) designs with equivalence-theorem certificates.
 * :mod:`design.greedy` -- greedy incremental rules (Soare et al. Eq. 22 and 26).
-* :mod:`design.complexity` -- complexity constants of the bandit papers.
+* :mod:`design.complexity` -- l1-minimal weights of arm differences (the bandit
+  complexity constants built on them are in :mod:`bandits.complexity`).
 """
 
 from design.elfving import CCertificate, c_check, c_optimal
