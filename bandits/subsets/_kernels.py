@@ -115,21 +115,26 @@ def _record(acc, t, cp, curve, ipos):
 
 
 @njit(cache=True)
-def _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc, t, cp,
-          curve, ipos):
-    """Draw the reward of ``action``, add its pseudo-regret, record step ``t`` (1-based)."""
+def _play(action, K, env, env_state, work, curve, t):
+    """Draw the reward of ``action``, add its pseudo-regret, record step ``t`` (1-based).
+    ``env`` is ``(p, table, kind, rho, sigma, mu_star)``, ``curve`` is ``(cp, curve, ipos,
+    acc)``."""
+    p, table, kind, rho, sigma, mu_star = env
+    cp, cv, ipos, acc = curve
     r = draw_joint(action, K, p, table, kind, rho, sigma, env_state)
     acc[0] += mu_star - expected_joint(action, K, p, table, kind, rho, work)
-    _record(acc, t, cp, curve, ipos)
+    _record(acc, t, cp, cv, ipos)
     return r
 
 
 @njit(cache=True)
-def _commit(action, K, p, table, kind, rho, mu_star, work, acc, t, T, cp, curve, ipos):
+def _commit(action, K, env, work, curve, t, T):
     """Play the fixed ``action`` from step t+1 to T (regret is deterministic: no draws)."""
+    p, table, kind, rho, sigma, mu_star = env
+    cp, cv, ipos, acc = curve
     gap = mu_star - expected_joint(action, K, p, table, kind, rho, work)
     while ipos[0] < cp.size and cp[ipos[0]] <= T:
-        curve[ipos[0]] = acc[0] + gap * (cp[ipos[0]] - t)
+        cv[ipos[0]] = acc[0] + gap * (cp[ipos[0]] - t)
         ipos[0] += 1
     acc[0] += gap * (T - t)
 
@@ -367,8 +372,6 @@ def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen, plays):
     the commit phase (regret only, no draws). ``env`` is ``(p, table, kind, rho, sigma,
     mu_star)``, ``curve`` is ``(cp, curve, ipos, acc)``; ``plays`` counts each arm's plays
     while exploring."""
-    p, table, kind, rho, sigma, mu_star = env
-    cp, cv, ipos, acc = curve
     K = cfg.K
     work = np.empty(3 * K + 2)
     action = np.empty(K, dtype=np.int64)
@@ -377,14 +380,12 @@ def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen, plays):
     while not done:
         dart_action(st, cfg, action)
         count_plays(action, plays)
-        r = _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc,
-                  t0 + st.ints[D_STEPS] + 1, cp, cv, ipos)
+        r = _play(action, K, env, env_state, work, curve, t0 + st.ints[D_STEPS] + 1)
         done = dart_observe(st, cfg, r, pol_state)
     dart_commit(st, cfg, chosen)
     tb = st.ints[D_STEPS]
     if tb < cfg.T:
-        _commit(chosen, K, p, table, kind, rho, mu_star, work, acc, t0 + tb, t0 + cfg.T,
-                cp, cv, ipos)
+        _commit(chosen, K, env, work, curve, t0 + tb, t0 + cfg.T)
 
 
 # ----------------------------------------------------------------------------------------
@@ -578,8 +579,6 @@ def csar_commit(st, K, chosen):
 def csar_run(env, curve, st, K, T, designs, env_state, pol_state, chosen, plays):
     """CSAR with fresh samples per phase (see :func:`bandits.subsets.csar`): the step kernel
     (:func:`csar_action`, :func:`csar_observe`) against the environment, then the commit."""
-    p, table, kind, rho, sigma, mu_star = env
-    cp, cv, ipos, acc = curve
     work = np.empty(3 * K + 2)
     action = np.empty(K, dtype=np.int64)
     csar_reset(st, K, T, designs, pol_state)
@@ -587,13 +586,12 @@ def csar_run(env, curve, st, K, T, designs, env_state, pol_state, chosen, plays)
     while not done:
         csar_action(st, designs, action)
         count_plays(action, plays)
-        r = _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc,
-                  st.ints[C_STEPS] + 1, cp, cv, ipos)
+        r = _play(action, K, env, env_state, work, curve, st.ints[C_STEPS] + 1)
         done = csar_observe(st, K, T, designs, r, pol_state)
     csar_commit(st, K, chosen)
     t = st.ints[C_STEPS]
     if t < T:
-        _commit(chosen, K, p, table, kind, rho, mu_star, work, acc, t, T, cp, cv, ipos)
+        _commit(chosen, K, env, work, curve, t, T)
 
 
 # ----------------------------------------------------------------------------------------
@@ -713,8 +711,6 @@ def lints_commit(st, cfg, theta_mean, chosen):
 def lints_run(env, curve, st, cfg, env_state, pol_state, theta_mean, chosen, plays):
     """Simulate LinTS (Agrawal & Goyal 2013) for ``cfg.T`` steps: the step kernel
     (:func:`lints_action`, :func:`lints_observe`) against the environment."""
-    p, table, kind, rho, sigma, mu_star = env
-    cp, cv, ipos, acc = curve
     work = np.empty(3 * cfg.K + 2)
     action = np.empty(cfg.K, dtype=np.int64)
     lints_reset(st, cfg)
@@ -722,8 +718,7 @@ def lints_run(env, curve, st, cfg, env_state, pol_state, theta_mean, chosen, pla
     while not done:
         lints_action(st, cfg, action, pol_state)
         count_plays(action, plays)
-        r = _play(action, cfg.K, p, table, kind, rho, sigma, mu_star, env_state, work, acc,
-                  st.ints[0] + 1, cp, cv, ipos)
+        r = _play(action, cfg.K, env, env_state, work, curve, st.ints[0] + 1)
         done = lints_observe(st, cfg, action, r)
     lints_commit(st, cfg, theta_mean, chosen)
 
@@ -857,8 +852,6 @@ def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
     last round (``Delta_m < sqrt(e / T)``) or when one action is left, the empirically best
     remaining action is played to the horizon. The step kernel (:func:`ucb_action`,
     :func:`ucb_observe`) against the environment."""
-    p, table, kind, rho, sigma, mu_star = env
-    cp, cv, ipos, acc = curve
     K = st.actions.shape[1]
     work = np.empty(3 * K + 2)
     action = np.empty(K, dtype=np.int64)
@@ -867,10 +860,9 @@ def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
     while not done:
         ucb_action(st, action)
         count_plays(action, plays)
-        r = _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc,
-                  st.ints[U_STEPS] + 1, cp, cv, ipos)
+        r = _play(action, K, env, env_state, work, curve, st.ints[U_STEPS] + 1)
         done = ucb_observe(st, T, r)
     ucb_commit(st, chosen)
     t = st.ints[U_STEPS]
     if t < T:
-        _commit(chosen, K, p, table, kind, rho, mu_star, work, acc, t, T, cp, cv, ipos)
+        _commit(chosen, K, env, work, curve, t, T)
