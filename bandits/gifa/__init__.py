@@ -377,9 +377,9 @@ class Policy(AskTellProtocol):
         self.recommendation = np.sort(self._eng.J.copy())
         self._queue = ArmQueue()
 
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the measured ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
-        r = self._accept(arm, reward)
+    def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision."""
         self._eng.update(int(arm), r)
         if eng_budget_reached(self._eng) and self._queue:
             self._queue = ArmQueue()

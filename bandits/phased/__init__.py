@@ -387,9 +387,9 @@ class AdaptivePolicy(_PhasePolicy):
             return
         self._start()
 
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the ``reward`` of ``arm``."""
-        r = self._accept(arm, reward)
+    def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision."""
         a = int(arm)
         self._counts[a] += 1
         self._t += 1
@@ -610,9 +610,9 @@ class RagePolicy(_PhasePolicy):
         self._pc[:] = 0
         self._ps[:] = 0.0
 
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the ``reward`` of ``arm``."""
-        r = self._accept(arm, reward)
+    def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision."""
         a = int(arm)
         self._pc[a] += 1
         self._ps[a] += r

@@ -432,9 +432,9 @@ class StaticPolicy(AskTellProtocol):
         self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._state.theta))])
         self._queue = ArmQueue()
 
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
-        r = self._accept(arm, reward)
+    def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision."""
         S.observe_target(self._state, self._cfg.X, self._cfg.Y, int(arm), r,
                          self._cfg.refresh_every)
         self._advance()
