@@ -92,44 +92,14 @@ def _bandits(family: str) -> Callable[[], None]:
 
 def _family_runs(family: str) -> Iterable[tuple[str, Any]]:
     """(algorithm, small instance) of every registered algorithm of ``family``."""
-    try:
-        from bandits.registry import REGISTRY
-    except ImportError:  # before the registry (bandits.registry) existed
-        return _legacy_runs(family)
+    from bandits.registry import REGISTRY
+
     runs = []
     for e in REGISTRY.values():
         if e.family == family:
             module, _, fn = e.example.partition(":")
             runs.append((e.name, getattr(__import__(module, fromlist=[fn]), fn)()))
     return runs
-
-
-def _legacy_runs(family: str) -> list[tuple[str, Any]]:
-    from bandits.gifa import ALGORITHMS
-    from bandits.instances import soare
-    from bandits.logistic import LogisticInstance
-    from bandits.runner import DESIGN_ALGORITHMS, LOGISTIC_ALGORITHMS
-
-    inst = soare(d=3, omega=0.3)
-    if family == "gifa":
-        return [(n, inst) for n in ALGORITHMS]
-    if family in ("static", "phased"):
-        names = [n for n in DESIGN_ALGORITHMS
-                 if (n in ("rage", "xy-adaptive")) == (family == "phased")]
-        return [(n, inst) for n in names]
-    if family == "logistic":
-        X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
-        li = LogisticInstance(X=X, theta=np.array([2.0, 0.0]), name="easy-logistic")
-        return [(n, li) for n in LOGISTIC_ALGORITHMS]
-    return []
-
-
-def _subsets() -> None:
-    from bandits.subsets import SubsetEnv, run_subset
-
-    env = SubsetEnv.bernoulli(N=6, K=2, seed=0)
-    for name in ("dart", "csar", "lints", "ucb"):
-        run_subset(name, env, 2_000, seed=0)
 
 
 #: family -> function compiling its kernels with one tiny call of each public entry point
@@ -142,7 +112,7 @@ FAMILIES: dict[str, Callable[[], None]] = {
     "bandits: static": _bandits("static"),
     "bandits: phased": _bandits("phased"),
     "bandits: logistic": _bandits("logistic"),
-    "bandits: subsets": _subsets,
+    "bandits: subsets": _bandits("subsets"),
 }
 
 

@@ -17,11 +17,10 @@ import numpy as np
 from numba import njit
 
 from design._linalg import cholesky_lower, lower_inverse
+from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
 
-CONVERGED = 0
-MAX_ITER = 1
-SINGULAR = 2
-STALLED = 3  # no exchange along the chosen pair improves the criterion
+# STALLED (design._status, one definition for every kernel) here: no exchange along the
+# chosen pair improves the criterion.
 
 
 @njit(cache=True)
