@@ -10,13 +10,15 @@
 * :mod:`bandits.instances` -- named problem instances.
 """
 
+import design as _design
 from bandits._core.env import reward_oracle
 from bandits._core.result import STOP_REASONS, RunResult
 from bandits.gifa import ALGORITHMS, GIFA, Policy, make_algorithm
 from bandits.registry import REGISTRY, policy
 from bandits.replicate import ReplicationTable, replicate
 from bandits.runner import run
-from design._version import __version__ as __version__  # re-exported
+
+__version__ = _design.__version__  # one version for the distribution (pyproject.toml)
 
 __all__ = ["ALGORITHMS", "GIFA", "Policy", "REGISTRY", "ReplicationTable", "RunResult",
            "STOP_REASONS", "make_algorithm", "policy", "replicate", "reward_oracle", "run"]

@@ -678,9 +678,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _version() -> str:
-    from design._version import __version__
+    import design
 
-    return __version__
+    return design.__version__
 
 
 def algorithms_help(family: str | None = None) -> str:

@@ -445,7 +445,7 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
         If ``X`` is not (K, 2), ``weights`` is not a probability vector of length K,
         ``A(w)`` is singular, or ``level`` is not positive.
     """
-    from design._validation import as_arms, as_weights
+    from design.validation import as_arms, as_weights
 
     X = as_arms(X, "X")
     if X.shape[1] != 2:

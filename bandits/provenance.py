@@ -85,9 +85,9 @@ def seed_summary(seeds: Sequence[int] | None) -> Any:
 
 
 def _versions() -> dict:
-    from design._version import __version__
+    import design
 
-    out = {"oed-bandits": __version__, "python": platform.python_version(),
+    out = {"oed-bandits": design.__version__, "python": platform.python_version(),
            "numpy": np.__version__}
     for mod in ("numba", "scipy"):
         try:
