@@ -22,14 +22,7 @@ import numpy as np
 from numba import njit
 
 from design._linalg import cholesky_lower, lower_inverse
-
-# Outcome codes of the barrier kernel.
-CONVERGED = 0
-MAX_ITER = 1
-STALLED = 2
-SINGULAR = 3
-CENTRED = 4
-
+from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
 # ----------------------------------------------------------------------------------------
 # small dense linear algebra (allocation-free where it matters)
@@ -289,8 +282,15 @@ def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, to
         P = np.dot(X, Ainv)
         G = np.dot(P, XT)
         r = np.empty(m)
+        stalled = False
         for j in range(m):
+            if not v[j] < 1.0:  # rounding-level tolerances: a slack reached 0
+                stalled = True
+                break
             r[j] = 1.0 / (1.0 - v[j])
+        if stalled:
+            status = STALLED
+            break
         Zr = np.empty((m, k))
         Qr = np.empty((m, k))
         g0 = np.zeros(k)
@@ -497,6 +497,19 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
                 t += W[j, i] * Y[j, i]
             v[j] = t
             s[j] = 1.0 - t
+        # at tolerances near the rounding level the recomputed slacks (or weights) can
+        # reach 0 although the line search kept them positive: stop (the caller certifies
+        # the last iterate) instead of dividing by zero
+        stalled = False
+        for j in range(m):
+            if not s[j] > 0.0 or not u[j] > 0.0:
+                stalled = True
+        for a in range(k):
+            if not lam[a] > 0.0 or not nu[a] > 0.0:
+                stalled = True
+        if stalled:
+            status = STALLED
+            break
         Z = np.dot(W, XT)
         value, lb = restricted_certificate(lam, v, Z, u)
         if lb > 0.0 and value <= lb * (1.0 + tol):
@@ -532,6 +545,9 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
             comp += u[j] * s[j]
         for a in range(k):
             comp += nu[a] * lam[a]
+        if not comp > 0.0:
+            status = STALLED
+            break
         mu_c = comp / (m + k)
         # --- predictor (sigma = 0)
         for a in range(k):

@@ -42,7 +42,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -50,7 +50,7 @@ import scipy.linalg
 from scipy.optimize import linprog
 
 from ._validation import as_arms, as_tol, as_vector, as_weights
-from .result import DesignResult
+from .result import DesignResult, warns_if_not_converged
 
 __all__ = ["CCertificate", "c_check", "c_optimal"]
 
@@ -251,9 +251,30 @@ def c_check(X: Any, weights: Any, y: Any, *, tol: float = 1e-6) -> CCertificate:
     X = as_arms(X, need_span=False)
     K, d = X.shape
     w = as_weights(weights, K)
-    y = as_vector(y, d)
+    y, scale = _normalised(as_vector(y, d))
     tol = as_tol(tol)
-    return _certify(X, w, y, tol)[0]
+    cert = _certify(X, w, y, tol)[0]
+    s2 = _scaled(1.0, scale * scale)
+    return replace(cert, value=_scaled(cert.value, s2), lower_bound=cert.lower_bound * s2,
+                   max_response=_scaled(cert.max_response, s2))
+
+
+def _normalised(y: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(y / ||y||, ||y||)`` without overflow: every c-criterion value scales by ``||y||^2``
+    and the optimal weights do not depend on the scale of ``y``."""
+    m = float(np.max(np.abs(y)))
+    n = m * float(np.linalg.norm(y / m))
+    return y / n, n
+
+
+def _scaled(value: float, s2: float) -> float:
+    """``value * s2``; ``ValueError`` naming ``y`` if a finite value overflows float64."""
+    out = value * s2
+    if np.isfinite(value) and not np.isfinite(out):
+        raise ValueError(f"y: the c-criterion value overflows float64 at this scale of y "
+                         f"(|y|^2 = {s2:.3g}); rescale y, the optimal weights do not depend "
+                         "on its scale")
+    return float(out)
 
 
 # --------------------------------------------------------------------------------------
@@ -554,6 +575,7 @@ def _gap(value: float, lower: float) -> float:
 # --------------------------------------------------------------------------------------
 
 
+@warns_if_not_converged
 def c_optimal(X: Any, y: Any, *, method: str = "auto", tol: float = 1e-9) -> DesignResult:
     r"""c-optimal design for the direction ``y`` via Elfving's theorem.
 
@@ -621,11 +643,24 @@ def c_optimal(X: Any, y: Any, *, method: str = "auto", tol: float = 1e-9) -> Des
     (array([0.5, 0.5]), 4.0, array([1., 1.]))
     """
     X = as_arms(X, need_span=False)
-    y = as_vector(y, X.shape[1])
+    y, scale = _normalised(as_vector(y, X.shape[1]))
     if not isinstance(method, str) or method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     tol = as_tol(tol)
+    s2 = _scaled(1.0, scale * scale)
+    # solved for y / ||y|| (scale invariance); values scale by ||y||^2, coefficients by ||y||
+    res = _c_optimal_unit(X, y, method, tol)
+    info = dict(res.info)
+    if "coefficients" in info:
+        info["coefficients"] = info["coefficients"] * scale
+    if "l1_coefficients" in info:  # pragma: no cover - private cvxpy-l1 path only
+        info["l1_coefficients"] = info["l1_coefficients"] * scale
+    return replace(res, value=_scaled(res.value, s2), lower_bound=res.lower_bound * s2,
+                   info=info)
 
+
+def _c_optimal_unit(X: np.ndarray, y: np.ndarray, method: str, tol: float) -> DesignResult:
+    """:func:`c_optimal` for validated arms and a unit-norm direction ``y``."""
     if method == "cvxpy":
         return _c_optimal_cvxpy(X, y, tol)
 

@@ -20,19 +20,54 @@ from __future__ import annotations
 import numpy as np
 
 from design import _gd_numba as kern
-from design._validation import as_arms, as_max_iter, as_tol, as_weights
-from design.result import Certificate, DesignResult
+from design._validation import (
+    ArmBasis,
+    arm_basis,
+    as_arms,
+    as_max_iter,
+    as_tol,
+    as_weights,
+    rounding_error_factor,
+)
+from design.result import Certificate, DesignResult, warns_if_not_converged
 
 _METHODS = ("auto", "fw", "fw-away", "cvxpy")
 
 
 def variances(X: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Variance function ``omega_a = x_a^T A(w)^{-1} x_a`` of every arm (inf if A singular)."""
-    support = weights > 0
+    """Variance function ``omega_a = x_a^T A(w)^{-1} x_a`` of every arm (inf if A singular).
+
+    Computed in the well-conditioned basis ``Q`` of ``X = Q R`` (:func:`design._validation.
+    arm_basis`), where ``omega_a = q_a^T A_Q(w)^{-1} q_a``; all inf if ``X`` or the design
+    is numerically singular.
+    """
     try:
-        return _variances_fast(X, X[support], weights[support])
-    except np.linalg.LinAlgError:
+        basis = arm_basis(np.asarray(X, dtype=np.float64))
+    except ValueError:
         return np.full(X.shape[0], np.inf)
+    return _basis_variances(basis, weights)[0]
+
+
+def _basis_variances(basis: ArmBasis, weights: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(omega, eta)``: variances of all arms and their relative error bound.
+
+    ``A_Q(w) = B^T B`` with ``B = diag(sqrt(w_S)) Q_S``; with ``B = U R_w`` (QR),
+    ``omega_a = ||R_w^{-T} q_a||^2``: no normal equations, so the error is
+    ``cond(B) = cond(A_Q(w))^{1/2}`` times the rounding unit, not its square. ``eta`` is
+    :func:`design._validation.rounding_error_factor`; ``(inf, inf)`` for a singular design.
+    """
+    from scipy.linalg import solve_triangular
+
+    Q = basis.Q
+    S = np.flatnonzero(weights > 0.0)
+    B = np.sqrt(weights[S])[:, None] * Q[S]
+    eta = rounding_error_factor(basis, B)
+    if not np.isfinite(eta) or eta >= 1.0:
+        return np.full(Q.shape[0], np.inf), np.inf
+    Rw = np.linalg.qr(B, mode="r")
+    # omega_a = ||q_a Rw^{-1}||^2: one GEMM with the small triangular inverse
+    Z = Q @ solve_triangular(Rw, np.eye(Q.shape[1]), check_finite=False)
+    return np.einsum("ij,ij->i", Z, Z), eta
 
 
 def _variances_fast(Xc: np.ndarray, Xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
@@ -55,9 +90,12 @@ _SCREEN_MARGIN = 1e-4  # relative safety margin of the single-precision screenin
 def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
     """Kiefer–Wolfowitz certificate of any design (the user's own weights too).
 
-    Computes ``max_a x_a^T A(w)^{-1} x_a`` exactly (Cholesky), its argmax, and the
-    G-efficiency ``d / max_a omega_a``, which is also a lower bound on the D-efficiency
-    (Kiefer & Wolfowitz 1960; Pukelsheim 2006, §9.4 and Thm. 9.4).
+    Computes ``max_a x_a^T A(w)^{-1} x_a`` in a well-conditioned basis (``X = Q R``, then a
+    QR of ``diag(sqrt(w)) Q``; :func:`design._validation.arm_basis`), its argmax, and the
+    G-efficiency ``d / (max_a omega_a (1 + eta))``, which is also a lower bound on the
+    D-efficiency (Kiefer & Wolfowitz 1960; Pukelsheim 2006, §9.4 and Thm. 9.4). ``eta``
+    (``rounding_error``) bounds the relative rounding error of the maximum variance, so the
+    efficiency stays a true lower bound on ill-conditioned arms.
 
     Parameters
     ----------
@@ -71,18 +109,24 @@ def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
     Returns
     -------
     Certificate
-        If ``A(w)`` is singular, ``max_variance`` is inf and the efficiency 0.
+        If ``A(w)`` is singular (numerically: ``eta >= 1``), ``max_variance`` is inf and
+        the efficiency 0. ``ValueError`` naming ``X`` if the arms are rank-deficient at
+        float64 precision.
     """
     Xa = as_arms(X)
     w = as_weights(weights, Xa.shape[0])
     tol = as_tol(tol)
-    om = variances(Xa, w)
-    k = int(np.argmax(om))
+    basis = arm_basis(Xa)
+    om, eta = _basis_variances(basis, w)
     d = Xa.shape[1]
-    mv = float(om[k])
-    eff = d / mv if np.isfinite(mv) else 0.0
+    mv = float(om.max())
+    # argmax: the lowest index among the arms tied with the maximum up to rounding error
+    k = int(np.argmax(om >= mv / (1.0 + eta))) if np.isfinite(mv) else int(np.argmax(om))
+    # the certified efficiency uses the upper bound (1 + eta) max_a omega_a of the true
+    # maximum variance (rounding error of the computation, see ArmBasis)
+    eff = d / (mv * (1.0 + eta)) if np.isfinite(mv) else 0.0
     return Certificate(max_variance=mv, argmax=k, d=d, g_efficiency=eff,
-                       within_tol=bool(eff >= 1.0 - tol), tol=tol)
+                       within_tol=bool(eff >= 1.0 - tol), tol=tol, rounding_error=eta)
 
 
 def _hp_threshold(eps: float, d: int) -> float:
@@ -228,24 +272,40 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     max_iter = as_max_iter(max_iter, 200_000)
     K, d = Xa.shape
+    # one QR per call: the solvers run on Q (condition number 1), weights are invariant
+    basis = arm_basis(Xa)
     if method == "cvxpy":
-        w, solver = _solve_cvxpy(Xa)
+        w, solver = _solve_cvxpy(basis.Q)
         its, info = 0, {}
     else:
         pairwise = method != "fw-away"
-        w, _, its, info = _solve_fw(Xa, tol, max_iter, pairwise=pairwise)
+        # leave room for the certified rounding error (eta >= basis.error) in the gap
+        solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
+        w, _, its, info = _solve_fw(basis.Q, solve_tol, max_iter, pairwise=pairwise)
         solver = "fw-exchange" if pairwise else "fw-away"
-    om = variances(Xa, w)
+    om, eta = _basis_variances(basis, w)
     max_var = float(om.max())
-    gap = max_var / d - 1.0
+    # certified: the true max variance is <= (1 + eta) max_var and the optimum is exactly
+    # d (Kiefer-Wolfowitz), so gap = value (1 + eta) / lower_bound - 1 is a true bound
+    gap = max_var * (1.0 + eta) / d - 1.0
     if criterion == "G":
         value, lower = max_var, float(d)
     else:
-        sign, logdet = np.linalg.slogdet((Xa * w[:, None]).T @ Xa)
-        value = float(np.exp(-logdet / d)) if sign > 0 else np.inf
-        lower = value * d / max_var
+        Rw = np.linalg.qr(np.sqrt(w[w > 0.0])[:, None] * basis.Q[w > 0.0], mode="r")
+        logdet = 2.0 * float(np.sum(np.log(np.abs(np.diag(Rw))))) + 2.0 * basis.log_abs_det()
+        value = float(np.exp(-logdet / d)) if np.isfinite(logdet) else np.inf
+        # phi_D(w*) >= phi_D(w) d / max_a omega_a, both sides' rounding error <= eta
+        lower = value * (1.0 - eta) * d / (max_var * (1.0 + eta))
+        gap = value * (1.0 + eta) / lower - 1.0
         info = {**info, "log_det": float(logdet)}
-    info = {**info, "max_variance": max_var, "argmax": int(np.argmax(om))}
+    info = {**info, "max_variance": max_var, "argmax": int(np.argmax(om)),
+            "cond": basis.cond, "rounding_error": eta}
+    if gap > tol:
+        why = ("max_iter was reached" if its >= max_iter else
+               f"the arms' condition number {basis.cond:.3g} (after column scaling) bounds "
+               f"the relative rounding error of the variances only by {eta:.3g}; "
+               "reparametrise the arms (X @ T) or use a larger tol")
+        info["message"] = f"tol={tol:g} cannot be certified: {why}"
     return DesignResult(
         weights=w, value=value, lower_bound=lower, gap=gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
@@ -253,6 +313,7 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
     )
 
 
+@warns_if_not_converged
 def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
               max_iter: int | None = None) -> DesignResult:
     """G-optimal design: ``min_w max_a x_a^T A(w)^{-1} x_a`` over the simplex.
@@ -288,20 +349,63 @@ def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
     Returns
     -------
     DesignResult
-        ``value = max_a omega_a``, ``lower_bound = d``, ``gap = value / d - 1``; ``info``
-        has the solver's rounds, deleted candidates and the argmax arm.
+        ``value = max_a omega_a``, ``lower_bound = d``, ``gap = value (1 + eta) / d - 1``
+        with ``eta = info["rounding_error"]`` the bound on the relative rounding error
+        (about 1e-13 for well-conditioned arms, about ``1e-16 cond(X)`` otherwise; the
+        solver runs on ``Q`` from ``X = Q R``, one QR per call). ``info`` has the solver's
+        rounds, deleted candidates, the argmax arm, ``cond`` (of the column-equilibrated
+        arms) and, when ``tol`` is not certified, ``message`` saying why.
     """
     return _optimal(X, tol, method, max_iter, "G")
 
 
+@warns_if_not_converged
 def d_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
               max_iter: int | None = None) -> DesignResult:
     """D-optimal design: ``max_w det A(w)``, reported as ``phi_D(w) = det(A(w))^{-1/d}``.
 
     Same solver and same optimum as :func:`g_optimal` (Kiefer & Wolfowitz 1960). The value
     is ``det(A(w))^{-1/d}`` (a homogeneous criterion to minimise; ``info["log_det"]`` has
-    ``log det A(w)``), and ``lower_bound = value * d / max_a omega_a`` is certified by the
-    efficiency bound ``(det A(w)/det A(w*))^{1/d} >= d / max_a omega_a``, so the relative
-    gap equals the G gap ``max_a omega_a / d - 1``. Parameters as in :func:`g_optimal`.
+    ``log det A(w)``), and ``lower_bound = value (1 - eta) d / (max_a omega_a (1 + eta))``
+    is certified by the efficiency bound ``(det A(w)/det A(w*))^{1/d} >= d / max_a omega_a``
+    (``eta`` as in :func:`g_optimal`), so the relative gap is the G gap up to ``O(eta)``.
+    Parameters as in :func:`g_optimal`.
     """
     return _optimal(X, tol, method, max_iter, "D")
+
+
+def two_approx_g_design(X: object) -> np.ndarray:
+    """A 2-approximate G-optimal design: weights with ``max_x ||x||^2_{A(w)^{-1}} <= 2 d``.
+
+    Mason, Jun & Jain (2022), Algorithm 3: Algorithm 4 (:func:`design._gd_numba.
+    initial_support`, Kumar–Yildirim / Todd) gives ``d`` points with uniform weights, then
+    Algorithm 5 (Wolfe's algorithm with away and drop steps, without pairwise exchanges) runs
+    to ``eps = 1``. Rows that do not span R^d are handled in coordinates of their span (the
+    variances of rows in the span are unchanged).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Arms, one per row (finite, not all zero).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The weights.
+    """
+    X = as_arms(X, need_span=False)
+    U, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    r = int(np.sum(sv > 1e-10 * sv.max())) if sv.max() > 0 else 0
+    if r == 0:
+        raise ValueError("X: all rows are zero; no design has an informative matrix")
+    Z = np.ascontiguousarray(X @ Vt[:r].T)
+    K = Z.shape[0]
+    w = np.zeros(K)
+    sup = kern.initial_support(Z)
+    w[sup] = 1.0 / sup.shape[0]
+    Minv = np.empty((r, r))
+    omega = np.empty(K)
+    if not kern.exact_state(Z, w, Minv, omega):  # pragma: no cover - Alg. 4 spans
+        raise RuntimeError("Algorithm 4 returned a singular support")
+    kern.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
+    return w

@@ -22,7 +22,11 @@ probability ``mu`` on the targets, with ``B = sum_j mu_j c_j y_j y_j^T``::
     min_lam' rho(lam') >= tr(A^{-1} B)^2 / max_a x_a^T A^{-1} B A^{-1} x_a,
 
 which is tight at an optimal design with an optimal ``mu`` (supported on the active
-targets). Every result carries ``lower_bound`` and ``gap = value / lower_bound - 1``.
+targets). Every result carries ``lower_bound`` and ``gap = value (1 + eta) / lower_bound - 1``,
+where ``eta`` (``info["rounding_error"]``, about 1e-13 for well-conditioned arms) bounds the
+relative rounding error: the problem is solved and certified on ``Q`` from ``X = Q R``
+(designs are invariant under ``X -> X T``; targets map to ``y R^{-1}``), and
+``lower_bound`` is relaxed by ``1 - 4 eta`` so that both stay true bounds.
 """
 
 from __future__ import annotations
@@ -32,8 +36,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from design import _minimax_solver as sol
-from design._validation import as_arms, as_max_iter, as_tol, as_vector, as_weights
-from design.result import DesignResult
+from design._validation import (
+    ArmBasis,
+    arm_basis,
+    as_arms,
+    as_max_iter,
+    as_tol,
+    as_vector,
+    as_weights,
+    rounding_error_factor,
+)
+from design.result import DesignResult, warns_if_not_converged
 
 __all__ = [
     "MinimaxCertificate",
@@ -155,7 +168,9 @@ class MinimaxCertificate:
     lower_bound : float
         Certified lower bound on the optimum over all designs (Cauchy–Schwarz bound).
     gap : float
-        ``value / lower_bound - 1``: the design is within a factor ``1 + gap`` of optimal.
+        ``value (1 + eta) / lower_bound - 1`` with ``eta`` the rounding-error bound of the
+        computation (see the module notes): the design is within a factor ``1 + gap`` of
+        optimal.
     active : ndarray of int64
         Targets with ``c_j y_j^T A^{-1} y_j >= (1 - tol) value``, by decreasing value:
         row indices of ``Y``, or an (n, 2) array of arm pairs ``(i, j)`` when the targets
@@ -183,6 +198,67 @@ class MinimaxCertificate:
                 f"{verdict} tol={self.tol:g})")
 
 
+def _max_row_norm(Y: np.ndarray) -> float:
+    """Largest Euclidean row norm, computed without overflow or underflow."""
+    m = float(np.max(np.abs(Y)))
+    if m == 0.0 or not np.isfinite(m):
+        return m
+    return m * float(np.max(np.linalg.norm(Y / m, axis=1)))
+
+
+def _to_basis(X: np.ndarray, targets: sol.Targets, name: str = "Y"
+              ) -> tuple[ArmBasis, sol.Targets, float]:
+    """The problem in the well-conditioned basis ``X = Q R`` with normalised targets.
+
+    Returns ``(basis, targets_Q, scale2)``: arms ``Q``, targets ``y R^{-1} / n`` (or the
+    pair points ``p R^{-1} / n``) with ``n`` their largest norm, and ``scale2 = n^2``: every
+    criterion value of the original problem is ``scale2`` times the one on ``Q`` (weights
+    identical). The normalisation keeps targets of any scale (1e-200 .. 1e200) away from
+    under- and overflow.
+    """
+    basis = arm_basis(X)
+    if targets.is_pairs:
+        P = basis.Q if targets.pts is X else basis.targets(targets.pts)
+        P = P - P[0]  # pairwise differences are shift-invariant
+        n = _max_row_norm(P)
+        tq = sol.Targets(d=targets.d, pts=np.ascontiguousarray(P / n), scale=targets.scale)
+    else:
+        Yq = basis.targets(targets.rows)
+        n = _max_row_norm(Yq)
+        tq = sol.Targets(d=targets.d, rows=np.ascontiguousarray(Yq / n), orig=targets.orig)
+    if not (np.isfinite(n) and n > 0.0):  # pragma: no cover - targets checked non-zero
+        raise ValueError(f"{name}: the targets have norm {n!r} in the basis of the arms")
+    return basis, tq, n * n
+
+
+def _design_eta(basis: ArmBasis, w: np.ndarray) -> float:
+    """Relative rounding-error bound of ``y^T A(w)^{-1} y`` computed on ``Q`` (inf if
+    singular), :func:`design._validation.rounding_error_factor`."""
+    S = np.flatnonzero(w > 0.0)
+    return rounding_error_factor(basis, np.sqrt(w[S])[:, None] * basis.Q[S])
+
+
+def _certified(value: float, lb: float, eta: float, scale2: float, name: str
+               ) -> tuple[float, float, float]:
+    """``(value, lower_bound, gap)`` in the user's scale, honest under rounding.
+
+    The value and the Cauchy–Schwarz terms are quadratic forms in ``A(w)^{-1}`` computed
+    with relative error ``<= eta``: the true value is ``<= value (1 + eta)`` and
+    ``tr^2 / max_a g_a`` has relative error ``<= 4 eta`` (first order), so
+    ``lower_bound = lb (1 - 4 eta)`` is a true lower bound on the optimum and
+    ``gap = value (1 + eta) / lower_bound - 1`` a true bound on the relative gap.
+    ``ValueError`` naming ``name`` if the value overflows float64.
+    """
+    v = value * scale2
+    if np.isfinite(value) and not np.isfinite(v):
+        raise ValueError(f"{name}: the criterion value {value:.3g} * {scale2:.3g} overflows "
+                         "float64; rescale the targets (the optimal weights do not depend on "
+                         "their scale)")
+    lower = float(lb * scale2 * (1.0 - 4.0 * eta)) if eta < 0.25 else 0.0
+    gap = v * (1.0 + eta) / lower - 1.0 if lower > 0.0 else np.inf
+    return float(v), lower, float(gap)
+
+
 def _singular_values(X: np.ndarray, w: np.ndarray, targets: sol.Targets) -> np.ndarray:
     """Criterion of every target at a singular design: ``y^T A^+ y`` if ``y`` lies in
     range(A) (up to ``1e-9 ||y||``), else ``inf``. O(M d^2) time, O(M) memory."""
@@ -204,31 +280,39 @@ def _singular_values(X: np.ndarray, w: np.ndarray, targets: sol.Targets) -> np.n
     return out
 
 
-def _check(X: np.ndarray, w: np.ndarray, targets: sol.Targets, tol: float, refine: bool
-           ) -> MinimaxCertificate:
+def _check(X: np.ndarray, w: np.ndarray, targets: sol.Targets, tol: float, refine: bool,
+           name: str = "Y") -> MinimaxCertificate:
     K = X.shape[0]
-    cert = sol.certify(X, w, targets, tol)
-    if cert is not None:
+    basis, tq, scale2 = _to_basis(X, targets, name)
+    Q = basis.Q
+    cert = sol.certify(Q, w, tq, tol)
+    eta = _design_eta(basis, w)
+    if cert is not None and eta < 0.25:
         value, lb, arg = cert.value, cert.lb, cert.arg
-        Linv = sol.factor(X, w)
-        _, _, ids, _ = targets.scan(Linv, targets.count, (1.0 - tol) * value)
+        Linv = sol.factor(Q, w)
+        _, _, ids, _ = tq.scan(Linv, tq.count, (1.0 - tol) * value)
     else:
         # singular design: the bound holds at any invertible design, use a mixture
-        lb = sol.certify(X, 0.99 * w + 0.01 / K, targets, tol).lb
-        vals = _singular_values(X, w, targets)
-        all_ids = (np.arange(vals.size, dtype=np.int64) if not targets.is_pairs
-                   else _all_pair_ids(targets.pts.shape[0]))
+        mix = 0.99 * w + 0.01 / K
+        lb = sol.certify(Q, mix, tq, tol).lb
+        eta = _design_eta(basis, mix)
+        vals = _singular_values(Q, w, tq)
+        all_ids = (np.arange(vals.size, dtype=np.int64) if not tq.is_pairs
+                   else _all_pair_ids(tq.pts.shape[0]))
         k = int(np.argmax(vals))
         value, arg = float(vals[k]), int(all_ids[k])
         sel = np.flatnonzero(vals >= (1.0 - tol) * value)
         ids = all_ids[sel[np.argsort(-vals[sel], kind="stable")]]
-    if refine and not value <= lb * (1.0 + tol):
+    value, lb, gap = _certified(value, lb, eta, scale2, name)
+    if refine and not gap <= tol:
         # the bound at w is first-order sensitive to the error in w (the value is not);
         # the bound holds at any auxiliary design, so evaluate it at a near-optimal one
-        _, c2, _, _ = sol.solve_ipm(X, targets, 0.5 * tol, 2000)
+        w2, c2, _, _ = sol.solve_ipm(Q, tq, 0.5 * tol, 2000)
         if c2 is not None:
-            lb = max(lb, c2.lb)
-    gap = value / lb - 1.0 if lb > 0.0 else np.inf
+            lb2 = _certified(c2.value, c2.lb, _design_eta(basis, w2), scale2, name)[1]
+            if lb2 > lb:
+                lb = lb2
+                gap = value * (1.0 + eta) / lb - 1.0
     return MinimaxCertificate(
         value=float(value), lower_bound=float(lb), gap=float(gap),
         active=targets.user_ids(ids), argmax=targets.user_ids(np.array([arg]))[0],
@@ -342,49 +426,73 @@ def _all_pair_ids(K: int) -> np.ndarray:
     return (i * K + j).astype(np.int64)
 
 
+_STATUS_MESSAGES = {
+    int(sol.kern.STALLED): "the interior-point iterates stalled at the rounding level",
+    int(sol.kern.SINGULAR): "the working-set information matrix became numerically singular",
+    int(sol.kern.MAX_ITER): "max_iter was reached",
+}
+
+
 def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
-             max_iter: int | None, criterion: str, extra: dict | None = None
-             ) -> DesignResult:
+             max_iter: int | None, criterion: str, extra: dict | None = None,
+             name: str = "Y") -> DesignResult:
     tol = as_tol(tol)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     max_iter = as_max_iter(max_iter, 2000)
+    # one QR per call: solve and certify on Q (condition number 1) with normalised
+    # targets; the weights are invariant, values scale by scale2 (see _to_basis)
+    basis, tq, scale2 = _to_basis(X, targets, name)
+    Q = basis.Q
     if method == "cvxpy":
-        w, solver, duals = _solve_cvxpy(X, targets)
+        w, solver, duals = _solve_cvxpy(Q, tq)
         hint_ids = None
         if duals is not None:
-            hint_ids = (np.arange(targets.count, dtype=np.int64) if not targets.is_pairs
-                        else _all_pair_ids(targets.pts.shape[0]))
-        cert = sol.certify(X, w, targets, tol, hint_ids=hint_ids, hint_mu=duals)
+            hint_ids = (np.arange(tq.count, dtype=np.int64) if not tq.is_pairs
+                        else _all_pair_ids(tq.pts.shape[0]))
+        cert = sol.certify(Q, w, tq, tol, hint_ids=hint_ids, hint_mu=duals)
         its, info = 0, {}
     else:
         inner = "barrier" if method == "barrier" else "pd"
-        w, cert, its, info = sol.solve_ipm(X, targets, tol, max_iter, inner=inner)
+        # leave room for the certified rounding error (5 eta, see _certified) in the gap
+        solve_tol = max(tol - 6.0 * basis.error, 0.1 * tol)
+        w, cert, its, info = sol.solve_ipm(Q, tq, solve_tol, max_iter, inner=inner)
         solver = "barrier" if inner == "barrier" else "primal-dual"
-    if cert is None:  # pragma: no cover - cvxpy returned a singular design
-        vals = _singular_values(X, w, targets)
-        value, lb, gap = float(np.max(vals)), 0.0, np.inf
+    eta = _design_eta(basis, w)
+    if cert is None or not eta < 0.25:  # pragma: no cover - cvxpy returned a singular design
+        vals = _singular_values(Q, w, tq)
+        value, lb, gap = float(np.max(vals)) * scale2, 0.0, np.inf
         cert_ids, cert_mu, arg = np.empty(0, np.int64), np.empty(0), 0
         active = np.empty(0, np.int64)
     else:
-        value, lb, gap = cert.value, cert.lb, cert.gap
+        value, lb, gap = _certified(cert.value, cert.lb, eta, scale2, name)
         keep = cert.mu > 0.0
         cert_ids, cert_mu, arg = cert.ids[keep], cert.mu[keep], cert.arg
         order = np.argsort(-cert_mu, kind="stable")
         cert_ids, cert_mu = cert_ids[order], cert_mu[order]
-        _, _, active, _ = targets.scan(sol.factor(X, w), targets.count,
-                                       (1.0 - tol) * value)
+        _, _, active, _ = tq.scan(sol.factor(Q, w), tq.count, (1.0 - tol) * cert.value)
     info = {**info, **(extra or {}),
             "active": targets.user_ids(active), "argmax": targets.user_ids(np.array([arg]))[0],
             "certificate_targets": targets.user_ids(cert_ids),
-            "certificate_measure": cert_mu, "n_targets": targets.count}
+            "certificate_measure": cert_mu, "n_targets": targets.count,
+            "cond": basis.cond, "rounding_error": eta}
+    converged = bool(gap <= tol)
+    if not converged:
+        why = _STATUS_MESSAGES.get(int(info.get("status", -1)), "the solver stopped")
+        if eta * 5.0 >= tol:
+            why = (f"the rounding error of the computation is only bounded by {eta:.3g} "
+                   f"(arms' condition number {basis.cond:.3g} after column scaling), which "
+                   "does not leave room for the requested tol")
+        info["message"] = (f"tol={tol:g} not certified ({why}); the reported gap "
+                           f"{gap:.3g} is a true bound")
     return DesignResult(
         weights=w, value=float(value), lower_bound=float(lb), gap=float(gap),
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
-        solver=solver, converged=bool(gap <= tol), criterion=criterion, info=info,
+        solver=solver, converged=converged, criterion=criterion, info=info,
     )
 
 
+@warns_if_not_converged
 def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4,
                     method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """Weighted minimax design: ``min_lam max_j c_j y_j^T A(lam)^{-1} y_j`` over the simplex.
@@ -457,6 +565,7 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
     return _optimal(Xa, targets, tol, method, max_iter, "minimax")
 
 
+@warns_if_not_converged
 def xy_optimal(X: object, Y: object = None, *, Z: object = None, tol: float = 1e-4,
                method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """XY-optimal design: ``min_lam max_{y in Y} y^T A(lam)^{-1} y`` (Soare et al. 2014).
@@ -540,6 +649,7 @@ def _glm_setup(X: object, theta: object, link: str) -> tuple[np.ndarray, np.ndar
     return Xa, mup
 
 
+@warns_if_not_converged
 def h_optimal(X: object, theta: object, *, link: str = "logistic", tol: float = 1e-4,
               method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """H-optimal design of Mason, Jun & Jain (2022), for GLM bandits.
@@ -571,9 +681,10 @@ def h_optimal(X: object, theta: object, *, link: str = "logistic", tol: float = 
     Xa, mup = _glm_setup(X, theta, link)
     Xs = np.ascontiguousarray(Xa * np.sqrt(mup)[:, None])
     targets = _explicit_targets(Xa * mup[:, None], np.ones(Xa.shape[0]), name="theta")
-    return _optimal(Xs, targets, tol, method, max_iter, "H", {"mu_prime": mup})
+    return _optimal(Xs, targets, tol, method, max_iter, "H", {"mu_prime": mup}, name="theta")
 
 
+@warns_if_not_converged
 def g_optimal_hessian(X: object, theta: object, *, link: str = "logistic",
                       tol: float = 1e-4, method: str = "auto",
                       max_iter: int | None = None, scaled: bool = False) -> DesignResult:
@@ -604,4 +715,5 @@ def g_optimal_hessian(X: object, theta: object, *, link: str = "logistic",
         return replace(res, criterion="G-Hessian-scaled",
                        info={**res.info, "mu_prime": mup})
     targets = _explicit_targets(Xa, np.ones(Xa.shape[0]), name="theta")
-    return _optimal(Xs, targets, tol, method, max_iter, "G-Hessian", {"mu_prime": mup})
+    return _optimal(Xs, targets, tol, method, max_iter, "G-Hessian", {"mu_prime": mup},
+                    name="theta")

@@ -53,7 +53,24 @@ import numpy as np
 
 from ._validation import ZERO_TOL, check_positive_int, check_weights
 
-__all__ = ["efficient_round", "incremental_allocation"]
+__all__ = ["MAX_TRIALS", "efficient_round", "incremental_allocation"]
+
+#: Largest number of trials accepted: the keys ``m / w_i`` and ``(n - p/2) w_i`` are float64
+#: computations, exact on integers only up to ``2**53``; beyond it the apportionment
+#: identities (and the int64 counts, which overflow at ``2**63``) no longer hold.
+MAX_TRIALS = 2**53
+
+
+def _check_trials(n: object, name: str) -> int:
+    """``n`` as a positive int no larger than :data:`MAX_TRIALS` (``ValueError`` naming it)."""
+    n = check_positive_int(n, name)
+    if n > MAX_TRIALS:
+        raise ValueError(
+            f"{name}={n} exceeds the largest supported number of trials 2**53 = {MAX_TRIALS}: "
+            "the rounding keys are float64 and represent integer counts exactly only up to "
+            "2**53; split the budget or round a smaller n"
+        )
+    return n
 
 
 def _phase1(w: np.ndarray, n: int) -> np.ndarray:
@@ -136,7 +153,8 @@ def efficient_round(weights: object, n: int, *, zero_tol: float = ZERO_TOL) -> n
         Approximate design: finite, non-negative, summing to 1 within ``1e-8 * K``
         (renormalised).  Entries in ``[-1e-8, 0)`` are clipped to 0 as solver noise.
     n : int
-        Number of trials, a positive integer with ``n >= p``.
+        Number of trials, a positive integer with ``p <= n <= 2**53`` (:data:`MAX_TRIALS`:
+        the keys are float64, exact on integers only up to ``2**53``).
     zero_tol : float, default 1e-12
         Weights ``<= zero_tol * max(weights)`` are treated as exactly zero (they are solver
         noise, and keeping them would force one trial each).  Pass 0 to keep every positive
@@ -151,7 +169,7 @@ def efficient_round(weights: object, n: int, *, zero_tol: float = ZERO_TOL) -> n
     ------
     ValueError
         If ``weights`` is not a valid design (message names ``weights``), or ``n`` is not a
-        positive integer or ``n < p`` (message names ``n``).
+        positive integer, ``n < p`` or ``n > 2**53`` (message names ``n``).
 
     Notes
     -----
@@ -170,7 +188,7 @@ def efficient_round(weights: object, n: int, *, zero_tol: float = ZERO_TOL) -> n
     [3, 2, 2]
     """
     w = check_weights(weights, zero_tol=zero_tol)
-    n = check_positive_int(n, "n")
+    n = _check_trials(n, "n")
     support = np.flatnonzero(w)
     p = support.shape[0]
     if n < p:
@@ -217,7 +235,8 @@ def incremental_allocation(
     weights : array_like, shape (K,)
         Approximate design (validated as in :func:`efficient_round`).
     n_max : int
-        Length of the sequence (positive integer; may be smaller than ``p``).
+        Length of the sequence (positive integer, at most ``2**53``; may be smaller than
+        ``p``).
     zero_tol : float, default 1e-12
         As in :func:`efficient_round`.
 
@@ -236,7 +255,7 @@ def incremental_allocation(
     ([0, 1, 2, 0, 1, 0, 2], [3, 2, 2])
     """
     w = check_weights(weights, zero_tol=zero_tol)
-    n_max = check_positive_int(n_max, "n_max")
+    n_max = _check_trials(n_max, "n_max")
     K = w.shape[0]
     support = np.flatnonzero(w)
     ws = w[support]

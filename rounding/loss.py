@@ -78,18 +78,58 @@ class RoundingLoss:
     p: int
 
 
-def _criterion(X: np.ndarray, xi: np.ndarray, criterion: str) -> float:
-    """G or D criterion of the design ``xi``; ``inf`` if the information matrix is singular."""
+def _arm_basis(X: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``(Q, log|det R|)`` of a QR ``X = Q R`` of the column-equilibrated arms, or None if
+    they are rank-deficient at float64 precision (``s_min <= s_max max(K, d) eps``,
+    numpy's ``matrix_rank`` threshold).
+
+    G and D ratios are invariant under ``X -> X T``: on ``Q`` (condition number 1) the
+    information matrix is not the square of an ill-conditioned ``X``. Cholesky QR when the
+    equilibrated condition number is at most 1e5, Householder otherwise -- the same basis
+    as :func:`design._validation.arm_basis`, kept local because ``rounding`` does not
+    import ``design``.
+    """
+    K, d = X.shape
+    norms = np.linalg.norm(X, axis=0)
+    if np.any(norms == 0.0):
+        return None
+    Xs = X / norms
+    G = Xs.T @ Xs
+    ev = np.linalg.eigvalsh(G)
+    if ev[0] > 0.0 and ev[-1] <= 1e10 * ev[0]:
+        R0 = np.linalg.cholesky(G).T
+        Q = Xs @ np.linalg.inv(R0)
+    else:
+        Q, R0 = np.linalg.qr(Xs)
+        s = np.linalg.svd(R0, compute_uv=False)
+        if not s[-1] > s[0] * max(K, d) * np.finfo(float).eps:
+            return None
+    return Q, float(np.sum(np.log(np.abs(np.diag(R0)))) + np.sum(np.log(norms)))
+
+
+def _criterion(X: np.ndarray, xi: np.ndarray, criterion: str,
+               basis: tuple[np.ndarray, float] | None = None) -> float:
+    """G or D criterion of the design ``xi``; ``inf`` if the information matrix is singular.
+
+    Computed on ``Q`` from :func:`_arm_basis` (pass it to avoid a second QR):
+    ``x^T A_X^{-1} x = q^T A_Q^{-1} q`` and ``det A_X = det A_Q |det R|^2``, with ``A_Q``
+    as well-conditioned as the design itself allows.
+    """
     d = X.shape[1]
-    A = X.T @ (xi[:, None] * X)
+    if basis is None:
+        basis = _arm_basis(X)
+    if basis is None:
+        return float("inf")
+    Q, logdet_r = basis
+    A = Q.T @ (xi[:, None] * Q)
     A = 0.5 * (A + A.T)
     lam, V = np.linalg.eigh(A)
     lam_max = float(lam[-1])
     if lam_max <= 0.0 or float(lam[0]) <= lam_max * d * 1e3 * np.finfo(float).eps:
         return float("inf")
     if criterion == "D":
-        return float(np.exp(-np.sum(np.log(lam)) / d))
-    Z = X @ V
+        return float(np.exp(-(np.sum(np.log(lam)) + 2.0 * logdet_r) / d))
+    Z = Q @ V
     return float(np.max(np.sum(Z * Z / lam, axis=1)))
 
 
@@ -151,8 +191,9 @@ def efficiency_loss(
     n = int(c.sum())
     support = w > 0
     p = int(support.sum())
-    approx = _criterion(Xa, w, criterion)
-    rounded = _criterion(Xa, c / n, criterion)
+    basis = _arm_basis(Xa)  # one QR; both designs are evaluated in that basis
+    approx = _criterion(Xa, w, criterion, basis)
+    rounded = _criterion(Xa, c / n, criterion, basis)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = float(np.divide(rounded, approx))
     eff = float(np.min(c[support] / (n * w[support])))

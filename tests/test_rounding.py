@@ -561,3 +561,26 @@ def test_rounding_imports_nothing_from_design_or_bandits():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ----------------------------------------------------------------------------------------
+# Huge budgets: bounded by 2**53, never a hang or an int64 overflow (issue 12, item 4)
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2**53 + 1, 2**63, 10**19])
+@pytest.mark.parametrize("func", [efficient_round, incremental_allocation])
+def test_budget_above_2_53_is_a_value_error_naming_n(func, n):
+    # on main efficient_round(w, 10**19) hung and efficient_round(w, 2**63) returned counts
+    # summing to -2**63
+    with pytest.raises(ValueError, match=r"n(_max)?=\d+ exceeds .*2\*\*53"):
+        func([0.5, 0.3, 0.2], n)
+
+
+@pytest.mark.parametrize("w", [[0.5, 0.25, 0.25], [0.5, 0.375, 0.125]])
+def test_budget_at_2_53_matches_exact_reference(w):
+    # dyadic weights: exact in float64, so the rational reference applies at n = 2**53
+    n = rounding.efficient.MAX_TRIALS
+    counts = efficient_round(w, n)
+    assert counts.dtype == np.int64 and int(counts.sum()) == n
+    assert counts.tolist() == reference_round(w, n)
