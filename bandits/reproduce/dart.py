@@ -75,9 +75,9 @@ def _dart_figure(out: Path, reward: str, Ks: tuple[int, ...], runs: int, jobs: i
                 if dart_label != "dart" and "dart" not in (a, b):
                     continue  # orderings without DART are reported once
                 ok = view[a] < view[b]
-                name = (a, b) if dart_label == "dart" else tuple(
+                pair = (a, b) if dart_label == "dart" else tuple(
                     DART_PRINTED_LABEL if x == "dart" else x for x in (a, b))
-                rows.append(Row(f"K={K} claim: {name[0]} < {name[1]}", 1.0, float(ok),
+                rows.append(Row(f"K={K} claim: {pair[0]} < {pair[1]}", 1.0, float(ok),
                                 ("holds" if ok else "DOES NOT HOLD") + f" (DART {rule})"))
     rows.append(Row("cmab-sm: final regret", None, float("nan"), CMAB_SM_NOTE))
     plot_regret(panels, out / f"{name}.png", title=f"{reward} joint reward, N=45, T=1e6")
