@@ -395,6 +395,13 @@ def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: in
         solver = "exchange"
         status_txt = _STATUS[int(status)]
     cert = _linear_certificate(Xa, w, L)
+    return _result(w, cert, its, solver, status_txt, tol, criterion, info or {})
+
+
+def _result(w: np.ndarray, cert: CriterionCertificate, its: int, solver: str,
+            status_txt: str, tol: float, criterion: str, info: dict) -> DesignResult:
+    """The :class:`DesignResult` of a first-order or cvxpy solve, with its certificate and,
+    when the certified gap exceeds ``tol``, the message saying why it stopped."""
     converged = bool(cert.gap <= tol)
     message = ""
     if not converged and status_txt:
@@ -405,7 +412,7 @@ def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: in
         weights=w, value=cert.value, lower_bound=cert.lower_bound, gap=cert.gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its), solver=solver,
         converged=converged, criterion=criterion,
-        info={**(info or {}), "max_derivative": cert.max_derivative, "argmax": cert.argmax},
+        info={**info, "max_derivative": cert.max_derivative, "argmax": cert.argmax},
         message=message,
     )
 
@@ -580,17 +587,5 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
         solver = "exchange"
         status_txt = _STATUS[int(status)]
     cert, logdet_c = _ds_certificate(Xa, w, idx)
-    converged = bool(cert.gap <= tol)
-    message = ""
-    if not converged and status_txt:
-        message = (f"not converged: certified gap {cert.gap:.3g} > tol={tol:g} after {its} "
-                   f"exchanges ({status_txt}); raise max_iter, loosen tol, or try "
-                   "method='cvxpy'")
-    return DesignResult(
-        weights=w, value=cert.value, lower_bound=cert.lower_bound, gap=cert.gap,
-        support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its), solver=solver,
-        converged=converged, criterion="Ds",
-        info={"interest": idx, "log_det_schur": logdet_c,
-              "max_derivative": cert.max_derivative, "argmax": cert.argmax},
-        message=message,
-    )
+    return _result(w, cert, its, solver, status_txt, tol, "Ds",
+                   {"interest": idx, "log_det_schur": logdet_c})
