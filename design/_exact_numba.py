@@ -78,26 +78,39 @@ def _linear_pair_update(X: np.ndarray, L: np.ndarray, Minv: np.ndarray, om: np.n
 
 @njit(cache=True)
 def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarray,
-                n_add: int) -> bool:
+                n_add: int, costs: np.ndarray, budget: float) -> bool:
     """Add ``n_add`` runs one at a time, each at ``argmax_a x_a^T M^{-1} x_a`` among the
     candidates below their cap (sequential D-greedy, Wynn 1970), from ``M0`` (which the
-    caller makes PD with a small ridge). Returns False if no candidate is left."""
+    caller makes PD with a small ridge). With costs, a candidate is allowed only if the
+    runs left can still be paid at the cheapest cost: ``spent + c_a + (left - 1) c_min <=
+    budget`` (``budget = inf``: no constraint). Returns False if no candidate is left."""
     K, d = X.shape
     Minv = np.empty((d, d))
     if not inverse_spd(M0.copy(), Minv):
         return False
     om = np.empty(K)
     rowwise_dot(X @ Minv, X, om)
-    for _ in range(n_add):
+    cmin = np.inf
+    for a in range(K):
+        if cap[a] > 0 and costs[a] < cmin:
+            cmin = costs[a]
+    spent = 0.0
+    for a in range(K):
+        spent += costs[a] * counts[a]
+    for t in range(n_add):
         best = -1.0
         k = -1
+        reserve = (n_add - t - 1) * cmin
         for a in range(K):
+            if spent + costs[a] + reserve > budget:
+                continue
             if counts[a] < cap[a] and om[a] > best:
                 best = om[a]
                 k = a
         if k < 0:
             return False
         counts[k] += 1
+        spent += costs[k]
         woodbury_pair(X, Minv, om, k, k, 1.0, 0.0)
     return True
 
@@ -105,7 +118,8 @@ def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarr
 @njit(cache=True)
 def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
              cap: np.ndarray, Mfix: np.ndarray, MfixN: np.ndarray, crit: int,
-             max_passes: int, refresh: int) -> tuple[int, int, bool]:
+             max_passes: int, refresh: int, costs: np.ndarray, budget: float
+             ) -> tuple[int, int, bool]:
     """Modified Fedorov exchange (Cook & Nachtsheim 1980) on the counts, in place.
 
     A pass visits every candidate ``r`` with a run; for it, the best ``a`` (below its cap)
@@ -117,7 +131,10 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
       ``a = g_a - g_r``, ``c = om_r g_a - 2 om_ar b_ar + om_a g_r`` (as in
       :func:`design._criteria_numba.linear_exchange` at step 1).
 
-    The exchange is made when it improves the criterion by a relative ``1e-10``. Stops after
+    With costs, only exchanges that keep ``sum_a c_a n_a <= budget`` are considered (the
+    spent total is recomputed from the counts after every exchange, so no drift; a feasible
+    start stays feasible). The exchange is made when it improves the criterion by a
+    relative ``1e-10``. Stops after
     a pass without exchange. Returns ``(exchanges, passes, ok)``; ``ok`` is False if the
     state became singular.
     """
@@ -136,6 +153,9 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
     n_ex = 0
     since = 0
     passes = 0
+    spent = 0.0
+    for a in range(K):
+        spent += costs[a] * counts[a]
     while passes < max_passes:
         passes += 1
         changed = False
@@ -152,6 +172,8 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
             add = -1
             for a in range(K):
                 if a == rem or counts[a] >= cap[a]:
+                    continue
+                if spent - costs[rem] + costs[a] > budget:
                     continue
                 ratio = (1.0 + om[a]) * (1.0 - om[rem]) + h[a] * h[a]
                 if crit == CRIT_D:
@@ -181,6 +203,9 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
                         woodbury_pair(XN, Ninv, nu, add, rem, 1.0, 1.0)
                 counts[add] += 1
                 counts[rem] -= 1
+                spent = 0.0
+                for a in range(K):
+                    spent += costs[a] * counts[a]
                 n_ex += 1
                 since += 1
                 changed = True

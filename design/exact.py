@@ -16,6 +16,7 @@ efficiency relative to the approximate optimum, and hence to the best exact desi
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -221,6 +222,44 @@ def _info_error(Xq: np.ndarray, counts: np.ndarray, Mq: np.ndarray) -> float:
     return float(M.shape[0] * np.finfo(np.float64).eps / 2.0 * ev[-1] / ev[0])
 
 
+def _as_costs(costs: object, budget: object, K: int, n: int, cap: np.ndarray
+              ) -> tuple[np.ndarray, float]:
+    """``(costs, budget for the kernel)``: zeros and ``inf`` without a constraint. The
+    kernel's budget is lowered by a few ulps of the largest total so that its running sums
+    can never pass a total that the exactly rounded check would refuse."""
+    if (costs is None) != (budget is None):
+        raise ValueError("costs and budget go together (sum_a costs_a n_a <= budget)")
+    if costs is None:
+        return np.zeros(K), np.inf
+    c = np.asarray(costs, dtype=np.float64)
+    if c.shape != (K,):
+        raise ValueError(f"costs must be a vector of length K={K}; got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c <= 0.0):
+        raise ValueError("costs must be positive and finite")
+    b = float(budget)
+    if not np.isfinite(b) or b <= 0.0:
+        raise ValueError(f"budget must be positive and finite; got {budget!r}")
+    # the cheapest n runs within the caps
+    order = np.argsort(c)
+    take = np.minimum(cap[order], n)
+    fill = np.minimum(np.cumsum(take), n)
+    per = np.diff(np.r_[0, fill])
+    if int(per.sum()) < n or math.fsum(c[order] * per) > b:
+        cheapest = math.fsum(c[order] * per)
+        raise ValueError(f"budget={b:g} is infeasible: the {n} cheapest allowed runs cost "
+                         f"{cheapest:g}")
+    return np.ascontiguousarray(c), b - 4.0 * K * np.finfo(np.float64).eps * float(c.max()) * n
+
+
+def _within(costs: np.ndarray, counts: np.ndarray, budget: float) -> bool:
+    """``sum_a c_a n_a <= budget`` in exact rational arithmetic (over the support)."""
+    from fractions import Fraction
+
+    sup = np.flatnonzero(counts)
+    total = sum((Fraction(float(costs[a])) * int(counts[a]) for a in sup), Fraction(0))
+    return total <= Fraction(float(budget))
+
+
 def _approximate(Xa: np.ndarray, crit: str, L: object, region: object, interest: object,
                  tol: float) -> DesignResult:
     with warnings.catch_warnings():
@@ -236,7 +275,8 @@ def _approximate(Xa: np.ndarray, crit: str, L: object, region: object, interest:
 
 def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa: A002
           fixed: object = None, caps: object = None, L: object = None, region: object = None,
-          interest: object = None, restarts: int = 5, seed: int | np.random.Generator | None = 0,
+          interest: object = None, costs: object = None, budget: float | None = None,
+          restarts: int = 5, seed: int | np.random.Generator | None = 0,
           tol: float = 1e-6, max_passes: int = 100) -> ExactDesign:
     """Exact optimal design of ``n`` runs on the candidates by exchange.
 
@@ -259,6 +299,14 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         (m, d) of runs anywhere. Their information is part of ``M``; they are not moved.
     caps : int or array_like (K,), optional
         Most runs allowed per candidate, counting ``fixed`` runs on it.
+    costs, budget : array_like (K,) and float, optional
+        Linear resource constraint ``sum_a c_a n_a <= budget`` on the new runs (costs
+        positive; ``budget`` the total for the ``n`` runs). Every start is built within the
+        budget (greedy with a reserve for the runs left at the cheapest cost) and the
+        exchange only makes budget-feasible exchanges; the result is checked with an
+        exactly rounded sum. Infeasible (the ``n`` cheapest allowed runs cost more):
+        ``ValueError``. The efficiency bound is still relative to the unconstrained
+        approximate optimum, so it is a true but possibly loose bound.
     L, region, interest
         Criterion parameters (see :func:`design.i_optimal`, :func:`design.ds_optimal`).
     restarts : int, default 5
@@ -312,6 +360,7 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         raise ValueError(f"fixed has more runs on candidate {k} than caps/bin allow")
     if int(cap.sum()) < n:
         raise ValueError(f"caps/bin allow only {int(cap.sum())} new runs, fewer than n={n}")
+    cost_v, budget_k = _as_costs(costs, budget, K, n, cap)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     approx = _approximate(Xa, crit, L, region, interest, tol)
 
@@ -334,7 +383,8 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
 
         w = approx.weights
         w = np.where(w > 1e-9 * w.max(), w, 0.0)
-        if n >= np.count_nonzero(w):
+        if n >= np.count_nonzero(w) and (costs is None or _within(cost_v, efficient_round(
+                w / w.sum(), n), budget)):
             c0 = efficient_round(w / w.sum(), n)
             rounding_value = _value(Xq, c0, Mq, nfix, crit, Lq, idq) * cb.value_scale
             starts.append(("rounding", c0))
@@ -345,8 +395,11 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         if n_random:
             pick = rng.choice(allowed, size=min(n_random, allowed.size), replace=False)
             c[pick] = 1
+            if float(cost_v @ c) + (n - int(c.sum())) * float(cost_v[cap > 0].min()) \
+                    > budget_k:
+                c[:] = 0  # the random picks would break the budget: plain greedy
         M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
-        ok = kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()))
+        ok = kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k)
         return c if ok else None
 
     c = greedy(0)
@@ -361,7 +414,9 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     for name, c in starts:
         c = c.copy()
         n_ex, _, ok = kern.exchange(Xq, XN, Lk, c, cap, Mq, MfixN, kcrit, max_passes,
-                                    refresh)
+                                    refresh, cost_v, budget_k)
+        if costs is not None and not _within(cost_v, c, budget):
+            continue  # pragma: no cover - the kernel keeps a margin below the budget
         v = _value(Xq, c, Mq, nfix, crit, Lq, idq) * cb.value_scale
         if not ok or not np.isfinite(v):
             continue
