@@ -26,6 +26,9 @@ exchange from the same number of random starts (best kept), with the time of the
 approximate optimum (which ours computes for the certificate) shown apart and the time per
 start.
 
+Part 4 (``--part4``) -- constrained D-optimal (caps ``2/d``) by our exchange against
+cvxpy with the same constraints, and the Ds exchange at ``K = 1e4``.
+
 Reported: D-efficiency relative to the approximate optimum's certified lower bound
 (``phi_LB / det(M/N)^{-1/p}``; higher is better, a true lower bound on the efficiency), wall
 time and the time ratio to ``ours``.
@@ -54,7 +57,9 @@ from design import (  # noqa: E402
     DesignConvergenceWarning,
     a_optimal,
     box_grid,
+    constrained_optimal,
     criterion_check,
+    ds_optimal,
     exact,
     i_optimal,
     model_matrix,
@@ -218,6 +223,23 @@ def part3(configs: list[tuple[int, int]]) -> None:
                       f"{t_plain / t_ours:>5.1f}x")
 
 
+def part4(sizes: list[tuple[int, int]]) -> None:
+    """Constrained D-optimal (caps) and Ds at large K: ours against cvxpy, same constraints."""
+    print("\nPart 4: constrained D-optimal (caps 2/d) vs cvxpy, same constraints; Ds")
+    print(f"{'K':>6} {'d':>3} {'what':>12} {'method':>9} {'wall s':>8} {'gap':>10} {'ratio':>7}")
+    for K, d in sizes:
+        X = np.random.default_rng(1).standard_normal((K, d))
+        cap = 2.0 / d
+        res, t0 = timed(constrained_optimal, X, "d", caps=cap, tol=1e-6)
+        print(f"{K:>6} {d:>3} {'D caps':>12} {'exchange':>9} {t0:>8.3f} {res.gap:>10.2e} "
+              f"{1.0:>6.1f}x")
+        if K <= 2000:
+            rc, t = timed(constrained_optimal, X, "d", caps=cap, method="cvxpy", tol=1e-4)
+            print(f"{'':>23} {'cvxpy':>9} {t:>8.3f} {rc.gap:>10.2e} {t / t0:>6.1f}x")
+        rd, t = timed(ds_optimal, X, list(range(d // 2)), tol=1e-6)
+        print(f"{K:>6} {d:>3} {'Ds (s=d/2)':>12} {'exchange':>9} {t:>8.3f} {rd.gap:>10.2e}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -225,8 +247,13 @@ def main() -> None:
     ap.add_argument("--no-pydoe", action="store_true")
     ap.add_argument("--big", action="store_true", help="also (1e5, 50), ours only")
     ap.add_argument("--part3", action="store_true", help="only part 3 (equal work)")
+    ap.add_argument("--part4", action="store_true", help="only part 4 (constrained, Ds)")
     args = ap.parse_args()
     warnings.simplefilter("ignore", DesignConvergenceWarning)
+    if args.part4:
+        constrained_optimal(np.eye(3), "d", caps=0.5)  # compile outside the timing
+        part4([(500, 10), (2000, 20), (10_000, 20)])
+        return
     if args.part3:
         exact(model_matrix(box_grid(3, 2), "quadratic"), 6)  # compile outside the timing
         part3([(4, 5), (5, 3), (5, 5), (6, 3)])
