@@ -1,14 +1,21 @@
 """Design-driven bandits: instances, environments, algorithms, runners.
 
-* :func:`run` -- simulate one run of a named algorithm on an instance.
-* :class:`Policy` -- ask/tell front-end for real experiments.
-* :mod:`bandits.gifa` -- the GIFA family (LinGapE, m-LinGapE, LinGIFA, LUCB, UGapE).
+* :func:`run` -- simulate one run of any registered algorithm on an instance.
+* :func:`policy` -- the ask/tell policy of any registered algorithm, for real experiments
+  (:class:`Policy` is the same for a name, and the GIFA configuration class).
+* :func:`replicate` -- many seeds, several algorithms, a tidy :class:`ReplicationTable`.
+* :mod:`bandits.registry` -- every algorithm: name, family, options, label.
+* :mod:`bandits.gifa`, :mod:`bandits.static`, :mod:`bandits.phased`,
+  :mod:`bandits.logistic`, :mod:`bandits.subsets` -- the families.
 * :mod:`bandits.instances` -- named problem instances.
 """
 
-from bandits.gifa import ALGORITHMS, GIFA, Policy, RunResult, make_algorithm
+from bandits._core.env import reward_oracle
+from bandits._core.result import STOP_REASONS, RunResult
+from bandits.gifa import ALGORITHMS, GIFA, Policy, make_algorithm
+from bandits.registry import REGISTRY, policy
 from bandits.replicate import ReplicationTable, replicate
 from bandits.runner import run
 
-__all__ = ["ALGORITHMS", "GIFA", "Policy", "ReplicationTable", "RunResult", "make_algorithm",
-           "replicate", "run"]
+__all__ = ["ALGORITHMS", "GIFA", "Policy", "REGISTRY", "ReplicationTable", "RunResult",
+           "STOP_REASONS", "make_algorithm", "policy", "replicate", "reward_oracle", "run"]

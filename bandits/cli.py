@@ -147,9 +147,6 @@ def _cmd_round(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------
 
 _RULES = ("compute_jt", "compute_bt", "stopping", "selection", "indices", "threshold")
-_BOOL_FIELDS = ("init", "structured")
-_INT_FIELDS = ("refresh_every", "m_fixed")
-_FLOAT_FIELDS = ("reg", "S", "sigma")
 #: A Python int/float literal (underscores allowed: ``1_000_000``, ``1e6``, ``.5``).
 _LITERAL = r"(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?"
 #: ``[+-]LITERAL`` or ``[+-][LITERAL*]pi[/LITERAL]``: numbers are read, never evaluated
@@ -272,34 +269,37 @@ def _key_values(items: Sequence[str], what: str) -> dict[str, str]:
     return out
 
 
-def _typed_option(key: str, value: str) -> Any:
-    from bandits.gifa import GIFA
-
-    if key in _FLOAT_FIELDS:
-        if key == "reg" and value.lower() == "none":
-            return None
-        return float(parse_number(value, key))
-    if key in _BOOL_FIELDS:
-        low = value.lower()
+def _option_value(opt: Any, text: str) -> Any:
+    """``text`` read as a value of the registry option ``opt`` (by its declared type):
+    ``none``, ``true``/``false``, integers, numbers (``pi/6`` allowed) or strings."""
+    kind, low = opt.type, text.strip().lower()
+    if low in ("none", "null") and ("None" in kind or opt.default is None):
+        return None
+    if "bool" in kind:
         if low not in ("true", "false", "1", "0", "yes", "no"):
-            raise ValueError(f"{key} must be true or false; got {value!r}")
+            raise ValueError(f"{opt.name} must be true or false; got {text!r}")
         return low in ("true", "1", "yes")
-    if key in _INT_FIELDS:
-        if key == "m_fixed" and value.lower() == "none":
-            return None
+    numeric = "int" in kind or "float" in kind
+    if numeric:
         try:
-            return int(value)
+            number = parse_number(text, opt.name)
         except ValueError:
-            raise ValueError(f"{key} must be an integer; got {value!r}") from None
-    if key not in GIFA.__dataclass_fields__:
-        raise ValueError(f"unknown algorithm option {key!r}; known: "
-                         f"{sorted([*GIFA.__dataclass_fields__, 'S', 'sigma'])}")
-    return value
+            number = None
+        if number is not None:
+            if "float" not in kind and float(number) != int(number):
+                raise ValueError(f"{opt.name} must be an integer; got {text!r}")
+            return int(number) if "float" not in kind else (
+                number if isinstance(number, int) else float(number))
+        if "str" not in kind:
+            raise ValueError(f"{opt.name} must be a number ({kind}); got {text!r}")
+    if "str" in kind or opt.choices or not numeric:
+        return _named_option(text) if kind in ("", "object") else text.strip()
+    raise ValueError(f"{opt.name}: cannot read {text!r} as {kind}")  # pragma: no cover
 
 
 def _named_option(value: str) -> Any:
-    """Option of a static / phased / logistic algorithm: a number if it reads as one
-    (``pi/6`` included), ``true``/``false``, else the string (checked by the algorithm)."""
+    """A value of undeclared type: a number if it reads as one (``pi/6`` included),
+    ``true``/``false``, else the string (checked by the algorithm)."""
     low = value.strip().lower()
     if low in ("true", "false"):
         return low == "true"
@@ -313,33 +313,31 @@ def _named_option(value: str) -> Any:
 def parse_algorithm(spec: str) -> tuple[str, dict[str, Any]]:
     """``"m-lingape:selection=optimized,reg=1"`` -> ``("m-lingape", {...})``.
 
-    GIFA algorithms take the rule fields of :class:`bandits.gifa.GIFA`; the static, phased
-    and logistic ones (:data:`bandits.runner.NAMED_ALGORITHMS`) take their own options,
-    e.g. ``rage:variant=code,eps=0.1`` or ``xy-static:method=rounding,confidence=xu``.
+    The name must be registered (:mod:`bandits.registry`); each option must be one of the
+    algorithm's (``oed run --help`` lists them) and is read by its declared type, e.g.
+    ``rage:variant=code,eps=0.1`` or ``xy-static:method=rounding,confidence=xu``.
     """
-    from bandits.gifa import ALGORITHMS
-    from bandits.runner import NAMED_ALGORITHMS
+    from bandits.registry import entry
 
     name, _, rest = spec.partition(":")
-    name = name.strip()
-    known = (*ALGORITHMS, *NAMED_ALGORITHMS)
-    if name not in known:
-        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(known)}")
-    pairs = _key_values([p for p in rest.split(",") if p.strip()], f"options of {name!r}")
-    if name in NAMED_ALGORITHMS:
-        return name, {k: _named_option(v) for k, v in pairs.items()}
-    return name, {k: _typed_option(k, v) for k, v in pairs.items()}
+    e = entry(name.strip())
+    pairs = _key_values([p for p in rest.split(",") if p.strip()], f"options of {e.name!r}")
+    e.check_options(pairs)
+    schema = {o.name: o for o in e.options}
+    return e.name, {k: _option_value(schema[k], v) for k, v in pairs.items()}
 
 
 def _options_for(name: str, common: dict[str, Any]) -> dict[str, Any]:
-    """The command-line rule flags apply to GIFA algorithms; the others take only sigma."""
-    from bandits.runner import NAMED_ALGORITHMS
+    """The command-line rule flags (``--selection``, ``--reg``, ``--S``...) apply to the
+    algorithms that have those options (the GIFA family; ``--sigma`` also to the static
+    and phased ones)."""
+    from bandits.registry import entry
 
-    if name not in NAMED_ALGORITHMS:
-        return dict(common)
-    extra = sorted(k for k in common if k != "sigma")
+    e = entry(name)
+    extra = sorted(k for k in common if k not in e.option_names())
     if extra:
-        raise ValueError(f"--{extra[0]} applies to the GIFA algorithms only, not to {name!r}; "
+        where = "the GIFA algorithms only" if extra[0] != "sigma" else "linear algorithms only"
+        raise ValueError(f"--{extra[0]} applies to {where}, not to {name!r}; "
                          f"give {name}'s own options as {name}:key=value")
     return dict(common)
 
@@ -407,21 +405,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_replicate(args: argparse.Namespace) -> int:
-    from bandits.gifa import make_algorithm
-    from bandits.replicate import _RUN_OPTIONS, replicate
-    from bandits.runner import NAMED_ALGORITHMS
+    from bandits.replicate import label_of, replicate
 
     common = _common_options(args)
     specs = []
     for text in args.algorithms:
         name, opts = parse_algorithm(text)
         opts = {**_options_for(name, common), **opts}
-        if name in NAMED_ALGORITHMS:
-            label = text.strip()
-        else:
-            rules = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
-            label = make_algorithm(name, **rules).name
-        specs.append((label, name, opts))
+        specs.append((label_of(name, opts), name, opts))
     if args.runs < 1:
         raise ValueError(f"--runs must be a positive integer; got {args.runs}")
     if args.first_seed < 0:
@@ -468,7 +459,7 @@ def _cmd_replicate(args: argparse.Namespace) -> int:
 
 
 def _add_sim_options(p: argparse.ArgumentParser) -> None:
-    from bandits.gifa import _CHOICES
+    from bandits.gifa import RULE_CHOICES
 
     try:
         from bandits.instances import INSTANCES
@@ -486,7 +477,7 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
     rules = p.add_argument_group("rule overrides (applied to every algorithm)")
     for key in _RULES:
         rules.add_argument(f"--{key.replace('_', '-')}", dest=key,
-                           choices=sorted(_CHOICES[key]), default=None)
+                           choices=sorted(RULE_CHOICES[key]), default=None)
     rules.add_argument("--reg", type=_NONNEG, default=None,
                        help="regulariser V_0 = reg I (default sigma/20; lingape: 1)")
     rules.add_argument("--sigma", type=_POS, default=None,
@@ -498,7 +489,7 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
 
 def _cmd_complexity(args: argparse.Namespace) -> int:
     """``oed complexity --instance NAME``: the complexity constants of an instance."""
-    from design.complexity import complexity_constants, soare_constants
+    from bandits.complexity import complexity_constants, soare_constants
 
     inst = _instance(args)
     sigma = inst.sigma if args.sigma is None else args.sigma
@@ -551,12 +542,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 def _cmd_subset(args: argparse.Namespace) -> int:
     """``oed subset ALGO``: regret curves of top-K subset algorithms (DART and baselines)."""
+    from bandits.registry import entry
     from bandits.subsets import SubsetEnv, plot_regret, regret_curves
 
     check_output(args.out, "--out", (".csv",))
     check_output(args.plot, "--plot", PLOT_FORMATS)
     T = args.T
     opts = {k: _param_value(v) for k, v in _key_values(args.param or [], "--param").items()}
+    for name in args.algorithms:
+        entry(name).check_options(opts)
     means = None if args.means is None else [float(x) for x in args.means.split(",")]
 
     def env(seed: int) -> SubsetEnv:
@@ -597,6 +591,20 @@ class _Parser(argparse.ArgumentParser):
         sub = self.prog.removeprefix("oed").strip()
         raise UsageError(f"{sub + ': ' if sub else ''}{message} (see oed {sub} --help)"
                          .replace("oed  --help", "oed --help"))
+
+
+def algorithms_help(family: str | None = None) -> str:
+    """The registered algorithms with their options and defaults (``--help`` epilogs)."""
+    from bandits.registry import REGISTRY
+
+    lines = ["algorithms (NAME or NAME:key=value,...; defaults shown):"]
+    for e in REGISTRY.values():
+        if family is not None and e.family != family:
+            continue
+        lines.append(f"  {e.name:<15} {e.family:<9} {e.summary}")
+        opts = ", ".join(o.describe() for o in e.options)
+        lines.append(f"  {'':<15} {'':<9} options: {opts or '(none)'}")
+    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -667,21 +675,24 @@ def build_parser() -> argparse.ArgumentParser:
                         "rounding; needs --arms and n >= r(eps))")
     r.set_defaults(func=_cmd_round)
 
+    from bandits.registry import names
+
+    raw = argparse.RawDescriptionHelpFormatter
     u = sub.add_parser("run", help="simulate one run of a bandit algorithm",
-                       description="Simulate one run of ALGO on a named instance.")
+                       description="Simulate one run of ALGO on a named instance.",
+                       epilog=algorithms_help(), formatter_class=raw)
     u.add_argument("algorithm", metavar="ALGO",
-                   help="lingape, m-lingape, lingifa, lucb, ugape, g-static, xy-static, "
-                        "xy-oracle, xy-adaptive, rage, homer, war (optionally "
-                        "NAME:key=value,...)")
+                   help=f"{', '.join(names())} (optionally NAME:key=value,...)")
     u.add_argument("--seed", type=_INDEX, default=0)
     _add_sim_options(u)
     u.set_defaults(func=_cmd_run)
 
     q = sub.add_parser("replicate", help="replicate runs over seeds and summarise",
                        description="Run one or several algorithms on the same seeds, print "
-                                   "the summary, optionally save the table and a box plot.")
+                                   "the summary, optionally save the table and a box plot.",
+                       epilog=algorithms_help(), formatter_class=raw)
     q.add_argument("algorithms", metavar="ALGO", nargs="+",
-                   help="algorithms (NAME or NAME:key=value,...)")
+                   help=f"algorithms: {', '.join(names())} (NAME or NAME:key=value,...)")
     q.add_argument("--runs", type=_COUNT, default=500, help="runs per algorithm (500)")
     q.add_argument("--first-seed", type=_INDEX, default=0, help="seeds are first-seed, ... (0)")
     q.add_argument("--jobs", type=_JOBS, default=-1, help="worker processes (-1: all cores)")
@@ -698,9 +709,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.set_defaults(func=_cmd_replicate)
 
     sb = sub.add_parser("subset", help="top-K subset bandits (DART and baselines): regret "
-                        "curves over seeds")
-    sb.add_argument("algorithms", metavar="ALGO", nargs="+",
-                    choices=["dart", "dart-anytime", "csar", "lints", "lints-unscaled", "ucb"])
+                        "curves over seeds", epilog=algorithms_help("subsets"),
+                        formatter_class=raw)
+    sb.add_argument("algorithms", metavar="ALGO", nargs="+", choices=names("subsets"))
     sb.add_argument("--N", type=_COUNT, default=45, help="number of arms (45)")
     sb.add_argument("--K", type=_COUNT, default=2, help="subset size (2)")
     sb.add_argument("--T", type=_COUNT, default="1e6", help="horizon (1e6)")

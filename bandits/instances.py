@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 import numpy as np
 
-from rounding._validation import as_real_array, check_int, check_real, check_seed
+from rounding.validation import as_real_array, check_int, check_real, check_seed
 
 __all__ = [
     "INSTANCES",
@@ -365,7 +365,7 @@ def random_gaussian(
     as the *standard deviation*, and divides the whole matrix by its *spectral norm*.  Only
     the code's convention reproduces Table 4 (29.1% / 30.8% of instances with
     ``H(m-LinGapE optimized) <= H(UGapE)`` for K=10, N=5, m=4, D=0.25 / 0.5).  With
-    :mod:`design.complexity` on 1,000 instances each we get 29.6% / 29.9% under the code's
+    :mod:`bandits.complexity` on 1,000 instances each we get 29.6% / 29.9% under the code's
     convention and 9.6% / 9.2% under the paper's literal one (``oed reproduce reda-table4``).
 
     * code convention: ``random_gaussian(K, N, std=D, normalize="spectral")`` (default);
@@ -635,7 +635,7 @@ def reda_random_K10_N5(m: int = 3) -> Instance:
     spectral norm 1), ``theta = e_1`` so the means are the first features, ``sigma = 1``,
     ``eps = 0``.  The paper uses ``m = 3`` (gap 0.075) and ``m = 8`` (gap 0.029); for
     these, ``extra["table5"]`` holds the published constants
-    ``H(m-LinGapE optimized)`` and ``H(UGapE)`` (see :mod:`design.complexity`).
+    ``H(m-LinGapE optimized)`` and ``H(UGapE)`` (see :mod:`bandits.complexity`).
 
     Sorted means: 0.3347, 0.1876, 0.0596, -0.0159, -0.0273, -0.1148, -0.1281, -0.1532,
     -0.1822, -0.2034.

@@ -6,7 +6,7 @@ saved (CSV / JSON), read back and plotted (:func:`bandits.plots.boxplot_samples`
 
 Every run is a pure function of ``(algorithm, instance, seed, delta, epsilon,
 max_samples, options)``: the policy and the environment draw from generators seeded by
-the run's seed (:mod:`bandits._rng`), so the table is identical -- except the measured
+the run's seed (:mod:`bandits._core.rng`), so the table is identical -- except the measured
 ``wall_time`` -- whatever the backend, the number of workers and the chunking.
 
 >>> from bandits import replicate                                   # doctest: +SKIP
@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from bandits.gifa import GIFA, RunResult, make_algorithm
+from bandits._core.result import RunResult, check_stop_reasons
+from bandits.gifa import GIFA, make_algorithm
 from bandits.runner import run
 
 __all__ = ["COLUMNS", "ReplicationTable", "Summary", "replicate"]
@@ -162,7 +163,7 @@ class ReplicationTable:
     """Tidy results of replicated runs: one row per run.
 
     Columns (:data:`COLUMNS`): ``algorithm`` (label), ``instance`` (name), ``seed``,
-    ``samples``, ``correct``, ``stopped_by`` (``"rule"`` or ``"budget"``), ``wall_time``
+    ``samples``, ``correct``, ``stopped_by`` (one of :data:`bandits.STOP_REASONS`), ``wall_time``
     (seconds of the jitted loop), ``recommendation`` and ``counts`` (space-separated
     integers, e.g. ``"0 1"``).  ``table["samples"]`` is a numpy array; ``meta`` holds the
     settings of the replication (delta, epsilon, max_samples, algorithm configurations).
@@ -195,11 +196,7 @@ class ReplicationTable:
                 arr = np.array([str(v) for v in values], dtype=object)
             arr.setflags(write=False)
             cols[c] = arr
-        # "horizon": regret algorithms (HOMER) that run for a fixed horizon by design
-        bad = set(cols["stopped_by"]) - {"rule", "budget", "horizon"}
-        if bad:
-            raise ValueError("stopped_by: values must be 'rule', 'budget' or 'horizon'; "
-                             f"got {sorted(bad)}")
+        check_stop_reasons(cols["stopped_by"])
         self._cols = cols
         self.meta: dict = dict(meta or {})
 
@@ -507,7 +504,7 @@ def _warm_up(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any,
     """
     if token in _WARMED:
         return
-    cap = min(int(common["max_samples"]), int(np.asarray(instance.X).shape[0]) + 2)
+    cap = min(int(common["max_samples"]), _n_arms(instance) + 2)
     for _label, algo, options in specs:
         run(algo, instance, **{**common, "max_samples": cap, "seed": 0}, **options)
     _WARMED.add(token)
@@ -582,14 +579,20 @@ def _run_chunk(token: str, specs: Sequence[tuple[str, Any, dict]], instance: Any
 # --------------------------------------------------------------------------------------
 
 
-def _label_of(algo: Any, options: dict) -> str:
-    from bandits.runner import NAMED_ALGORITHMS
+def label_of(algo: Any, options: dict) -> str:
+    """The table label of ``algo`` with ``options``: the GIFA configuration's name (rule
+    overrides spelled out), else ``name(key=value,...)``; validates the name and options."""
+    from bandits.registry import entry
 
-    overrides = {k: v for k, v in options.items() if k not in _RUN_OPTIONS}
-    if isinstance(algo, str) and algo in NAMED_ALGORITHMS:
-        suffix = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
-        return f"{algo}({suffix})" if suffix else algo
-    return make_algorithm(algo, **overrides).name
+    if isinstance(algo, GIFA) or (isinstance(algo, str) and entry(algo).family == "gifa"):
+        overrides = {k: v for k, v in options.items() if k not in _RUN_OPTIONS}
+        return make_algorithm(algo, **overrides).name
+    entry(algo).check_options(options)
+    suffix = ",".join(f"{k}={v}" for k, v in sorted(options.items()))
+    return f"{algo}({suffix})" if suffix else algo
+
+
+_label_of = label_of
 
 
 def _normalise_specs(algorithm: Any, options: dict) -> list[tuple[str, Any, dict]]:
@@ -660,7 +663,7 @@ def _check_seeds(n_runs: Any, seeds: Any) -> list[int]:
 
 
 def _check_n_jobs(n_jobs: Any) -> int:
-    from rounding._validation import check_int
+    from rounding.validation import check_int
 
     if check_int(n_jobs, "n_jobs", -1) == 0:
         raise ValueError(f"n_jobs must be -1 (all cores) or a positive integer; got {n_jobs!r}")
@@ -686,12 +689,18 @@ def instance_by_name(name: str, **kwargs: Any) -> Any:
     return get_instance(name, **kwargs)
 
 
+def _n_arms(instance: Any) -> int:
+    """Number of arms of a linear / logistic instance (rows of X) or a SubsetEnv (N)."""
+    X = getattr(instance, "X", None)
+    return int(np.asarray(X).shape[0]) if X is not None else int(instance.N)
+
+
 def _resolve_instance(instance: Any) -> Any:
     if isinstance(instance, str):
         return instance_by_name(instance)
-    if not hasattr(instance, "X") or not hasattr(instance, "m"):
-        raise ValueError(f"instance must be a bandits.instances.Instance (or a registered "
-                         f"name); got {instance!r}")
+    if not (hasattr(instance, "X") or hasattr(instance, "kind_code")):
+        raise ValueError(f"instance must be a bandits.instances.Instance, a LogisticInstance, "
+                         f"a SubsetEnv or a registered name; got {instance!r}")
     return instance
 
 
@@ -790,7 +799,7 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
         raise ValueError(f"progress must be True, False or None; got {progress!r}")
     instance = _resolve_instance(instance)
     specs = _normalise_specs(algorithm, options)
-    from rounding._validation import check_budget, check_probability, check_real
+    from rounding.validation import check_budget, check_probability, check_real
 
     common = {"delta": check_probability(delta, "delta"),
               "epsilon": check_real(epsilon, "epsilon", 0.0),
@@ -838,11 +847,11 @@ def replicate(algorithm: AlgorithmSpec | Sequence[AlgorithmSpec], instance: Any,
 
 
 def _describe(algo: Any, opts: dict) -> dict:
-    from bandits.runner import NAMED_ALGORITHMS
+    from bandits.registry import entry
 
-    overrides = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
-    if isinstance(algo, str) and algo in NAMED_ALGORITHMS:
+    if isinstance(algo, str) and entry(algo).family != "gifa":
         return {"name": algo, **opts}
+    overrides = {k: v for k, v in opts.items() if k not in _RUN_OPTIONS}
     desc = asdict(make_algorithm(algo, **overrides))
     desc.update({k: opts[k] for k in _RUN_OPTIONS if k in opts})
     return desc

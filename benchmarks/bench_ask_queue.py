@@ -2,7 +2,7 @@
 
 RAGE's ask/tell policy issues the pulls of a phase one by one; its phases reach millions of
 pulls.  ``list.pop(0)`` (the queue before issue 12) moves the whole remaining list on every
-ask; :class:`bandits._policy.ArmQueue` advances a read position in one int64 array.
+ask; :class:`bandits._core.protocol.ArmQueue` advances a read position in one int64 array.
 Reported: microseconds per ask at phase lengths 1e4 .. 4.4e6 and the ratio.
 
 Usage: ``python benchmarks/bench_ask_queue.py``.
@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from bandits._policy import ArmQueue
+from bandits._core.protocol import ArmQueue
 
 ASKS = 2000
 

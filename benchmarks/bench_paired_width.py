@@ -14,7 +14,7 @@ import time
 import numpy as np
 from numba import njit
 
-from bandits import _gifa_numba as G
+from bandits.gifa import _kernels as G
 
 
 @njit(cache=True)

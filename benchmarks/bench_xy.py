@@ -51,8 +51,10 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the reference solvers live with the tests
 
-from design import _minimax_alt as alt  # noqa: E402
+import _minimax_alt as alt  # noqa: E402
+
 from design import _minimax_solver as sol  # noqa: E402
 from design.minimax import (  # noqa: E402
     _solve_cvxpy,

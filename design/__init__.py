@@ -18,7 +18,8 @@
 * :class:`DesignConvergenceWarning` -- raised (as a warning) by every design function whose
   result is not certified within ``tol``; the result's ``message`` says why.
 * :mod:`design.greedy` -- greedy incremental rules (Soare et al. Eq. 22 and 26).
-* :mod:`design.complexity` -- complexity constants of the bandit papers.
+* :mod:`design.complexity` -- l1-minimal weights of arm differences (the bandit
+  complexity constants built on them are in :mod:`bandits.complexity`).
 """
 
 from design.constrained import constrained_optimal
@@ -33,7 +34,7 @@ from design.criteria import (
 )
 from design.elfving import CCertificate, c_check, c_optimal
 from design.exact import ExactDesign, exact, exact_value
-from design.gd import d_optimal, g_optimal, kw_check, variances
+from design.gd import d_optimal, g_optimal, kw_check, two_approx_g_design, variances
 from design.greedy import (
     GreedyChoice,
     greedy_g_step,
@@ -89,6 +90,7 @@ __all__ = [
     "moment_matrix",
     "pairwise_differences",
     "sherman_morrison_update",
+    "two_approx_g_design",
     "simplex_grid",
     "variances",
     "xy_check",

@@ -26,11 +26,10 @@ from design._linalg import (
     trace_product,
     woodbury_pair,
 )
+from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
 
-CONVERGED = 0
-MAX_ITER = 1
-SINGULAR = 2
-STALLED = 3  # no exchange along the chosen pair improves the criterion
+# STALLED (design._status, one definition for every kernel) here: no exchange along the
+# chosen pair improves the criterion.
 
 
 @njit(cache=True)

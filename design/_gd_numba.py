@@ -12,11 +12,7 @@ import numpy as np
 from numba import njit
 
 from design._linalg import cholesky_lower, lower_inverse
-
-# Outcome codes of the Wolfe–Atwood kernel.
-CONVERGED = 0
-MAX_ITER = 1
-SINGULAR = 2
+from design._status import CONVERGED, MAX_ITER, SINGULAR  # noqa: F401  (outcome codes)
 
 
 @njit(cache=True)

@@ -22,14 +22,7 @@ import numpy as np
 from numba import njit
 
 from design._linalg import cholesky_lower, lower_inverse
-
-# Outcome codes of the barrier kernel.
-CONVERGED = 0
-MAX_ITER = 1
-STALLED = 2
-SINGULAR = 3
-CENTRED = 4
-
+from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
 # ----------------------------------------------------------------------------------------
 # small dense linear algebra (allocation-free where it matters)

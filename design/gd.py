@@ -499,3 +499,40 @@ def d_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
     Parameters as in :func:`g_optimal`.
     """
     return _optimal(X, tol, method, max_iter, "D")
+
+
+def two_approx_g_design(X: object) -> np.ndarray:
+    """A 2-approximate G-optimal design: weights with ``max_x ||x||^2_{A(w)^{-1}} <= 2 d``.
+
+    Mason, Jun & Jain (2022), Algorithm 3: Algorithm 4 (:func:`design._gd_numba.
+    initial_support`, Kumar–Yildirim / Todd) gives ``d`` points with uniform weights, then
+    Algorithm 5 (Wolfe's algorithm with away and drop steps, without pairwise exchanges) runs
+    to ``eps = 1``. Rows that do not span R^d are handled in coordinates of their span (the
+    variances of rows in the span are unchanged).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Arms, one per row (finite, not all zero).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The weights.
+    """
+    X = as_arms(X, need_span=False)
+    U, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    r = int(np.sum(sv > 1e-10 * sv.max())) if sv.max() > 0 else 0
+    if r == 0:
+        raise ValueError("X: all rows are zero; no design has an informative matrix")
+    Z = np.ascontiguousarray(X @ Vt[:r].T)
+    K = Z.shape[0]
+    w = np.zeros(K)
+    sup = kern.initial_support(Z)
+    w[sup] = 1.0 / sup.shape[0]
+    Minv = np.empty((r, r))
+    omega = np.empty(K)
+    if not kern.exact_state(Z, w, Minv, omega):  # pragma: no cover - Alg. 4 spans
+        raise RuntimeError("Algorithm 4 returned a singular support")
+    kern.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
+    return w

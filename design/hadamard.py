@@ -68,7 +68,7 @@ def sylvester_hadamard(order: int) -> np.ndarray:
 
     :math:`H_{ij} = (-1)^{\mathrm{popcount}(i \,\&\, j)}` (Sylvester 1867), equal to the
     Kronecker power :math:`H_2^{\otimes m}`; symmetric, first row and column all ones,
-    :math:`H H^\top = \text{order}\cdot I`.
+    :math:`H H^\top = \text{order}\cdot I` (:func:`scipy.linalg.hadamard`).
 
     Parameters
     ----------
@@ -84,15 +84,11 @@ def sylvester_hadamard(order: int) -> np.ndarray:
     ValueError
         If ``order`` is not a positive power of two.
     """
+    from scipy.linalg import hadamard
+
     if isinstance(order, bool) or int(order) != order or order < 1 or (order & (order - 1)):
         raise ValueError(f"order must be a positive power of two; got {order!r}")
-    idx = np.arange(order, dtype=np.int64)
-    bits = np.bitwise_and.outer(idx, idx)
-    parity = np.zeros_like(bits)
-    while bits.any():
-        parity ^= bits & 1
-        bits >>= 1
-    return (1 - 2 * parity).astype(np.int64)
+    return hadamard(int(order), dtype=np.int64)
 
 
 def has_hadamard(K: int) -> bool:

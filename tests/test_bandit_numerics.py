@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from bandits import Policy, run
-from bandits import _gifa_numba as G
-from bandits._estimation import new_state, refresh
-from bandits._exact import RESOLUTION, exact_means
+from bandits._core.exact import RESOLUTION, exact_means
+from bandits._core.lsq import new_state, refresh
 from bandits.gifa import ALGORITHMS, correct_set, simulated_rewards
+from bandits.gifa import _kernels as G
 from bandits.instances import Instance, reda_classic
 from bandits.replicate import replicate
 from bandits.runner import DESIGN_ALGORITHMS
@@ -52,8 +52,8 @@ def test_paired_width_is_computed_from_the_difference_vector():
     counts = np.array([26, 99947, 26, 1])
     lam = (1.0 / 20) ** 2
     st = new_state(X, lam)
-    st["counts"][:] = counts
-    assert refresh(X, lam, st["Vinv"], st["P"], st["diag"], st["counts"], st["stats"])
+    st.counts[:] = counts
+    assert refresh(X, lam, st)
     # exact ||x_0 - x_3||^2_{V^-1} on the float64 arms
     V = lam * np.eye(3) + (X.T * counts) @ X
     Vf = [[Fraction(lam) * (i == j) + sum(int(counts[a]) * Fraction(X[a, i]) * Fraction(X[a, j])
@@ -65,7 +65,7 @@ def test_paired_width_is_computed_from_the_difference_vector():
     assert np.allclose(V, np.array(Vf, dtype=float))
     assert 0 < exact < 1e-15  # ~1e-17: far below the rounding of diag (~1e-17 absolute)
     mu = np.zeros(4)
-    width = G.gap_index(0, 3, X, st["P"], st["diag"], mu, 1.0, True)
+    width = G.gap_index(0, 3, X, st.P, st.diag, mu, 1.0, True)
     assert width == pytest.approx(np.sqrt(exact), rel=1e-6)
 
 

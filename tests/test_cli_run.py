@@ -72,7 +72,7 @@ def test_replicate_json_and_seeds(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["run", "m-lingape", "--instance", "nope"], "unknown instance 'nope'; known: soare"),
     (["run", "nope", "--instance", "reda-classic"], "unknown algorithm 'nope'"),
-    (["run", "m-lingape:foo=1", "--instance", "reda-classic"], "unknown algorithm option"),
+    (["run", "m-lingape:foo=1", "--instance", "reda-classic"], "unknown option"),
     (["run", "m-lingape:selection", "--instance", "reda-classic"], "KEY=VALUE"),
     (["run", "m-lingape", "--instance", "reda-classic", "--param", "omega"], "KEY=VALUE"),
     (["run", "m-lingape", "--instance", "soare", "--m", "2"], "m: not a parameter"),

@@ -6,8 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bandits.instances import reda_classic, reda_random_K10_N5, soare
-from design.complexity import (
+from bandits.complexity import (
     arm_gaps,
     complexity_constants,
     h_lingape,
@@ -18,6 +17,7 @@ from design.complexity import (
     l1_weights_all_pairs,
     lingape_rho,
 )
+from bandits.instances import reda_classic, reda_random_K10_N5, soare
 from design.elfving import c_optimal
 
 # ------------------------------------------------------------------------ published values
@@ -287,8 +287,8 @@ def test_soare_h_lb_on_the_hard_instance(d, h_lb):
     # Soare et al. (2014) Eq. 6 on their hard instance (omega = 0.01, theta = 2 e_1):
     # H_LB ~ 1.01e4, nearly independent of d (spec notes: 10,100.1 at d = 2 to 10,102.1 at
     # d = 10); rho^G = d (Kiefer-Wolfowitz); rho^XY = 2d (uniform on e_1..e_d).
+    from bandits.complexity import soare_constants
     from bandits.instances import soare
-    from design.complexity import soare_constants
 
     inst = soare(d=d, omega=0.01)
     c = soare_constants(inst.X, inst.theta)
@@ -312,7 +312,7 @@ def test_soare_h_lb_on_the_hard_instance(d, h_lb):
 def test_soare_h_lb_mab_reduction():
     # Soare et al. Lemma 2: on the canonical basis H_MAB <= H_LB <= 2 H_MAB with
     # H_MAB = sum_x 1 / Delta(x)^2 and Delta(x*) := Delta_min.
-    from design.complexity import soare_constants
+    from bandits.complexity import soare_constants
 
     means = np.array([1.0, 0.8, 0.5, 0.3])
     c = soare_constants(np.eye(4), means)

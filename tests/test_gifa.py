@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from bandits import GIFA, Policy, make_algorithm, run
-from bandits._estimation import new_state, refresh, update
+from bandits._core.lsq import new_state, refresh, update
 from bandits.gifa import simulated_rewards
 from bandits.instances import Instance, soare
 
@@ -22,19 +22,18 @@ def test_sherman_morrison_state_matches_exact_recomputation():
     st = new_state(X, lam)
     for _ in range(500):
         k = int(rng.integers(7))
-        update(X, lam, st["Vinv"], st["P"], st["diag"], st["bvec"], st["counts"], st["stats"],
-               k, float(rng.standard_normal()), 10**9)  # no periodic refresh
-    V = lam * np.eye(4) + (X.T * st["counts"]) @ X
+        update(X, lam, st, k, float(rng.standard_normal()), 10**9)  # no periodic refresh
+    V = lam * np.eye(4) + (X.T * st.counts) @ X
     Vinv = np.linalg.inv(V)
-    np.testing.assert_allclose(st["P"], X @ Vinv, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(st["diag"], np.einsum("ij,jk,ik->i", X, Vinv, X), rtol=1e-9)
+    np.testing.assert_allclose(st.P, X @ Vinv, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(st.diag, np.einsum("ij,jk,ik->i", X, Vinv, X), rtol=1e-9)
     logdet = np.linalg.slogdet(V)[1] - 4 * np.log(lam)
-    assert st["stats"][1] == pytest.approx(logdet, rel=1e-9)
+    assert st.stats[1] == pytest.approx(logdet, rel=1e-9)
     # the exact refresh agrees with the incremental state
-    before = st["P"].copy()
-    assert refresh(X, lam, st["Vinv"], st["P"], st["diag"], st["counts"], st["stats"])
-    np.testing.assert_allclose(st["P"], before, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(st["Vinv"], Vinv, rtol=1e-9, atol=1e-12)
+    before = st.P.copy()
+    assert refresh(X, lam, st)
+    np.testing.assert_allclose(st.P, before, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(st.Vinv, Vinv, rtol=1e-9, atol=1e-12)
 
 
 def test_m_lingape_with_m1_is_lingape():

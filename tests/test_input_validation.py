@@ -30,7 +30,7 @@ POLICIES = {
 def test_every_policy_queue_is_an_array_read_from_a_position(kind):
     """The queue of every ask/tell policy is an ArmQueue: ``ask`` advances a read position
     in one int64 array (O(1)), never ``list.pop(0)`` (O(phase length))."""
-    from bandits._policy import ArmQueue
+    from bandits._core.protocol import ArmQueue
 
     pol = POLICIES[kind]()
     reward = simulated_rewards(SOARE, 1)
@@ -57,7 +57,7 @@ def test_rage_phase_is_one_array_consumed_without_copies():
 
 
 def test_arm_queue_fifo():
-    from bandits._policy import ArmQueue
+    from bandits._core.protocol import ArmQueue
 
     q = ArmQueue.repeated(np.array([2, 0, 1]))
     assert len(q) == 3 and bool(q)

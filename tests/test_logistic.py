@@ -7,7 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from bandits import _rng, run
+from bandits import run
+from bandits._core import rng as _rng
 from bandits.logistic import (
     HomerPolicy,
     LogisticInstance,

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from bandits import _rng, run
-from bandits import _static_numba as S
+from bandits import run
+from bandits._core import rng as _rng
 from bandits.gifa import simulated_rewards
 from bandits.instances import Instance, soare
 from bandits.static import (
@@ -18,6 +18,7 @@ from bandits.static import (
     run_static,
     static_design,
 )
+from bandits.static import _kernels as S
 from rounding import efficient_round
 
 EASY = soare(d=3, omega=0.3)

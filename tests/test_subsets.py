@@ -97,7 +97,7 @@ def test_horizon_shorter_than_arms_and_bad_arguments():
 @pytest.mark.parametrize("rho", [0.0, 0.6, 1.0])
 def test_expected_reward_matches_monte_carlo(reward, rho):
     env = SubsetEnv.bernoulli(K=3, reward=reward, means=[0.2, 0.9, 0.5, 0.7], rho=rho)
-    from bandits._rng import make_state
+    from bandits._core.rng import make_state
     st = make_state(0, 1)
     a = np.array([0, 2, 3])
     n = 100_000
@@ -285,3 +285,25 @@ def test_cli_subset(tmp_path, capsys):
     assert "dart" in capsys.readouterr().out and out.exists()
     assert main(["subset", "dart", "--N", "8", "--K", "8", "--T", "2000"]) == 2
     assert main(["subset", "dart", "--N", "8", "--K", "2", "--T", "5"]) == 2
+
+
+@pytest.mark.parametrize("name", ["dart", "dart-anytime", "csar", "lints", "lints-unscaled",
+                                  "ucb"])
+@pytest.mark.parametrize("T", [7, 60, 3000, 40000])
+def test_subset_policy_replays_the_simulation_at_every_horizon(name, T):
+    # the ask/tell policy and the simulation share the step kernel: same subsets played,
+    # same plays per arm, same committed subset and stop reason, for horizons that cut an
+    # epoch / a phase, end the exploration early, or let it finish
+    import bandits
+    from bandits.registry import policy_for
+
+    env = SubsetEnv.bernoulli(N=7, K=3 if name != "ucb" else 2, seed=1)
+    res = bandits.run(name, env, max_samples=T, seed=4)
+    pol = policy_for(name, env, seed=4, max_samples=T)
+    draw = bandits.reward_oracle(env, 4)
+    while not pol.done:
+        subset = pol.ask()
+        pol.tell(subset, draw(subset) if pol.exploring else 0.0)
+    assert pol.stopped_by == res.stopped_by
+    assert np.array_equal(pol.recommendation, res.recommendation)
+    assert np.array_equal(pol.counts, res.counts)

@@ -3,12 +3,12 @@ agreement with the cvxpy reference, invariances and input validation."""
 
 from __future__ import annotations
 
+import _minimax_alt as alt
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from design import _minimax_alt as alt
 from design import _minimax_solver as sol
 from design.minimax import (
     MinimaxCertificate,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bandits._rng import uniform
+from bandits._core.rng import uniform
 
 #: MLE status codes (:func:`mle_newton`).
 MLE_CONVERGED = 0

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bandits.logistic import _kernels as kern
-from rounding._validation import as_count_array, as_real_array, check_probability
+from rounding.validation import as_count_array, as_real_array, check_probability
 
 __all__ = [
     "MLEResult",

@@ -38,12 +38,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bandits import _rng
-from bandits._exact import correct_set, exact_means
+from bandits._core import rng as _rng
+from bandits._core.exact import correct_set, exact_means
 from bandits.gifa import RunResult
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import DELTA, _check_delta, gamma, mle, mu
-from rounding._validation import check_budget, check_int, check_probability, check_real
+from rounding.validation import check_budget, check_int, check_probability, check_real
 
 __all__ = ["HOMER_EPS", "HomerPolicy", "phase_plan", "run_eps_greedy", "run_homer"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bandits.logistic.core import as_logistic_arms, as_norm_bound, as_theta, mu, mudot
-from rounding._validation import check_seed
+from rounding.validation import check_seed
 
 __all__ = ["LogisticInstance", "circle30", "sphere"]
 

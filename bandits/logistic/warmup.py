@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bandits import _rng
+from bandits._core import rng as _rng
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import (
     DELTA,
@@ -41,7 +41,8 @@ from bandits.logistic.core import (
     mu,
     mudot,
 )
-from rounding._validation import check_seed
+from design.gd import two_approx_g_design  # Algorithm 3 (re-exported here)
+from rounding.validation import check_seed
 
 __all__ = [
     "WarPolicy",
@@ -152,35 +153,6 @@ def oracle_warmup(X: object, theta: object, *, delta: float = DELTA) -> WarmupRe
 # ----------------------------------------------------------------------------------------
 # Algorithm 3: 2-approximate G-optimal design (Todd's initial support + Wolfe/away steps)
 # ----------------------------------------------------------------------------------------
-
-
-def two_approx_g_design(X: np.ndarray) -> np.ndarray:
-    """Algorithm 3 of the paper: a design with ``max_x ||x||^2_{V_lambda^{-1}} <= 2 d``.
-
-    Algorithm 4 (:func:`design._gd_numba.initial_support`, Kumar–Yildirim/Todd) gives ``d``
-    points, uniform weights on them, then Algorithm 5 (Wolfe's algorithm with away and
-    drop steps, :func:`design._gd_numba.wolfe_atwood` without pairwise exchanges) with
-    ``eps = 1``. If the rows do not span R^d the design is computed in coordinates of
-    their span (the variances of rows in the span are unchanged). Returns the weights.
-    """
-    from design import _gd_numba as gk
-
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    U, sv, Vt = np.linalg.svd(X, full_matrices=False)
-    r = int(np.sum(sv > 1e-10 * sv.max()))
-    Z = np.ascontiguousarray(X @ Vt[:r].T)
-    K = Z.shape[0]
-    w = np.zeros(K)
-    if r == 0:
-        raise ValueError("two_approx_g_design: all rows are zero")
-    sup = gk.initial_support(Z)
-    w[sup] = 1.0 / sup.shape[0]
-    Minv = np.empty((r, r))
-    omega = np.empty(K)
-    if not gk.exact_state(Z, w, Minv, omega):  # pragma: no cover - Alg. 4 spans
-        raise RuntimeError("Algorithm 4 returned a singular support")
-    gk.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
-    return w
 
 
 # ----------------------------------------------------------------------------------------
@@ -616,3 +588,85 @@ class WarPolicy:
             self.phase = "done"
             self.done = True
             self.stopped_by = "rule"
+
+
+def run_war(instance, *, delta: float = DELTA, seed: int = 0, max_samples: int = 10**7,
+            **options: object):
+    """Simulate WAR alone (the ``"war"`` algorithm of :func:`bandits.run`): probing, then
+    the planned allocation, then ``argmax x^T theta_hat`` for the MLE of its pulls.
+
+    Within ``max_samples`` the run stops by its rule (``stopped_by="rule"``). When WAR
+    needs more pulls than that, the ask/tell :class:`WarPolicy` is fed the outcomes the
+    simulation draws (probing: stream 1 in pull order, as :func:`war_warmup`; planning:
+    stream 2 arm by arm, as :func:`run_warmup`) and stopped after ``max_samples`` pulls; the
+    recommendation is then ``argmax x^T theta_hat`` for the MLE of every pull made
+    (Appendix F fallback; the pulled arm with the best success rate when no MLE exists), an
+    uncertified estimate (``stopped_by="budget"``). Options: those of :func:`war_warmup`.
+
+    Returns
+    -------
+    bandits.RunResult
+    """
+    import time
+
+    from bandits._core.exact import correct_set, exact_means
+    from bandits._core.result import RunResult
+
+    t0 = time.perf_counter()
+    wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
+    mu_exact = exact_means(instance)
+    if wu.total + wu.probe_samples > max_samples:
+        return _war_cut(instance, delta=delta, seed=seed, max_samples=max_samples, t0=t0,
+                        mu_exact=mu_exact, **options)
+    rec = np.array([int(np.argmax(instance.X @ wu.theta_hat))])
+    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
+                     seed=int(seed), samples=wu.total + wu.probe_samples, recommendation=rec,
+                     correct=correct_set(mu_exact, rec, 1, 0.0),
+                     counts=wu.counts + wu.info["probe_counts"], stopped_by="rule",
+                     wall_time=time.perf_counter() - t0,
+                     extra={"warmup": wu, "theta_hat": wu.theta_hat})
+
+
+def _war_cut(instance, *, delta: float, seed: int, max_samples: int, t0: float, mu_exact,
+             **options: object):
+    """A WAR run cut by ``max_samples`` (see :func:`run_war`)."""
+    import time
+
+    from bandits._core.exact import correct_set
+    from bandits._core.result import RunResult
+    from bandits.logistic.core import mle, mu
+
+    X = instance.X
+    p = mu(X @ instance.theta)
+    pol = WarPolicy(X, instance.S, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
+    probe_state = _rng.make_state(int(seed), 1)
+    plan_state = _rng.make_state(int(seed), 2)
+    planned: list[list[int]] | None = None
+    used = np.zeros(X.shape[0], dtype=np.int64)
+    succ = np.zeros(X.shape[0], dtype=np.int64)
+    while pol.samples < max_samples and not pol.done:
+        a = pol.ask()
+        if pol.phase == "probing":
+            y = int(_rng.uniform(probe_state) < p[a])
+        else:
+            if planned is None:
+                assert pol.plan is not None
+                planned = [[int(_rng.uniform(plan_state) < p[b]) for _ in range(int(n))]
+                           for b, n in enumerate(pol.plan.counts)]
+            y = planned[a][used[a]]
+            used[a] += 1
+        succ[a] += y
+        pol.tell(a, y)
+    counts = pol.counts
+    try:
+        theta_hat = mle(X, counts, succ).theta
+        rec = np.array([int(np.argmax(X @ theta_hat))])
+    except ValueError:  # too few pulls for any MLE: best empirical success rate
+        theta_hat = None
+        rate = np.where(counts > 0, succ / np.maximum(counts, 1), -np.inf)
+        rec = np.array([int(np.argmax(rate))])
+    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
+                     seed=int(seed), samples=pol.samples, recommendation=rec,
+                     correct=correct_set(mu_exact, rec, 1, 0.0), counts=counts,
+                     stopped_by="budget", wall_time=time.perf_counter() - t0,
+                     extra={"theta_hat": theta_hat})

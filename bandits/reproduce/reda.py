@@ -12,8 +12,8 @@ from bandits.reproduce._core import Row, _replicated, _write
 
 def reda_table5(out: Path, **_: object) -> list[Row]:
     """Réda et al. (2021) Table 5: complexity constants on the K=10, N=5 random instance."""
+    from bandits.complexity import h_mlingape_optimized, h_ugape
     from bandits.instances import reda_random_K10_N5
-    from design.complexity import h_mlingape_optimized, h_ugape
 
     rows = []
     for m, (p_opt, p_ugape) in [(3, (4545.97, 5047.76)), (8, (32124.01, 27622.18))]:
@@ -103,8 +103,8 @@ def _table4_chunk(col: int, first: int, stop: int, seed: int) -> list[tuple[floa
     same standard-normal draws and differ only in the normalisation (the scale cancels).
     Returns ``(H_opt_code, H_ugape_code, H_opt_paper, H_ugape_paper)`` per instance.
     """
+    from bandits.complexity import h_mlingape_optimized, h_ugape
     from bandits.instances import random_gaussian
-    from design.complexity import h_mlingape_optimized, h_ugape
 
     D, K, N, _ = _TABLE4[col]
     m = K // 3 + 1

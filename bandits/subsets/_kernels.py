@@ -18,10 +18,12 @@ written to ``curve`` at the requested checkpoints (1-based step counts).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from bandits._rng import integer, normal, uniform
+from bandits._core.rng import integer, normal, uniform
 
 
 @njit(cache=True)
@@ -113,21 +115,26 @@ def _record(acc, t, cp, curve, ipos):
 
 
 @njit(cache=True)
-def _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc, t, cp,
-          curve, ipos):
-    """Draw the reward of ``action``, add its pseudo-regret, record step ``t`` (1-based)."""
+def _play(action, K, env, env_state, work, curve, t):
+    """Draw the reward of ``action``, add its pseudo-regret, record step ``t`` (1-based).
+    ``env`` is ``(p, table, kind, rho, sigma, mu_star)``, ``curve`` is ``(cp, curve, ipos,
+    acc)``."""
+    p, table, kind, rho, sigma, mu_star = env
+    cp, cv, ipos, acc = curve
     r = draw_joint(action, K, p, table, kind, rho, sigma, env_state)
     acc[0] += mu_star - expected_joint(action, K, p, table, kind, rho, work)
-    _record(acc, t, cp, curve, ipos)
+    _record(acc, t, cp, cv, ipos)
     return r
 
 
 @njit(cache=True)
-def _commit(action, K, p, table, kind, rho, mu_star, work, acc, t, T, cp, curve, ipos):
+def _commit(action, K, env, work, curve, t, T):
     """Play the fixed ``action`` from step t+1 to T (regret is deterministic: no draws)."""
+    p, table, kind, rho, sigma, mu_star = env
+    cp, cv, ipos, acc = curve
     gap = mu_star - expected_joint(action, K, p, table, kind, rho, work)
     while ipos[0] < cp.size and cp[ipos[0]] <= T:
-        curve[ipos[0]] = acc[0] + gap * (cp[ipos[0]] - t)
+        cv[ipos[0]] = acc[0] + gap * (cp[ipos[0]] - t)
         ipos[0] += 1
     acc[0] += gap * (T - t)
 
@@ -155,420 +162,710 @@ def _top_k_of(idx, n, values, k, out, offset):
         out[offset + c] = idx[best]
 
 
+@njit(cache=True, inline="always")
+def count_plays(action, plays):
+    """One more play of every arm of ``action`` (``plays``: per-arm plays while exploring)."""
+    for j in range(action.size):
+        plays[action[j]] += 1
+
+
 # ----------------------------------------------------------------------------------------
 # DART (Agarwal, Aggarwal, Quinn & Umrawal), Algorithms 1 and 2
 # ----------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def dart_block(p, table, kind, rho, sigma, mu_star, K, T_block, t0, lam, auto, c_thr,
-               env_state, pol_state, cp, curve, ipos, acc, mu_hat, counts, status,
-               decided_at, chosen, stats):
-    """One run of DART over ``T_block`` steps starting after global step ``t0``.
+class DartState(NamedTuple):
+    """Arrays of a DART run (one value at the numba boundary; :func:`dart_state` allocates).
 
-    ``status``: 0 undecided, 1 accepted, 2 rejected (per arm).  ``stats`` (float64, 6) gets
-    [epochs, tests, final Delta, exploration steps, stop code, last tested Delta]; stop code
-    0 = the horizon ended the exploration, 1 = all K slots decided, 2 = Delta < lambda
-    (``auto``: the next test is not reachable within the block).
+    ``ints`` slots: :data:`D_EPOCH` (epochs started, the current one included),
+    :data:`D_STEPS` (steps played in this run), :data:`D_UNDECIDED` (``|N_e|``),
+    :data:`D_ACCEPTED` (``|A|``), :data:`D_OPEN` (``K_e = K - |A|``), :data:`D_GROUP` (index
+    of the group to play in the epoch), :data:`D_GROUPS` (groups in the epoch),
+    :data:`D_TESTS`, :data:`D_STOP` (0 horizon, 1 all decided, 2 lambda), :data:`D_DONE`
+    (exploration over). ``floats`` slots: :data:`F_DELTA` (current Delta),
+    :data:`F_THRESHOLD` (epochs needed for the next test), :data:`F_LOGNT`,
+    :data:`F_LAST_TESTED`.
     """
-    N = p.size
-    work = np.empty(3 * K + 2)
-    und = np.empty(N, dtype=np.int64)
-    perm = np.empty(N, dtype=np.int64)
-    accepted = np.empty(K, dtype=np.int64)
-    action = np.empty(K, dtype=np.int64)
-    vals = np.empty(N)
+
+    ints: np.ndarray
+    floats: np.ndarray
+    undecided: np.ndarray
+    perm: np.ndarray
+    accepted: np.ndarray
+    mu_hat: np.ndarray
+    counts: np.ndarray
+    status: np.ndarray
+    decided_at: np.ndarray
+    vals: np.ndarray
+
+
+D_EPOCH, D_STEPS, D_UNDECIDED, D_ACCEPTED, D_OPEN, D_GROUP, D_GROUPS, D_TESTS, D_STOP, \
+    D_DONE = range(10)
+F_DELTA, F_THRESHOLD, F_LOGNT, F_LAST_TESTED = range(4)
+STOP_HORIZON, STOP_ALL_DECIDED, STOP_LAMBDA = 0, 1, 2
+
+
+class DartConfig(NamedTuple):
+    """Constants of a DART run: subset size, horizon, lambda rule and test constant."""
+
+    K: int
+    T: int
+    lam: float
+    auto: bool
+    c_thr: float
+
+
+def dart_state(N: int, K: int) -> DartState:
+    """Fresh arrays for N arms and subsets of size K."""
+    return DartState(np.zeros(10, dtype=np.int64), np.zeros(4), np.empty(N, dtype=np.int64),
+                     np.empty(N, dtype=np.int64), np.empty(K, dtype=np.int64), np.zeros(N),
+                     np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
+                     np.zeros(N, dtype=np.int64), np.empty(N))
+
+
+@njit(cache=True, inline="always")
+def _dart_new_epoch(st, pol_state):
+    """Partition Arms (Algorithm 2): a random permutation of N_e cut into groups."""
+    n_und = st.ints[D_UNDECIDED]
+    for j in range(n_und):
+        st.perm[j] = st.undecided[j]
+    _shuffle(st.perm, n_und, pol_state)
+    Ke = st.ints[D_OPEN]
+    st.ints[D_GROUPS] = (n_und + Ke - 1) // Ke
+    st.ints[D_GROUP] = 0
+    st.ints[D_EPOCH] += 1
+
+
+@njit(cache=True, inline="always")
+def dart_reset(st, cfg, pol_state):
+    """Start a DART run: every arm undecided, Delta = 1, the first epoch partitioned."""
+    N = st.mu_hat.size
     for i in range(N):
-        und[i] = i
-        mu_hat[i] = 0.0
-        counts[i] = 0
-        status[i] = 0
-        decided_at[i] = -1
-    n_und = N
-    n_acc = 0
-    Ke = K
-    delta = 1.0
-    logNT = np.log(float(N) * float(T_block))
-    n_thr = c_thr * logNT / (delta * delta)
-    e = 0
-    tb = 0
-    tests = 0
-    stop = 0
-    last_tested = 0.0
-    while tb < T_block:
-        for j in range(n_und):
-            perm[j] = und[j]
-        _shuffle(perm, n_und, pol_state)
-        L = (n_und + Ke - 1) // Ke
-        e += 1
-        full = True
-        for ell in range(L):
-            if tb >= T_block:
-                full = False
-                break
-            for j in range(n_acc):
-                action[j] = accepted[j]
-            for j in range(Ke):
-                action[n_acc + j] = perm[(Ke * ell + j) % n_und]
-            tb += 1
-            r = _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc,
-                      t0 + tb, cp, curve, ipos)
-            for j in range(Ke):
-                pos = Ke * ell + j
-                if pos < n_und:  # wrap-around repeats are not updated (Algorithm 2)
-                    i = perm[pos]
-                    counts[i] += 1
-                    mu_hat[i] += (r - mu_hat[i]) / counts[i]
-        if not full:
-            e -= 1  # the last epoch was cut by the horizon
-            break
-        if e >= n_thr:
-            tests += 1
-            last_tested = delta
-            for j in range(n_und):
-                vals[j] = -mu_hat[und[j]]
-            srt = np.sort(vals[:n_und])
-            hi = -srt[Ke]      # (K_e + 1)-th largest within N_e
-            lo = -srt[Ke - 1]  # K_e-th largest within N_e
-            m = 0
-            new_acc = 0
-            for j in range(n_und):
-                i = und[j]
-                if mu_hat[i] >= hi + delta:
-                    status[i] = 1
-                    decided_at[i] = e
-                    accepted[n_acc + new_acc] = i
-                    new_acc += 1
-                elif mu_hat[i] <= lo - delta:
-                    status[i] = 2
-                    decided_at[i] = e
-                else:
-                    und[m] = i
-                    m += 1
-            n_und = m
-            n_acc += new_acc
-            Ke = K - n_acc
-            delta *= 0.5
-            n_thr = c_thr * logNT / (delta * delta)
-            if n_acc + n_und == K:
-                stop = 1
-                break
-            if auto:
-                need = np.ceil(n_thr) - e
-                if need * ((n_und + Ke - 1) // Ke) > T_block - tb:
-                    stop = 2
-                    break
-        if (not auto) and delta < lam:
-            stop = 2
-            break
-    # commit: accepted arms + the top (K - |A|) undecided arms by mu_hat
+        st.undecided[i] = i
+        st.mu_hat[i] = 0.0
+        st.counts[i] = 0
+        st.status[i] = 0
+        st.decided_at[i] = -1
+    for k in range(st.ints.size):
+        st.ints[k] = 0
+    st.ints[D_UNDECIDED] = N
+    st.ints[D_OPEN] = cfg.K
+    st.floats[F_DELTA] = 1.0
+    st.floats[F_LOGNT] = np.log(float(N) * float(cfg.T))
+    st.floats[F_THRESHOLD] = cfg.c_thr * st.floats[F_LOGNT]
+    st.floats[F_LAST_TESTED] = 0.0
+    _dart_new_epoch(st, pol_state)
+
+
+@njit(cache=True, inline="always")
+def dart_action(st, cfg, action):
+    """The step kernel's decision: the subset ``A_e u G_ell`` to play now (into ``action``)."""
+    n_acc = st.ints[D_ACCEPTED]
+    Ke = st.ints[D_OPEN]
+    n_und = st.ints[D_UNDECIDED]
+    ell = st.ints[D_GROUP]
     for j in range(n_acc):
-        chosen[j] = accepted[j]
-    if K - n_acc > 0:
-        _top_k_of(und, n_und, mu_hat, K - n_acc, chosen, n_acc)
-    explore = tb
-    if tb < T_block:
-        _commit(chosen, K, p, table, kind, rho, mu_star, work, acc, t0 + tb, t0 + T_block,
-                cp, curve, ipos)
-    stats[0] = e
-    stats[1] = tests
-    stats[2] = delta
-    stats[3] = explore
-    stats[4] = stop
-    stats[5] = last_tested
+        action[j] = st.accepted[j]
+    for j in range(Ke):
+        action[n_acc + j] = st.perm[(Ke * ell + j) % n_und]
+
+
+@njit(cache=True, inline="always")
+def _dart_test(st, cfg):
+    """The accept/reject test at the end of an epoch with ``e >= c ln(NT) / Delta^2``."""
+    e = st.ints[D_EPOCH]
+    n_und = st.ints[D_UNDECIDED]
+    Ke = st.ints[D_OPEN]
+    delta = st.floats[F_DELTA]
+    st.ints[D_TESTS] += 1
+    st.floats[F_LAST_TESTED] = delta
+    for j in range(n_und):
+        st.vals[j] = -st.mu_hat[st.undecided[j]]
+    srt = np.sort(st.vals[:n_und])
+    hi = -srt[Ke]      # (K_e + 1)-th largest within N_e
+    lo = -srt[Ke - 1]  # K_e-th largest within N_e
+    m = 0
+    n_acc = st.ints[D_ACCEPTED]
+    new_acc = 0
+    for j in range(n_und):
+        i = st.undecided[j]
+        if st.mu_hat[i] >= hi + delta:
+            st.status[i] = 1
+            st.decided_at[i] = e
+            st.accepted[n_acc + new_acc] = i
+            new_acc += 1
+        elif st.mu_hat[i] <= lo - delta:
+            st.status[i] = 2
+            st.decided_at[i] = e
+        else:
+            st.undecided[m] = i
+            m += 1
+    st.ints[D_UNDECIDED] = m
+    st.ints[D_ACCEPTED] = n_acc + new_acc
+    st.ints[D_OPEN] = cfg.K - st.ints[D_ACCEPTED]
+    delta *= 0.5
+    st.floats[F_DELTA] = delta
+    st.floats[F_THRESHOLD] = cfg.c_thr * st.floats[F_LOGNT] / (delta * delta)
+
+
+@njit(cache=True, inline="always")
+def dart_observe(st, cfg, r, pol_state):
+    """The step kernel's update: joint reward ``r`` of the group just played (the action
+    of :func:`dart_action`); at the end of an epoch the test, the stopping checks and the
+    next partition. Returns True once the exploration is over (``ints[D_DONE]``)."""
+    Ke = st.ints[D_OPEN]
+    n_und = st.ints[D_UNDECIDED]
+    ell = st.ints[D_GROUP]
+    for j in range(Ke):
+        pos = Ke * ell + j
+        if pos < n_und:  # wrap-around repeats are not updated (Algorithm 2)
+            i = st.perm[pos]
+            st.counts[i] += 1
+            st.mu_hat[i] += (r - st.mu_hat[i]) / st.counts[i]
+    st.ints[D_STEPS] += 1
+    st.ints[D_GROUP] = ell + 1
+    tb = st.ints[D_STEPS]
+    if st.ints[D_GROUP] < st.ints[D_GROUPS]:
+        if tb >= cfg.T:  # the horizon cut the epoch: it does not count
+            st.ints[D_EPOCH] -= 1
+            st.ints[D_STOP] = STOP_HORIZON
+            st.ints[D_DONE] = 1
+        return st.ints[D_DONE] == 1
+    if st.ints[D_EPOCH] >= st.floats[F_THRESHOLD]:
+        _dart_test(st, cfg)
+        if st.ints[D_ACCEPTED] + st.ints[D_UNDECIDED] == cfg.K:
+            st.ints[D_STOP] = STOP_ALL_DECIDED
+            st.ints[D_DONE] = 1
+            return True
+        if cfg.auto:
+            need = np.ceil(st.floats[F_THRESHOLD]) - st.ints[D_EPOCH]
+            Ke = st.ints[D_OPEN]
+            if need * ((st.ints[D_UNDECIDED] + Ke - 1) // Ke) > cfg.T - tb:
+                st.ints[D_STOP] = STOP_LAMBDA
+                st.ints[D_DONE] = 1
+                return True
+    if (not cfg.auto) and st.floats[F_DELTA] < cfg.lam:
+        st.ints[D_STOP] = STOP_LAMBDA
+        st.ints[D_DONE] = 1
+        return True
+    if tb >= cfg.T:
+        st.ints[D_STOP] = STOP_HORIZON
+        st.ints[D_DONE] = 1
+        return True
+    _dart_new_epoch(st, pol_state)
+    return False
+
+
+@njit(cache=True, inline="always")
+def dart_commit(st, cfg, chosen):
+    """The subset DART commits to: ``A`` plus the top ``K - |A|`` undecided arms by mu_hat."""
+    n_acc = st.ints[D_ACCEPTED]
+    for j in range(n_acc):
+        chosen[j] = st.accepted[j]
+    if cfg.K - n_acc > 0:
+        _top_k_of(st.undecided, st.ints[D_UNDECIDED], st.mu_hat, cfg.K - n_acc, chosen, n_acc)
+
+
+@njit(cache=True)
+def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen, plays):
+    """Simulate one DART run over ``cfg.T`` steps starting after global step ``t0``: the
+    step kernel (:func:`dart_action`, :func:`dart_observe`) against the environment, then
+    the commit phase (regret only, no draws). ``env`` is ``(p, table, kind, rho, sigma,
+    mu_star)``, ``curve`` is ``(cp, curve, ipos, acc)``; ``plays`` counts each arm's plays
+    while exploring."""
+    K = cfg.K
+    work = np.empty(3 * K + 2)
+    action = np.empty(K, dtype=np.int64)
+    dart_reset(st, cfg, pol_state)
+    done = False
+    while not done:
+        dart_action(st, cfg, action)
+        count_plays(action, plays)
+        r = _play(action, K, env, env_state, work, curve, t0 + st.ints[D_STEPS] + 1)
+        done = dart_observe(st, cfg, r, pol_state)
+    dart_commit(st, cfg, chosen)
+    tb = st.ints[D_STEPS]
+    if tb < cfg.T:
+        _commit(chosen, K, env, work, curve, t0 + tb, t0 + cfg.T)
 
 
 # ----------------------------------------------------------------------------------------
 # CSAR (Rejwan & Mansour 2020), regret variant with the Hadamard design
 # ----------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def _design(k, use_hadamard, Hq, Hc):
-    """Fill the query table ``Hq`` (q, k) and coefficients ``Hc`` (b, q); return (b, q)."""
-    if use_hadamard:
-        b = 2 * k
-        a = 1.0 / (b - 1)
-        for r in range(1, b):
-            cp_ = 0
-            cm = 0
-            for i in range(b):
-                x = i & r
-                par = 0
-                while x:
-                    par ^= x & 1
-                    x >>= 1
-                h = 1 - 2 * par
-                if h == 1:
-                    Hq[2 * (r - 1), cp_] = i
-                    cp_ += 1
-                else:
-                    Hq[2 * (r - 1) + 1, cm] = i
-                    cm += 1
-                Hc[i, 2 * (r - 1)] = (h + a) / b
-                Hc[i, 2 * (r - 1) + 1] = (-h + a) / b
-        return b, 2 * (b - 1)
-    b = k + 1
-    for j in range(b):
-        c = 0
-        for i in range(b):
-            if i != j:
-                Hq[j, c] = i
-                c += 1
-            Hc[i, j] = 1.0 / k - (1.0 if i == j else 0.0)
-    return b, b
+class CsarDesigns(NamedTuple):
+    """The query designs CSAR may use, precomputed by :func:`design.hadamard.subset_design`
+    for every number of open slots ``k = 1..K``: slot ``[0, k]`` leave-one-out, ``[1, k]``
+    Hadamard (when ``k`` is a power of two). ``queries[h, k, :q, :k]`` and
+    ``coef[h, k, :b, :q]`` are the design's query table and estimator, ``size[h, k]`` its
+    ``(b, q)``."""
+
+    queries: np.ndarray
+    coef: np.ndarray
+    size: np.ndarray
+
+
+class CsarState(NamedTuple):
+    """Arrays of a CSAR run. ``ints`` slots: :data:`C_STEPS`, :data:`C_PHASE`,
+    :data:`C_UNDECIDED`, :data:`C_ACCEPTED`, :data:`C_OPEN` (``k_s``), :data:`C_BLOCK_SIZE`
+    (``b``), :data:`C_QUERIES` (``q``), :data:`C_HADAMARD`, :data:`C_REPS` (``m_s``),
+    :data:`C_BLOCKS`, :data:`C_REP`, :data:`C_BLOCK`, :data:`C_QUERY` (position in the
+    phase), :data:`C_STOP` (1 all decided, 2 the next phase does not fit), :data:`C_DONE`;
+    ``floats``: :data:`C_EPS` (``eps_s``), :data:`C_LOG` (``log(2NT)``)."""
+
+    undecided: np.ndarray
+    perm: np.ndarray
+    accepted: np.ndarray
+    sums: np.ndarray
+    est: np.ndarray
+    status: np.ndarray
+    vals: np.ndarray
+    ints: np.ndarray
+    floats: np.ndarray
+
+
+C_STEPS, C_PHASE, C_UNDECIDED, C_ACCEPTED, C_OPEN, C_BLOCK_SIZE, C_QUERIES, C_HADAMARD, \
+    C_REPS, C_BLOCKS, C_REP, C_BLOCK, C_QUERY, C_STOP, C_DONE = range(15)
+C_EPS, C_LOG = range(2)
+
+
+def csar_state(N: int, K: int) -> CsarState:
+    """Fresh arrays for N arms and subsets of size K."""
+    return CsarState(np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64),
+                     np.empty(K, dtype=np.int64), np.zeros(N), np.zeros(N),
+                     np.zeros(N, dtype=np.int64), np.empty(N), np.zeros(15, dtype=np.int64),
+                     np.zeros(2))
 
 
 @njit(cache=True)
-def csar_run(p, table, kind, rho, sigma, mu_star, K, T, env_state, pol_state, cp, curve, ipos,
-             acc, est, status, chosen, stats):
-    """CSAR with fresh samples per phase; see :func:`bandits.subsets.csar`.
+def _csar_start_phase(st, K, T, designs, pol_state):
+    """Open phase ``s``: ``eps_s = 2^-s``, the design for ``k_s`` open slots repeated
+    ``m_s = ceil(2 v K^2 log(2NT) / eps_s^2)`` times over blocks of a fresh permutation;
+    stop (code 2) when it does not fit in the remaining horizon."""
+    ints = st.ints
+    n_und = ints[C_UNDECIDED]
+    k = K - ints[C_ACCEPTED]
+    ints[C_OPEN] = k
+    ints[C_PHASE] += 1
+    eps = 0.5 ** ints[C_PHASE]
+    st.floats[C_EPS] = eps
+    use_h = 1 if (k & (k - 1)) == 0 and n_und >= 2 * k else 0
+    b, q = designs.size[use_h, k, 0], designs.size[use_h, k, 1]
+    Hc = designs.coef[use_h, k]
+    v = 0.0
+    for i in range(b):
+        s2 = 0.0
+        for j in range(q):
+            s2 += Hc[i, j] * Hc[i, j]
+        if s2 > v:
+            v = s2
+    v *= 0.25 * K * K
+    reps = int(np.ceil(2.0 * v * st.floats[C_LOG] / (eps * eps)))
+    nblocks = (n_und + b - 1) // b
+    if reps * nblocks * q > T - ints[C_STEPS]:
+        ints[C_STOP] = 2
+        ints[C_DONE] = 1
+        return
+    ints[C_HADAMARD], ints[C_BLOCK_SIZE], ints[C_QUERIES] = use_h, b, q
+    ints[C_REPS], ints[C_BLOCKS] = reps, nblocks
+    ints[C_REP], ints[C_BLOCK], ints[C_QUERY] = 0, 0, 0
+    for j in range(n_und):
+        st.perm[j] = st.undecided[j]
+    _shuffle(st.perm, n_und, pol_state)
+    for j in range(n_und):
+        st.sums[st.perm[j]] = 0.0
 
-    Phase ``s`` targets accuracy ``eps_s = 2^-s`` on ``phi_i = K theta_i`` (for the mean
-    reward ``phi_i = E X_i``): each block design is repeated
-    ``m_s = ceil(2 v K^2 log(2NT) / eps_s^2)`` times, ``v`` the sub-Gaussian variance proxy
-    of the estimator (queries in [0, 1] are 1/4-sub-Gaussian).  Accept
-    ``phi_i >= phi_(k+1) + 2 eps_s``, reject ``phi_i <= phi_(k) - 2 eps_s``.  When a phase
-    does not fit in the remaining horizon the run commits.  ``stats``: [phases,
-    exploration steps, stop code (0 horizon, 1 all decided, 2 budget for next phase),
-    last eps].
-    """
-    N = p.size
-    work = np.empty(3 * K + 2)
-    und = np.empty(N, dtype=np.int64)
-    perm = np.empty(N, dtype=np.int64)
-    accepted = np.empty(K, dtype=np.int64)
-    action = np.empty(K, dtype=np.int64)
-    Hq = np.empty((2 * (2 * K - 1) + 2, K), dtype=np.int64)
-    Hc = np.empty((2 * K + 1, 2 * (2 * K - 1) + 2))
-    vals = np.empty(N)
-    sums = np.zeros(N)
+
+@njit(cache=True)
+def csar_reset(st, K, T, designs, pol_state):
+    """Every arm undecided, no phase yet; opens phase 1."""
+    N = st.est.size
     for i in range(N):
-        und[i] = i
-        status[i] = 0
-        est[i] = 0.0
-    n_und = N
-    n_acc = 0
-    t = 0
-    phase = 0
-    stop = 0
-    log2NT = np.log(2.0 * N * T)
-    eps = 1.0
-    while True:
-        k = K - n_acc
-        phase += 1
-        eps = 0.5 ** phase
-        use_h = (k & (k - 1)) == 0 and n_und >= 2 * k
-        b, q = _design(k, use_h, Hq, Hc)
-        v = 0.0
-        for i in range(b):
-            s2 = 0.0
-            for j in range(q):
-                s2 += Hc[i, j] * Hc[i, j]
-            if s2 > v:
-                v = s2
-        v *= 0.25 * K * K
-        reps = int(np.ceil(2.0 * v * log2NT / (eps * eps)))
-        nblocks = (n_und + b - 1) // b
-        cost = reps * nblocks * q
-        if cost > T - t:
-            stop = 2
-            break
-        for j in range(n_und):
-            perm[j] = und[j]
-        _shuffle(perm, n_und, pol_state)
-        for j in range(n_und):
-            sums[perm[j]] = 0.0
-        for _rep in range(reps):
-            for blk in range(nblocks):
-                for qq in range(q):
-                    for j in range(n_acc):
-                        action[j] = accepted[j]
-                    for j in range(k):
-                        action[n_acc + j] = perm[(blk * b + Hq[qq, j]) % n_und]
-                    t += 1
-                    r = _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work,
-                              acc, t, cp, curve, ipos)
-                    for i in range(b):
-                        pos = blk * b + i
-                        if pos < n_und:  # wrap-around repeats: first block's estimate only
-                            sums[perm[pos]] += Hc[i, qq] * r
-        for j in range(n_und):
-            i = und[j]
-            est[i] = K * sums[i] / reps
-            vals[j] = -est[i]
-        srt = np.sort(vals[:n_und])
-        hi = -srt[k]
-        lo = -srt[k - 1]
-        m = 0
-        new_acc = 0
-        for j in range(n_und):
-            i = und[j]
-            if est[i] >= hi + 2.0 * eps:
-                status[i] = 1
-                accepted[n_acc + new_acc] = i
-                new_acc += 1
-            elif est[i] <= lo - 2.0 * eps:
-                status[i] = 2
-            else:
-                und[m] = i
-                m += 1
-        n_und = m
-        n_acc += new_acc
-        if n_acc + n_und == K:
-            stop = 1
-            break
+        st.undecided[i] = i
+        st.status[i] = 0
+        st.est[i] = 0.0
+    for k in range(st.ints.size):
+        st.ints[k] = 0
+    st.ints[C_UNDECIDED] = N
+    st.floats[C_EPS] = 1.0
+    st.floats[C_LOG] = np.log(2.0 * N * T)
+    _csar_start_phase(st, K, T, designs, pol_state)
+
+
+@njit(cache=True)
+def csar_action(st, designs, action):
+    """Step decision: the accepted arms plus the design's query on the current block."""
+    ints = st.ints
+    n_acc, n_und, k = ints[C_ACCEPTED], ints[C_UNDECIDED], ints[C_OPEN]
+    Hq = designs.queries[ints[C_HADAMARD], k]
+    blk, qq, b = ints[C_BLOCK], ints[C_QUERY], ints[C_BLOCK_SIZE]
     for j in range(n_acc):
-        chosen[j] = accepted[j]
+        action[j] = st.accepted[j]
+    for j in range(k):
+        action[n_acc + j] = st.perm[(blk * b + Hq[qq, j]) % n_und]
+
+
+@njit(cache=True)
+def _csar_test(st, K):
+    """End of a phase: estimates ``phi_i = K sum / m_s``, accept
+    ``phi_i >= phi_(k+1) + 2 eps``, reject ``phi_i <= phi_(k) - 2 eps``."""
+    ints = st.ints
+    n_und, k, eps = ints[C_UNDECIDED], ints[C_OPEN], st.floats[C_EPS]
+    for j in range(n_und):
+        i = st.undecided[j]
+        st.est[i] = K * st.sums[i] / ints[C_REPS]
+        st.vals[j] = -st.est[i]
+    srt = np.sort(st.vals[:n_und])
+    hi = -srt[k]
+    lo = -srt[k - 1]
+    m = 0
+    n_acc = ints[C_ACCEPTED]
+    new_acc = 0
+    for j in range(n_und):
+        i = st.undecided[j]
+        if st.est[i] >= hi + 2.0 * eps:
+            st.status[i] = 1
+            st.accepted[n_acc + new_acc] = i
+            new_acc += 1
+        elif st.est[i] <= lo - 2.0 * eps:
+            st.status[i] = 2
+        else:
+            st.undecided[m] = i
+            m += 1
+    ints[C_UNDECIDED] = m
+    ints[C_ACCEPTED] = n_acc + new_acc
+
+
+@njit(cache=True)
+def csar_observe(st, K, T, designs, r, pol_state):
+    """Step update with the joint reward ``r`` of the query played; closes the phase after
+    its last query (test, then the next phase). Returns True once the exploration is over."""
+    ints = st.ints
+    Hc = designs.coef[ints[C_HADAMARD], ints[C_OPEN]]
+    blk, qq, b, n_und = ints[C_BLOCK], ints[C_QUERY], ints[C_BLOCK_SIZE], ints[C_UNDECIDED]
+    ints[C_STEPS] += 1
+    for i in range(b):
+        pos = blk * b + i
+        if pos < n_und:  # wrap-around repeats: first block's estimate only
+            st.sums[st.perm[pos]] += Hc[i, qq] * r
+    ints[C_QUERY] += 1
+    if ints[C_QUERY] == ints[C_QUERIES]:
+        ints[C_QUERY] = 0
+        ints[C_BLOCK] += 1
+        if ints[C_BLOCK] == ints[C_BLOCKS]:
+            ints[C_BLOCK] = 0
+            ints[C_REP] += 1
+    if ints[C_REP] < ints[C_REPS]:
+        return False
+    _csar_test(st, K)
+    if ints[C_ACCEPTED] + ints[C_UNDECIDED] == K:
+        ints[C_STOP] = 1
+        ints[C_DONE] = 1
+        return True
+    _csar_start_phase(st, K, T, designs, pol_state)
+    return ints[C_DONE] == 1
+
+
+@njit(cache=True)
+def csar_commit(st, K, chosen):
+    """The accepted arms plus the best undecided ones by the last estimates."""
+    n_acc = st.ints[C_ACCEPTED]
+    for j in range(n_acc):
+        chosen[j] = st.accepted[j]
     if K - n_acc > 0:
-        _top_k_of(und, n_und, est, K - n_acc, chosen, n_acc)
-    explore = t
+        _top_k_of(st.undecided, st.ints[C_UNDECIDED], st.est, K - n_acc, chosen, n_acc)
+
+
+@njit(cache=True)
+def csar_run(env, curve, st, K, T, designs, env_state, pol_state, chosen, plays):
+    """CSAR with fresh samples per phase (see :func:`bandits.subsets.csar`): the step kernel
+    (:func:`csar_action`, :func:`csar_observe`) against the environment, then the commit."""
+    work = np.empty(3 * K + 2)
+    action = np.empty(K, dtype=np.int64)
+    csar_reset(st, K, T, designs, pol_state)
+    done = st.ints[C_DONE] == 1
+    while not done:
+        csar_action(st, designs, action)
+        count_plays(action, plays)
+        r = _play(action, K, env, env_state, work, curve, st.ints[C_STEPS] + 1)
+        done = csar_observe(st, K, T, designs, r, pol_state)
+    csar_commit(st, K, chosen)
+    t = st.ints[C_STEPS]
     if t < T:
-        _commit(chosen, K, p, table, kind, rho, mu_star, work, acc, t, T, cp, curve, ipos)
-    stats[0] = phase
-    stats[1] = explore
-    stats[2] = stop
-    stats[3] = eps
+        _commit(chosen, K, env, work, curve, t, T)
 
 
 # ----------------------------------------------------------------------------------------
 # Linear Thompson sampling (Agrawal & Goyal 2013) with indicator features
 # ----------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def lints_run(p, table, kind, rho, sigma, mu_star, K, T, v, reg, env_state, pol_state, cp,
-              curve, ipos, acc, theta_mean, chosen):
-    """LinTS: theta_tilde ~ N(B^-1 f, v^2 B^-1), play the top-K of theta_tilde.
+class LintsState(NamedTuple):
+    """Arrays of a LinTS run: the Cholesky factor ``L`` of ``B = reg I + sum x x^T``, the
+    reward-weighted sum ``f``, work vectors, and ``ints[0]`` = steps so far."""
 
-    ``B = reg I + sum x x^T`` is kept as its Cholesky factor ``L`` (rank-one update per
-    step, O(N^2)); ``theta_tilde = L^-T (L^-1 f + v z)`` costs two triangular solves.
-    """
-    N = p.size
-    L = np.zeros((N, N))
+    L: np.ndarray
+    f: np.ndarray
+    w: np.ndarray
+    th: np.ndarray
+    x: np.ndarray
+    idx: np.ndarray
+    ints: np.ndarray
+
+
+class LintsConfig(NamedTuple):
+    """Constants of a LinTS run: subset size, horizon, posterior scale and ridge."""
+
+    K: int
+    T: int
+    v: float
+    reg: float
+
+
+def lints_state(N: int) -> LintsState:
+    """Fresh arrays for N arms (call :func:`lints_reset` before the first step)."""
+    return LintsState(np.zeros((N, N)), np.zeros(N), np.empty(N), np.empty(N), np.empty(N),
+                      np.arange(N), np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True)
+def lints_reset(st, cfg):
+    """``L = sqrt(reg) I``, ``f = 0``, no step yet."""
+    N = st.f.size
     for i in range(N):
-        L[i, i] = np.sqrt(reg)
-    f = np.zeros(N)
-    w = np.empty(N)
-    th = np.empty(N)
-    x = np.empty(N)
-    work = np.empty(3 * K + 2)
-    action = np.empty(K, dtype=np.int64)
-    idx = np.arange(N)
-    for t in range(1, T + 1):
-        # forward solve L w = f, add v z, back solve L^T th = w
-        for i in range(N):
-            s = f[i]
-            for j in range(i):
-                s -= L[i, j] * w[j]
-            w[i] = s / L[i, i]
-        for i in range(N):
-            w[i] += v * normal(pol_state)
-        for i in range(N - 1, -1, -1):
-            s = w[i]
-            for j in range(i + 1, N):
-                s -= L[j, i] * th[j]
-            th[i] = s / L[i, i]
-        _top_k_of(idx, N, th, K, action, 0)
-        r = _play(action, K, p, table, kind, rho, sigma, mu_star, env_state, work, acc, t, cp,
-                  curve, ipos)
-        for i in range(N):
-            x[i] = 0.0
-        first = N
-        for j in range(K):
-            x[action[j]] = 1.0
-            f[action[j]] += r
-            if action[j] < first:
-                first = action[j]
-        # rank-one Cholesky update L L^T + x x^T (x is zero before `first`)
-        for c in range(first, N):
-            xc = x[c]
-            if xc == 0.0:
-                continue
-            lcc = L[c, c]
-            rr = np.sqrt(lcc * lcc + xc * xc)
-            cc = rr / lcc
-            ss = xc / lcc
-            L[c, c] = rr
-            for i in range(c + 1, N):
-                L[i, c] = (L[i, c] + ss * x[i]) / cc
-                x[i] = cc * x[i] - ss * L[i, c]
-    # posterior mean (for the reported recommendation)
+        for j in range(N):
+            st.L[i, j] = 0.0
+        st.L[i, i] = np.sqrt(cfg.reg)
+        st.f[i] = 0.0
+    st.ints[0] = 0
+
+
+@njit(cache=True)
+def _forward(L, f, w):
+    """Solve ``L w = f`` (lower triangular)."""
+    N = f.size
     for i in range(N):
         s = f[i]
         for j in range(i):
             s -= L[i, j] * w[j]
         w[i] = s / L[i, i]
+
+
+@njit(cache=True)
+def _backward(L, w, out):
+    """Solve ``L^T out = w``."""
+    N = w.size
     for i in range(N - 1, -1, -1):
         s = w[i]
         for j in range(i + 1, N):
-            s -= L[j, i] * theta_mean[j]
-        theta_mean[i] = s / L[i, i]
-    _top_k_of(idx, N, theta_mean, K, chosen, 0)
+            s -= L[j, i] * out[j]
+        out[i] = s / L[i, i]
+
+
+@njit(cache=True)
+def lints_action(st, cfg, action, pol_state):
+    """Step decision: ``theta_tilde ~ N(B^-1 f, v^2 B^-1)`` (``L^-T (L^-1 f + v z)``, two
+    triangular solves), play the top-K of ``theta_tilde``."""
+    N = st.f.size
+    _forward(st.L, st.f, st.w)
+    for i in range(N):
+        st.w[i] += cfg.v * normal(pol_state)
+    _backward(st.L, st.w, st.th)
+    _top_k_of(st.idx, N, st.th, cfg.K, action, 0)
+
+
+@njit(cache=True)
+def lints_observe(st, cfg, action, r):
+    """Step update with the joint reward ``r`` of ``action``: ``f += r x`` and the rank-one
+    Cholesky update ``L L^T + x x^T``. Returns True at the horizon."""
+    N = st.f.size
+    L, x = st.L, st.x
+    for i in range(N):
+        x[i] = 0.0
+    first = N
+    for j in range(cfg.K):
+        x[action[j]] = 1.0
+        st.f[action[j]] += r
+        if action[j] < first:
+            first = action[j]
+    for c in range(first, N):  # x is zero before `first`
+        xc = x[c]
+        if xc == 0.0:
+            continue
+        lcc = L[c, c]
+        rr = np.sqrt(lcc * lcc + xc * xc)
+        cc = rr / lcc
+        ss = xc / lcc
+        L[c, c] = rr
+        for i in range(c + 1, N):
+            L[i, c] = (L[i, c] + ss * x[i]) / cc
+            x[i] = cc * x[i] - ss * L[i, c]
+    st.ints[0] += 1
+    return st.ints[0] >= cfg.T
+
+
+@njit(cache=True)
+def lints_commit(st, cfg, theta_mean, chosen):
+    """The posterior mean ``B^-1 f`` and its top-K (the reported recommendation)."""
+    _forward(st.L, st.f, st.w)
+    _backward(st.L, st.w, theta_mean)
+    _top_k_of(st.idx, st.f.size, theta_mean, cfg.K, chosen, 0)
+
+
+@njit(cache=True)
+def lints_run(env, curve, st, cfg, env_state, pol_state, theta_mean, chosen, plays):
+    """Simulate LinTS (Agrawal & Goyal 2013) for ``cfg.T`` steps: the step kernel
+    (:func:`lints_action`, :func:`lints_observe`) against the environment."""
+    work = np.empty(3 * cfg.K + 2)
+    action = np.empty(cfg.K, dtype=np.int64)
+    lints_reset(st, cfg)
+    done = False
+    while not done:
+        lints_action(st, cfg, action, pol_state)
+        count_plays(action, plays)
+        r = _play(action, cfg.K, env, env_state, work, curve, st.ints[0] + 1)
+        done = lints_observe(st, cfg, action, r)
+    lints_commit(st, cfg, theta_mean, chosen)
 
 
 # ----------------------------------------------------------------------------------------
 # Improved UCB (Auer & Ortner 2010) over all C(N, K) subsets
 # ----------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def ucb_run(p, table, kind, rho, sigma, mu_star, K, T, actions, env_state, pol_state, cp,
-            curve, ipos, acc, chosen, stats):
-    """UCB-Improved: rounds m with Delta_m = 2^-m; every remaining action is played until it
-    has n_m = ceil(2 log(T Delta_m^2) / Delta_m^2) samples, then actions with
-    mean + sqrt(log(T Delta_m^2) / (2 n_m)) < max(mean - same) are eliminated.  After the
-    last round (Delta_m < sqrt(e / T)) or when one action is left, the empirically best
-    remaining action is played.  ``stats``: [rounds, remaining actions, exploration steps].
+class UcbState(NamedTuple):
+    """Arrays of an improved-UCB run over the ``M`` actions (rows of ``actions``).
+
+    ``ints`` slots :data:`U_STEPS`, :data:`U_ROUNDS`, :data:`U_ALIVE` (actions left),
+    :data:`U_POS` (position in ``alive`` of the action to play), :data:`U_NEED` (samples per
+    action this round, ``n_m``), :data:`U_IN_ROUND`, :data:`U_DONE`; ``floats`` slots
+    :data:`U_DM` (``Delta_m``) and :data:`U_LOG` (``log(T Delta_m^2)``).
     """
+
+    actions: np.ndarray
+    alive: np.ndarray
+    cnt: np.ndarray
+    mean: np.ndarray
+    ints: np.ndarray
+    floats: np.ndarray
+
+
+U_STEPS, U_ROUNDS, U_ALIVE, U_POS, U_NEED, U_IN_ROUND, U_DONE = range(7)
+U_DM, U_LOG = range(2)
+
+
+def ucb_state(actions: np.ndarray) -> UcbState:
+    """Fresh arrays for the action table ``actions`` (M, K)."""
     M = actions.shape[0]
-    work = np.empty(3 * K + 2)
-    alive = np.arange(M)
-    n_alive = M
-    cnt = np.zeros(M, dtype=np.int64)
-    mean = np.zeros(M)
-    t = 0
-    dm = 1.0
-    rounds = 0
-    _shuffle(alive, M, pol_state)
-    while n_alive > 1 and dm >= np.sqrt(np.e / T):
-        lg = np.log(T * dm * dm)
-        nm = int(np.ceil(2.0 * lg / (dm * dm)))
-        done = False
-        for jj in range(n_alive):
-            a = alive[jj]
-            while cnt[a] < nm:
-                if t >= T:
-                    done = True
-                    break
-                t += 1
-                r = _play(actions[a], K, p, table, kind, rho, sigma, mu_star, env_state, work,
-                          acc, t, cp, curve, ipos)
-                cnt[a] += 1
-                mean[a] += (r - mean[a]) / cnt[a]
-            if done:
-                break
-        if done:
-            break
-        rounds += 1
-        rad = np.sqrt(lg / (2.0 * nm))
+    return UcbState(actions, np.arange(M), np.zeros(M, dtype=np.int64), np.zeros(M),
+                    np.zeros(7, dtype=np.int64), np.zeros(2))
+
+
+@njit(cache=True)
+def _ucb_next(st, T):
+    """Advance to the next action that needs a sample, closing rounds (elimination) on the
+    way; sets ``ints[U_DONE]`` when no round is left or the horizon is reached."""
+    ints, fl, alive = st.ints, st.floats, st.alive
+    while True:
+        if ints[U_IN_ROUND] == 0:
+            if not (ints[U_ALIVE] > 1 and fl[U_DM] >= np.sqrt(np.e / T)):
+                ints[U_DONE] = 1
+                return
+            dm = fl[U_DM]
+            fl[U_LOG] = np.log(T * dm * dm)
+            ints[U_NEED] = int(np.ceil(2.0 * fl[U_LOG] / (dm * dm)))
+            ints[U_POS] = 0
+            ints[U_IN_ROUND] = 1
+        while ints[U_POS] < ints[U_ALIVE] and st.cnt[alive[ints[U_POS]]] >= ints[U_NEED]:
+            ints[U_POS] += 1
+        if ints[U_POS] < ints[U_ALIVE]:
+            if ints[U_STEPS] >= T:  # the horizon ends the round: it does not count
+                ints[U_DONE] = 1
+            return
+        # round over: eliminate every action whose UCB is below the best LCB
+        ints[U_ROUNDS] += 1
+        rad = np.sqrt(fl[U_LOG] / (2.0 * ints[U_NEED]))
         best_lcb = -np.inf
+        n_alive = ints[U_ALIVE]
         for jj in range(n_alive):
-            if mean[alive[jj]] - rad > best_lcb:
-                best_lcb = mean[alive[jj]] - rad
+            if st.mean[alive[jj]] - rad > best_lcb:
+                best_lcb = st.mean[alive[jj]] - rad
         m = 0
         for jj in range(n_alive):
             a = alive[jj]
-            if mean[a] + rad >= best_lcb:
+            if st.mean[a] + rad >= best_lcb:
                 alive[m] = a
                 m += 1
-        n_alive = m
-        dm *= 0.5
+        ints[U_ALIVE] = m
+        fl[U_DM] *= 0.5
+        ints[U_IN_ROUND] = 0
+
+
+@njit(cache=True)
+def ucb_reset(st, T, pol_state):
+    """Every action alive in a random order, ``Delta_0 = 1``, the first round opened."""
+    M = st.actions.shape[0]
+    for a in range(M):
+        st.alive[a] = a
+        st.cnt[a] = 0
+        st.mean[a] = 0.0
+    for k in range(st.ints.size):
+        st.ints[k] = 0
+    st.ints[U_ALIVE] = M
+    st.floats[U_DM] = 1.0
+    _shuffle(st.alive, M, pol_state)
+    _ucb_next(st, T)
+
+
+@njit(cache=True)
+def ucb_action(st, action):
+    """Step decision: the action whose turn it is in the round (into ``action``)."""
+    a = st.alive[st.ints[U_POS]]
+    for j in range(st.actions.shape[1]):
+        action[j] = st.actions[a, j]
+
+
+@njit(cache=True)
+def ucb_observe(st, T, r):
+    """Step update with the joint reward ``r`` of the action played. Returns True once the
+    exploration is over."""
+    a = st.alive[st.ints[U_POS]]
+    st.ints[U_STEPS] += 1
+    st.cnt[a] += 1
+    st.mean[a] += (r - st.mean[a]) / st.cnt[a]
+    _ucb_next(st, T)
+    return st.ints[U_DONE] == 1
+
+
+@njit(cache=True)
+def ucb_commit(st, chosen):
+    """The empirically best remaining action (first in ``alive`` order among ties)."""
+    alive = st.alive
     best = alive[0]
-    for jj in range(n_alive):
-        if mean[alive[jj]] > mean[best]:
+    for jj in range(st.ints[U_ALIVE]):
+        if st.mean[alive[jj]] > st.mean[best]:
             best = alive[jj]
-    for j in range(K):
-        chosen[j] = actions[best, j]
-    explore = t
+    for j in range(st.actions.shape[1]):
+        chosen[j] = st.actions[best, j]
+
+
+@njit(cache=True)
+def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
+    """UCB-Improved (Auer & Ortner 2010) over all K-subsets: rounds m with
+    ``Delta_m = 2^-m``; every remaining action is played until it has
+    ``n_m = ceil(2 log(T Delta_m^2) / Delta_m^2)`` samples, then actions with
+    ``mean + sqrt(log(T Delta_m^2) / (2 n_m)) < max(mean - same)`` are eliminated. After the
+    last round (``Delta_m < sqrt(e / T)``) or when one action is left, the empirically best
+    remaining action is played to the horizon. The step kernel (:func:`ucb_action`,
+    :func:`ucb_observe`) against the environment."""
+    K = st.actions.shape[1]
+    work = np.empty(3 * K + 2)
+    action = np.empty(K, dtype=np.int64)
+    ucb_reset(st, T, pol_state)
+    done = st.ints[U_DONE] == 1
+    while not done:
+        ucb_action(st, action)
+        count_plays(action, plays)
+        r = _play(action, K, env, env_state, work, curve, st.ints[U_STEPS] + 1)
+        done = ucb_observe(st, T, r)
+    ucb_commit(st, chosen)
+    t = st.ints[U_STEPS]
     if t < T:
-        _commit(chosen, K, p, table, kind, rho, mu_star, work, acc, t, T, cp, curve, ipos)
-    stats[0] = rounds
-    stats[1] = n_alive
-    stats[2] = explore
+        _commit(chosen, K, env, work, curve, t, T)

@@ -11,7 +11,7 @@ Every function simulates one run of ``T`` steps on a :class:`~bandits.subsets.Su
 and returns a :class:`SubsetRunResult` with the cumulative pseudo-regret
 :math:`R_t = t\mu_{a^*} - \sum_{s\le t}\mu_{a_s}` (DART Eq. 4) at the checkpoints.  Runs
 are reproducible from ``seed`` in any process: the environment and the policy draw from two
-independent splitmix64 streams (:mod:`bandits._rng`).
+independent splitmix64 streams (:mod:`bandits._core.rng`).
 
 CMAB-SM (Agarwal et al. 2022) is not implemented: the DART paper describes it in one
 sentence ("divide-and-conquer ... combines the results of those individual subproblems") and
@@ -27,7 +27,7 @@ from itertools import combinations
 
 import numpy as np
 
-from bandits._rng import make_state
+from bandits._core.rng import make_state
 from bandits.subsets import _kernels as _k
 from bandits.subsets.env import SubsetEnv
 
@@ -64,7 +64,8 @@ class SubsetRunResult:
     T : int
     seed : int
     info : dict
-        Algorithm-specific data (DART: epochs, tests, lambda, counts, mu_hat, status ...).
+        Algorithm-specific data (DART: epochs, tests, lambda, counts, mu_hat, status ...);
+        every algorithm: ``plays``, each arm's plays while exploring.
     """
 
     algorithm: str
@@ -208,17 +209,19 @@ def dart(env: SubsetEnv, T: int, *, seed: int = 0, lam: float | str = "auto",
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
     auto, lam_val = _parse_lam(lam, env.N, env.K, T)
     c = _check_c(c)
-    N, K = env.N, env.K
-    mu_hat, counts = np.zeros(N), np.zeros(N, dtype=np.int64)
-    status, decided = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
-    chosen, stats = np.zeros(K, dtype=np.int64), np.zeros(6)
-    _k.dart_block(*_env_args(env), K, int(T), 0, lam_val, auto, c, es, ps, cp, curve, ipos,
-                  acc, mu_hat, counts, status, decided, chosen, stats)
-    info = {"epochs": int(stats[0]), "tests": int(stats[1]), "delta": float(stats[2]),
-            "lambda": float(stats[5]) if auto else lam_val, "lambda_rule": str(lam),
-            "counts": counts, "mu_hat": mu_hat, "status": status, "decided_at": decided}
-    return _result("dart", env, T, seed, cp, curve, chosen, _STOP[int(stats[4])], stats[3],
-                   info)
+    st = _k.dart_state(env.N, env.K)
+    chosen = np.zeros(env.K, dtype=np.int64)
+    plays = np.zeros(env.N, dtype=np.int64)
+    _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
+                  _k.DartConfig(env.K, int(T), lam_val, auto, c), 0, es, ps, chosen, plays)
+    ints, floats = st.ints, st.floats
+    info = {"epochs": int(ints[_k.D_EPOCH]), "tests": int(ints[_k.D_TESTS]),
+            "delta": float(floats[_k.F_DELTA]),
+            "lambda": float(floats[_k.F_LAST_TESTED]) if auto else lam_val,
+            "lambda_rule": str(lam), "counts": st.counts, "mu_hat": st.mu_hat,
+            "status": st.status, "decided_at": st.decided_at, "plays": plays}
+    return _result("dart", env, T, seed, cp, curve, chosen, _STOP[int(ints[_k.D_STOP])],
+                   ints[_k.D_STEPS], info)
 
 
 def _parse_lam(lam, N, K, T) -> tuple[bool, float]:
@@ -261,9 +264,9 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
     c = _check_c(c)
     N, K = env.N, env.K
-    mu_hat, counts = np.zeros(N), np.zeros(N, dtype=np.int64)
-    status, decided = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
-    chosen, stats = np.zeros(K, dtype=np.int64), np.zeros(6)
+    st = _k.dart_state(N, K)
+    chosen = np.zeros(K, dtype=np.int64)
+    plays = np.zeros(N, dtype=np.int64)
     t, ell, lengths = 0, 1, []
     if isinstance(lam, str) and lam not in ("auto", "printed"):
         raise ValueError(f"lam must be a number >= 0, 'auto' or 'printed'; got {lam!r}")
@@ -274,17 +277,39 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
             auto, lv = False, math.sqrt(1440.0 * N * math.log(2.0 * N * block) / (K * block))
         else:
             auto, lv = _parse_lam(lam, N, K, block)
-        _k.dart_block(*_env_args(env), K, int(block), int(t), lv, auto, c, es, ps, cp, curve,
-                      ipos, acc, mu_hat, counts, status, decided, chosen, stats)
+        _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
+                      _k.DartConfig(K, int(block), lv, auto, c), int(t), es, ps, chosen, plays)
         lengths.append(int(block))
-        stop = _STOP[int(stats[4])]
+        stop = _STOP[int(st.ints[_k.D_STOP])]
         t += block
         ell += 1
-    info = {"restarts": lengths, "epochs_last": int(stats[0]), "tests_last": int(stats[1])}
+    info = {"restarts": lengths, "epochs_last": int(st.ints[_k.D_EPOCH]),
+            "tests_last": int(st.ints[_k.D_TESTS]), "plays": plays}
     return _result("dart-anytime", env, T, seed, cp, curve, chosen, stop, T, info)
 
 
 # ------------------------------------------------------------------------------- CSAR
+def csar_designs(K: int) -> _k.CsarDesigns:
+    """Every query design CSAR may use with subsets of size ``K`` (leave-one-out for each
+    ``k = 1..K`` open slots, Hadamard where ``k`` is a power of two), from
+    :func:`design.hadamard.subset_design`, packed for the jitted loop."""
+    from design.hadamard import has_hadamard, subset_design
+
+    qmax, bmax = 2 * (2 * K - 1), 2 * K
+    queries = np.zeros((2, K + 1, qmax, K), dtype=np.int64)
+    coef = np.zeros((2, K + 1, bmax, qmax))
+    size = np.zeros((2, K + 1, 2), dtype=np.int64)
+    for k in range(1, K + 1):
+        for h, kind in ((0, "leave-one-out"), (1, "hadamard")):
+            if h == 1 and not has_hadamard(k):
+                continue
+            d = subset_design(k, kind)
+            queries[h, k, :d.n_queries, :k] = d.queries
+            coef[h, k, :d.block, :d.n_queries] = d.coef
+            size[h, k] = d.block, d.n_queries
+    return _k.CsarDesigns(queries, coef, size)
+
+
 def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> SubsetRunResult:
     r"""CSAR: Combinatorial Successive Accept Reject (Rejwan & Mansour 2020), regret form.
 
@@ -310,18 +335,32 @@ def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> Subse
     (``stopped_by="lambda"``).
     """
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
-    N, K = env.N, env.K
-    est, status = np.zeros(N), np.zeros(N, dtype=np.int64)
-    chosen, stats = np.zeros(K, dtype=np.int64), np.zeros(4)
-    _k.csar_run(*_env_args(env), K, int(T), es, ps, cp, curve, ipos, acc, est, status, chosen,
-                stats)
-    info = {"phases": int(stats[0]), "eps": float(stats[3]), "estimates": est,
-            "status": status}
-    return _result("csar", env, T, seed, cp, curve, chosen, _STOP[int(stats[2])], stats[1],
-                   info)
+    st = _k.csar_state(env.N, env.K)
+    chosen = np.zeros(env.K, dtype=np.int64)
+    plays = np.zeros(env.N, dtype=np.int64)
+    _k.csar_run(_env_args(env), (cp, curve, ipos, acc), st, env.K, int(T), csar_designs(env.K),
+                es, ps, chosen, plays)
+    info = {"phases": int(st.ints[_k.C_PHASE]), "eps": float(st.floats[_k.C_EPS]),
+            "estimates": st.est, "status": st.status, "plays": plays}
+    return _result("csar", env, T, seed, cp, curve, chosen, _STOP[int(st.ints[_k.C_STOP])],
+                   st.ints[_k.C_STEPS], info)
 
 
 # ------------------------------------------------------------------------------- LinTS
+def lints_scale(N: int, scaled: bool, v: float | None, reg: float, R: float
+                ) -> tuple[float, float]:
+    """LinTS's posterior scale ``v`` (default ``R sqrt(N)`` scaled, ``R`` unscaled) and its
+    ridge ``reg``, checked."""
+    if v is None:
+        v = R * math.sqrt(N) if scaled else R
+    v, reg = float(v), float(reg)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"v must be a finite number >= 0; got {v!r}")
+    if not (np.isfinite(reg) and reg > 0):
+        raise ValueError(f"reg must be positive; got {reg!r}")
+    return v, reg
+
+
 def lints(env: SubsetEnv, T: int, *, seed: int = 0, scaled: bool = True, v: float | None = None,
           reg: float = 1.0, R: float = 0.5, n_points: int = 200) -> SubsetRunResult:
     r"""Linear Thompson sampling (Agrawal & Goyal 2013) with indicator features.
@@ -348,19 +387,14 @@ def lints(env: SubsetEnv, T: int, *, seed: int = 0, scaled: bool = True, v: floa
         Sub-Gaussian constant of the reward (1/2 for rewards in [0, 1]).
     """
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
-    if v is None:
-        v = R * math.sqrt(env.N) if scaled else R
-    v, reg = float(v), float(reg)
-    if not (np.isfinite(v) and v >= 0):
-        raise ValueError(f"v must be a finite number >= 0; got {v!r}")
-    if not (np.isfinite(reg) and reg > 0):
-        raise ValueError(f"reg must be positive; got {reg!r}")
+    v, reg = lints_scale(env.N, scaled, v, reg, R)
     theta, chosen = np.zeros(env.N), np.zeros(env.K, dtype=np.int64)
-    _k.lints_run(*_env_args(env), env.K, int(T), v, reg, es, ps, cp, curve, ipos, acc, theta,
-                 chosen)
+    plays = np.zeros(env.N, dtype=np.int64)
+    _k.lints_run(_env_args(env), (cp, curve, ipos, acc), _k.lints_state(env.N),
+                 _k.LintsConfig(env.K, int(T), v, reg), es, ps, theta, chosen, plays)
     name = "lints" if scaled else "lints-unscaled"
     return _result(name, env, T, seed, cp, curve, chosen, "horizon", T,
-                   {"v": v, "theta": theta})
+                   {"v": v, "theta": theta, "plays": plays})
 
 
 # ------------------------------------------------------------------------------- UCB
@@ -387,12 +421,20 @@ def ucb(env: SubsetEnv, T: int, *, seed: int = 0, max_actions: int = 1_000_000,
                          f"max_actions = {max_actions:,}")
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
     actions = np.array(list(combinations(range(env.N), env.K)), dtype=np.int64)
-    chosen, stats = np.zeros(env.K, dtype=np.int64), np.zeros(3)
-    _k.ucb_run(*_env_args(env), env.K, int(T), actions, es, ps, cp, curve, ipos, acc, chosen,
-               stats)
-    stop = "horizon" if stats[2] >= T else ("all-decided" if stats[1] == 1 else "lambda")
-    return _result("ucb", env, T, seed, cp, curve, chosen, stop, stats[2],
-                   {"rounds": int(stats[0]), "remaining": int(stats[1]), "actions": M})
+    chosen = np.zeros(env.K, dtype=np.int64)
+    plays = np.zeros(env.N, dtype=np.int64)
+    st = _k.ucb_state(actions)
+    _k.ucb_run(_env_args(env), (cp, curve, ipos, acc), st, int(T), es, ps, chosen, plays)
+    steps, left = int(st.ints[_k.U_STEPS]), int(st.ints[_k.U_ALIVE])
+    return _result("ucb", env, T, seed, cp, curve, chosen, ucb_stop_reason(steps, left, T),
+                   steps, {"rounds": int(st.ints[_k.U_ROUNDS]), "remaining": left,
+                           "actions": M, "plays": plays})
+
+
+def ucb_stop_reason(steps: int, remaining: int, T: int) -> str:
+    """``"horizon"`` if the exploration used the horizon, ``"all-decided"`` if one action
+    is left, else ``"lambda"`` (the next round's resolution is out of reach)."""
+    return "horizon" if steps >= T else ("all-decided" if remaining == 1 else "lambda")
 
 
 ALGORITHMS = {

@@ -47,23 +47,33 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
-from bandits import _rng
-from bandits import _static_numba as S
-from bandits._exact import check_resolution, correct_set, exact_means
-from bandits._policy import ArmQueue, AskTellProtocol
-from bandits.gifa import RunResult, _check_probability
-from rounding._validation import as_real_array, check_budget, check_real
-from rounding._validation import check_int as _check_int_range
+from bandits._core import rng as _rng
+from bandits._core.env import make_environment
+from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.protocol import ArmQueue, AskTellProtocol
+from bandits._core.result import RunResult
+from bandits._core.validate import (  # re-exported: bandits.static.as_matrix etc.
+    as_arms_and_targets,
+    as_matrix,
+    check_arms_span,  # noqa: F401  (public name of bandits.static)
+    check_budget,
+    check_int,
+    check_positive,
+    check_probability,
+    check_seed,
+)
+from bandits.static import _kernels as S
 from rounding.tracking import track_ratio
 
 __all__ = ["STATIC_ALGORITHMS", "StaticPolicy", "confidence_constants", "run_static",
            "spanning_arms", "static_design"]
 
 STATIC_ALGORITHMS = ("g-static", "xy-static", "xy-oracle")
+#: Budget of a policy without ``max_samples`` (never reached).
+NO_BUDGET = 2**62
 _METHODS = ("greedy", "rounding")
 _INITS = ("all", "basis")
 
@@ -73,36 +83,6 @@ _INITS = ("all", "basis")
 # ----------------------------------------------------------------------------------------
 
 
-def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:
-    """``value`` as a finite float64 (n, d) array, else ValueError naming ``name``."""
-    arr = as_real_array(value, name)
-    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must be a non-empty 2-D array (rows are vectors); "
-                         f"got shape {arr.shape}")
-    if d is not None and arr.shape[1] != d:
-        raise ValueError(f"{name} must have d={d} columns like X; got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return np.ascontiguousarray(arr)
-
-
-def check_arms_span(X: np.ndarray, name: str = "X") -> None:
-    """ValueError naming ``name`` unless the rows of X span R^d."""
-    if np.linalg.matrix_rank(X) < X.shape[1]:
-        raise ValueError(f"the rows of {name} must span R^d (d={X.shape[1]}); least squares "
-                         "is not identifiable otherwise")
-
-
-def check_positive(x: object, name: str) -> float:
-    """A positive finite float, else ValueError naming ``name``."""
-    return check_real(x, name, 0.0, open_low=True)
-
-
-def check_int(x: object, name: str, low: int) -> int:
-    """An int ``>= low``, else ValueError naming ``name``."""
-    return _check_int_range(x, name, low)
-
-
 def confidence_constants(confidence: str | float, *, sigma: float, delta: float, K: int,
                          c: float | None = None) -> tuple[float, float, bool]:
     r"""``(c, log_const, fixed)`` of the multiplier ``beta(n) = c sqrt(log_const + 2 log n)``.
@@ -110,7 +90,7 @@ def confidence_constants(confidence: str | float, *, sigma: float, delta: float,
     ``"soare"``: ``c = 2 sigma sqrt 2``, ``log_const = log(6 K^2 / (pi^2 delta))``;
     ``"xu"``: the same with ``K``; a number ``b``: ``beta(n) = b`` (``fixed=True``).
     """
-    delta = _check_probability(delta, "delta")
+    delta = check_probability(delta, "delta")
     if isinstance(confidence, str):
         if confidence not in ("soare", "xu"):
             raise ValueError("confidence must be 'soare', 'xu' or a positive number; "
@@ -212,36 +192,16 @@ def oracle_targets(Z: np.ndarray, theta: object) -> tuple[np.ndarray, np.ndarray
 # ----------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Setup:
-    X: np.ndarray
-    Z: np.ndarray
-    Y: np.ndarray
-    rule: int
-    w: np.ndarray
-    init_arms: np.ndarray
-    stop_kind: int
-    theta_true: np.ndarray
-    c: float
-    log_const: float
-    fixed: bool
-
-
 def _setup(algorithm: str, X: object, Z: object, theta: object, *, method: str, init: str,
-           confidence: str | float, c: float | None, sigma: float, delta: float) -> _Setup:
+           confidence: str | float, c: float | None, sigma: float,
+           delta: float) -> S.StaticConfig:
     if algorithm not in STATIC_ALGORITHMS:
         raise ValueError(f"algorithm must be one of {STATIC_ALGORITHMS}; got {algorithm!r}")
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     if init not in _INITS:
         raise ValueError(f"init must be one of {_INITS}; got {init!r}")
-    Xa = as_matrix(X, "X")
-    if Xa.shape[0] < 2:
-        raise ValueError("X must have at least 2 arms")
-    check_arms_span(Xa)
-    Za = Xa if Z is None else as_matrix(Z, "Z", Xa.shape[1])
-    if Za.shape[0] < 2:
-        raise ValueError("Z must have at least 2 decision targets")
+    Xa, Za = as_arms_and_targets(X, Z)
     sigma = check_positive(sigma, "sigma")
     cc, log_const, fixed = confidence_constants(confidence, sigma=sigma, delta=delta,
                                                 K=Za.shape[0], c=c)
@@ -274,8 +234,13 @@ def _setup(algorithm: str, X: object, Z: object, theta: object, *, method: str, 
             order.append(a)
             cnt[a] += 1
         init_arms = np.asarray(order, dtype=np.int64)
-    return _Setup(Xa, Za, np.ascontiguousarray(Y), rule, w, init_arms, stop_kind, theta_true,
-                  cc, log_const, fixed)
+    return S.StaticConfig(Xa, Za, np.ascontiguousarray(Y), rule, w, init_arms, stop_kind,
+                          theta_true, cc, log_const, fixed, 1000, NO_BUDGET)
+
+
+def _config(st: S.StaticConfig, refresh_every: int, max_samples: int) -> S.StaticConfig:
+    """The set-up allocation ``st`` with its refresh period and budget."""
+    return st._replace(refresh_every=int(refresh_every), max_samples=int(max_samples))
 
 
 def default_method(algorithm: str) -> str:
@@ -283,22 +248,12 @@ def default_method(algorithm: str) -> str:
     return "rounding" if algorithm == "xy-oracle" else "greedy"
 
 
-def _env(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
-    """Environment arrays: the means of the *measurement* arms ``X theta`` (not of ``Z``)."""
-    table = getattr(instance, "reward_table", None)
-    if table is not None:
-        table = np.ascontiguousarray(table, dtype=np.float64)
-        return 1, table.mean(axis=0), 0.0, table
-    means = np.ascontiguousarray(np.asarray(instance.X) @ np.asarray(instance.theta))
-    return 0, means, float(instance.sigma), np.zeros((1, 1))
-
-
 def _budget(max_samples: object) -> int:
     return check_budget(max_samples)
 
 
 def _seed(seed: object) -> int:
-    return check_int(seed, "seed", 0)
+    return check_seed(seed)
 
 
 def target_means(instance) -> np.ndarray:
@@ -354,25 +309,18 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     max_samples = _budget(max_samples)
     refresh_every = check_int(refresh_every, "refresh_every", 1)
     check_resolution(instance, 1)
-    env_kind, means, env_sigma, table = _env(instance)
-    K, d = st.X.shape
-    counts = np.zeros(K, dtype=np.int64)
-    sums = np.zeros(K)
-    Ainv = np.zeros((d, d))
-    vals = np.zeros(st.Y.shape[0])
-    theta = np.zeros(d)
-    out = np.zeros(2, dtype=np.int64)
+    env = make_environment(instance)
+    cfg = _config(st, refresh_every, max_samples)
+    state = S.target_state(st.X.shape[0], st.X.shape[1], st.Y.shape[0])
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
     t0 = time.perf_counter()
-    status = S.simulate_static(st.X, st.Z, st.Y, st.rule, st.w, st.init_arms, st.stop_kind,
-                               st.theta_true, st.c, st.log_const, st.fixed, env_kind, means,
-                               env_sigma, table, rng_pol, rng_env, max_samples, refresh_every,
-                               counts, sums, Ainv, vals, theta, np.zeros(d), np.zeros(K), out)
+    status = S.simulate_static(state, cfg, env, rng_pol, rng_env)
     wall = time.perf_counter() - t0
     if status == S.STATUS_SINGULAR:
         raise ValueError("instance: the initial pulls do not span R^d")
-    rec = np.array([int(out[0])])
-    n = int(out[1])
+    theta, counts = state.theta, state.counts
+    rec = np.array([int(S.argmax_all(st.Z, theta))])
+    n = int(state.ints[S.T_PULLS])
     return RunResult(
         algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
         samples=n, recommendation=rec, correct=correct_set(exact_means(instance), rec, 1, 0.0),
@@ -424,80 +372,49 @@ class StaticPolicy(AskTellProtocol):
         self._st = _setup(algorithm, X, Z, theta, method=method, init=init,
                           confidence=confidence, c=c, sigma=sigma, delta=delta)
         self._rng = _rng.make_state(_seed(seed), 0)
-        self._max = None if max_samples is None else _budget(max_samples)
-        self._refresh_every = check_int(refresh_every, "refresh_every", 1)
+        budget = NO_BUDGET if max_samples is None else _budget(max_samples)
+        self._cfg = _config(self._st, check_int(refresh_every, "refresh_every", 1), budget)
         K, d = self._st.X.shape
-        self._counts = np.zeros(K, dtype=np.int64)
-        self._sums = np.zeros(K)
-        self._Ainv = np.zeros((d, d))
-        self._vals = np.zeros(self._st.Y.shape[0])
-        self._theta = np.zeros(d)
-        self._g, self._scores = np.zeros(d), np.zeros(K)
-        self._t = 0
-        self._since = 0
-        self._queue = ArmQueue(self._st.init_arms)
-        self._in_init = True
-        if not self._queue:  # pragma: no cover - init is never empty
-            self._after_init()
+        self._state = S.target_state(K, d, self._st.Y.shape[0])
+        self._queue = ArmQueue()
+        self._advance()
 
     @property
     def theta_hat(self) -> np.ndarray:
         """Current least-squares estimate (zeros during the initialisation)."""
-        return self._theta.copy()
+        return self._state.theta.copy()
 
-    def _finish(self, how: str) -> None:
+    @property
+    def samples(self) -> int:
+        """Rewards told so far."""
+        return int(self._state.ints[S.T_PULLS])
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Pulls per arm so far."""
+        return self._state.counts.copy()
+
+    def _advance(self) -> None:
+        """The step kernel's decision (the call the simulation loop makes)."""
+        a = S.static_decide(self._state, self._cfg, self._rng)
+        if a >= 0:
+            self._queue = ArmQueue([a])
+            return
+        status = self._state.ints[S.T_STATUS]
+        if status == S.STATUS_SINGULAR:
+            raise ValueError("X: the initial pulls do not span R^d")
         self.done = True
-        self.stopped_by = how
-        self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._theta))])
+        self.stopped_by = "rule" if status == S.STATUS_RULE else "budget"
+        self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._state.theta))])
         self._queue = ArmQueue()
 
-    def _after_init(self) -> None:
-        st = self._st
-        if not S.refresh(st.X, st.Y, st.Y.shape[0], self._counts, self._sums, self._Ainv,
-                         self._vals, self._theta):
-            raise ValueError("X: the initial pulls do not span R^d")
-        self._in_init = False
-        self._decide()
-
-    def _decide(self) -> None:
-        st = self._st
-        b = S.beta(self._t, st.c, st.log_const, st.fixed)
-        th = st.theta_true if st.stop_kind == S.STOP_ORACLE else self._theta
-        if S.check_stop(st.Z, self._Ainv, th, b) >= 0:
-            self._finish("rule")
-            return
-        if self._max is not None and self._t >= self._max:
-            self._finish("budget")
-            return
-        if st.rule == S.RULE_GREEDY:
-            a = S.greedy_choice(st.X, st.Y, st.Y.shape[0], self._Ainv, self._vals, self._rng,
-                                self._g, self._scores)
-        else:
-            a = track_ratio(self._counts, st.w)
-        self._queue = ArmQueue([a])
-
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
-        r = self._accept(arm, reward)
-        st = self._st
-        a = int(arm)
-        self._t += 1
-        if self._in_init:
-            self._counts[a] += 1
-            self._sums[a] += r
-            if self._queue:
-                if self._max is not None and self._t >= self._max:
-                    self._finish("budget")
-                return
-            self._after_init()
-            return
-        S.observe(st.X, st.Y, st.Y.shape[0], self._Ainv, self._vals, self._theta,
-                  self._counts, self._sums, a, r, self._g)
-        self._since += 1
-        if self._since >= self._refresh_every:
-            S.refresh(st.X, st.Y, st.Y.shape[0], self._counts, self._sums, self._Ainv,
-                      self._vals, self._theta)
-            self._since = 0
-        self._decide()
+    def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision."""
+        S.observe_target(self._state, self._cfg.X, self._cfg.Y, int(arm), r,
+                         self._cfg.refresh_every)
+        self._advance()
 
 
+#: Allocation methods and initialisations (public: the registry's option schema reads them).
+METHODS, INITS = _METHODS, _INITS

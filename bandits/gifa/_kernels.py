@@ -10,11 +10,14 @@ the policy's own generator.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from bandits import _rng
-from bandits._estimation import estimated_means
+from bandits._core import rng as _rng
+from bandits._core.env import pull
+from bandits._core.lsq import T, estimated_means, refresh, update
 
 # integer configuration layout
 J_RULE, B_RULE, STOP_RULE, SELECTION, PAIRED, THRESHOLD, M = range(7)
@@ -115,12 +118,44 @@ def _mth_largest_other(j, m, X, P, diag, mu, scale, paired, buf) -> float:
     return view[n - m]
 
 
+class GifaConfig(NamedTuple):
+    """The rules of a run: ``cfg`` (int64, slots J_RULE..M), ``f`` (float64, slots
+    DELTA..L_BOUND) and the optimized rule's pair ratios ``ratios[b, c, a]``."""
+
+    cfg: np.ndarray
+    f: np.ndarray
+    ratios: np.ndarray
+
+
+class GifaWork(NamedTuple):
+    """Outputs and scratch of a decision: estimated means ``mu``, indices ``ind``, the
+    top-m set (``inJ`` mask, ``J`` list), a buffer, and ``out`` (slots OUT_STOP, OUT_ARM1,
+    OUT_ARM2, OUT_B, OUT_C)."""
+
+    mu: np.ndarray
+    ind: np.ndarray
+    inJ: np.ndarray
+    J: np.ndarray
+    buf: np.ndarray
+    out: np.ndarray
+
+
+def new_work(K: int, m: int) -> GifaWork:
+    """Fresh decision arrays for K arms and a top-m set."""
+    return GifaWork(np.zeros(K), np.zeros(K), np.zeros(K, dtype=np.bool_),
+                    np.zeros(m, dtype=np.int64), np.zeros(K), np.zeros(5, dtype=np.int64))
+
+
 @njit(cache=True)
-def decide(X, P, diag, bvec, counts, stats, cfg, f, ratios, rng, mu, ind, inJ, J, buf, out):
-    """One GIFA decision; fills ``out = [stop, arm1, arm2, b, c]`` and ``J``.
+def decide(X, lsq, conf, rng, work):
+    """The step kernel: one GIFA decision from the least-squares state ``lsq``; fills
+    ``work.out = [stop, arm1, arm2, b, c]`` and ``work.J``.
 
     ``arm2`` is -1 unless the selection rule pulls both ``b`` and ``c``. Returns ``B_{c,b}``.
     """
+    P, diag, bvec, counts, stats = lsq.P, lsq.diag, lsq.bvec, lsq.counts, lsq.stats
+    cfg, f, ratios = conf.cfg, conf.f, conf.ratios
+    mu, ind, inJ, J, buf, out = work.mu, work.ind, work.inJ, work.J, work.buf, work.out
     K, d = X.shape
     m = cfg[M]
     paired = cfg[PAIRED] == 1
@@ -209,3 +244,47 @@ def decide(X, P, diag, bvec, counts, stats, cfg, f, ratios, rng, mu, ind, inJ, J
             buf[a] = -counts[a] / p if p > 0.0 else -np.inf
         out[OUT_ARM1] = argmax_random_ties(buf, rng)
     return bcb
+
+
+STOPPED_BY_RULE, STOPPED_BY_BUDGET = 0, 1
+
+
+@njit(cache=True)
+def simulate(X, lam, lsq, conf, rng_pol, rng_env, env, init, max_samples, refresh_every,
+             work) -> int:
+    """Run a GIFA algorithm against the simulated environment ``env`` until it stops or
+    the budget of ``max_samples`` pulls is spent. Returns STOPPED_BY_RULE or
+    STOPPED_BY_BUDGET; the recommendation is left in ``work.J``.
+
+    The sequence decide -> pull -> update is exactly the one the ask/tell front-end
+    (:class:`bandits.gifa.Policy`) performs, so both give the same trajectory for the same
+    rewards and seed.  A budget spent during the initialisation also ends with a decision
+    (the exact refresh, then ``decide``), so the recommendation is always ``m`` distinct
+    arms, as in the ask/tell front-end (issue 12: it used to be the unfilled ``[0, 0]``).
+
+    The paired widths are computed from difference vectors (:func:`gap_index`).
+    """
+    K = X.shape[0]
+    out = work.out
+    if init:
+        for a in range(K):
+            if lsq.stats[T] >= max_samples:
+                refresh(X, lam, lsq)
+                decide(X, lsq, conf, rng_pol, work)
+                return STOPPED_BY_BUDGET
+            update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+        # exact state after the initialisation (V singular with lam = 0, or badly
+        # conditioned updates from V^-1 = I / lam with a tiny lam)
+        refresh(X, lam, lsq)
+    while True:
+        if lsq.stats[T] >= max_samples:
+            decide(X, lsq, conf, rng_pol, work)
+            return STOPPED_BY_BUDGET
+        decide(X, lsq, conf, rng_pol, work)
+        if out[OUT_STOP] == 1:
+            return STOPPED_BY_RULE
+        a = out[OUT_ARM1]
+        update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+        a2 = out[OUT_ARM2]
+        if a2 >= 0 and lsq.stats[T] < max_samples:
+            update(X, lam, lsq, a2, pull(env, a2, rng_env), refresh_every)

@@ -44,24 +44,19 @@ stored means (LinGIFA 4,179 vs 4,087; LinGIFA greedy 3,058 vs 3,020; 300 runs), 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 
-from bandits import _gifa_numba as G
-from bandits import _rng
-from bandits._estimation import new_state, refresh, update
-from bandits._exact import check_resolution, correct_set, exact_means
-from bandits._policy import ArmQueue, AskTellProtocol
-from bandits._simulate import (
-    ENV_GAUSSIAN,
-    ENV_TABLE,
-    STOPPED_BY_BUDGET,
-    pull,
-    simulate,
-)
-from rounding._validation import (
+from bandits._core import rng as _rng
+from bandits._core.env import make_environment, reward_oracle
+from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.lsq import new_state, refresh, update
+from bandits._core.protocol import ArmQueue, AskTellProtocol
+from bandits._core.result import RunResult
+from bandits.gifa import _kernels as G
+from rounding.validation import (
     as_real_array,
     check_budget,
     check_int,
@@ -195,7 +190,7 @@ def pair_ratios(X: np.ndarray) -> np.ndarray:
     return _pair_ratios_cached(Xc.tobytes(), Xc.shape)
 
 
-_check_probability = check_probability  # the shared validator (rounding._validation)
+_check_probability = check_probability  # the shared validator (rounding.validation)
 
 
 class _Engine:
@@ -254,64 +249,23 @@ class _Engine:
         self.rng_policy = _rng.make_state(int(seed), 0)
         self.rng_env = _rng.make_state(int(seed), 1)
         self.max_samples = None if max_samples is None else int(max_samples)
-        self.mu = np.zeros(K)
-        self.ind = np.zeros(K)
-        self.inJ = np.zeros(K, dtype=np.bool_)
-        self.J = np.zeros(self.m, dtype=np.int64)
-        self.buf = np.zeros(K)
-        self.out = np.zeros(5, dtype=np.int64)
+        self.conf = G.GifaConfig(self.cfg, self.f, self.ratios)
+        self.work = G.new_work(K, self.m)
+        self.J, self.out = self.work.J, self.work.out
 
     def decide(self) -> float:
-        s = self.state
-        return G.decide(self.features, s["P"], s["diag"], s["bvec"], s["counts"], s["stats"],
-                        self.cfg, self.f, self.ratios, self.rng_policy, self.mu, self.ind,
-                        self.inJ, self.J, self.buf, self.out)
+        """The step kernel (the same call the simulation loop makes)."""
+        return G.decide(self.features, self.state, self.conf, self.rng_policy, self.work)
 
     def update(self, arm: int, reward: float) -> None:
-        s = self.state
-        update(self.features, self.lam, s["Vinv"], s["P"], s["diag"], s["bvec"], s["counts"],
-               s["stats"], arm, reward, self.algo.refresh_every)
+        update(self.features, self.lam, self.state, arm, reward, self.algo.refresh_every)
 
     def refresh(self) -> None:
-        s = self.state
-        refresh(self.features, self.lam, s["Vinv"], s["P"], s["diag"], s["counts"],
-                s["stats"])
+        refresh(self.features, self.lam, self.state)
 
     @property
     def samples(self) -> int:
-        return int(self.state["stats"][0])
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """Outcome of one simulated run.
-
-    ``stopped_by`` is ``"rule"`` when the stopping rule fired and ``"budget"`` when
-    ``max_samples`` pulls were spent first; in the latter case ``recommendation`` is the
-    current estimate, *not* a certified answer, and ``correct`` reports it for information.
-    """
-
-    algorithm: str
-    instance: str
-    seed: int
-    samples: int
-    recommendation: np.ndarray
-    correct: bool
-    counts: np.ndarray
-    stopped_by: str
-    wall_time: float
-    extra: dict = field(default_factory=dict)
-
-
-def _environment(instance) -> tuple[int, np.ndarray, float, np.ndarray]:
-    table = getattr(instance, "reward_table", None)
-    if table is not None:
-        table = np.ascontiguousarray(table, dtype=np.float64)
-        return ENV_TABLE, table.mean(axis=0), 0.0, table
-    # pulls measure the arms X (the decision targets Z only matter for correctness)
-    arm_means = np.asarray(instance.X, dtype=np.float64) @ np.asarray(instance.theta, float)
-    return ENV_GAUSSIAN, np.ascontiguousarray(arm_means), float(instance.sigma), \
-        np.zeros((1, 1))
+        return int(self.state.stats[0])
 
 
 def check_identifiable(means: np.ndarray, m: int, epsilon: float) -> None:
@@ -339,22 +293,19 @@ def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: f
     eng = _Engine(algo, instance.X, m=instance.m, delta=delta, epsilon=epsilon,
                   sigma=instance.sigma if sigma is None else sigma, S=S, seed=seed,
                   max_samples=max_samples)
-    env_kind, means, env_sigma, table = _environment(instance)
-    s = eng.state
+    env = make_environment(instance)
     t0 = time.perf_counter()
-    status = simulate(eng.features, eng.lam, s["Vinv"], s["P"], s["diag"], s["bvec"],
-                      s["counts"], s["stats"], eng.cfg, eng.f, eng.ratios, eng.rng_policy,
-                      eng.rng_env, env_kind, means, env_sigma, table, algo.init,
-                      eng.max_samples, algo.refresh_every, eng.mu, eng.ind, eng.inJ, eng.J,
-                      eng.buf, eng.out)
+    status = G.simulate(eng.features, eng.lam, eng.state, eng.conf, eng.rng_policy,
+                        eng.rng_env, env, algo.init, eng.max_samples, algo.refresh_every,
+                        eng.work)
     wall = time.perf_counter() - t0
     rec = np.sort(eng.J.copy())
     return RunResult(
         algorithm=algo.name, instance=getattr(instance, "name", "instance"), seed=int(seed),
         samples=eng.samples, recommendation=rec,
         correct=correct_set(exact_means(instance), rec, eng.m, epsilon),
-        counts=s["counts"].copy(),
-        stopped_by="budget" if status == STOPPED_BY_BUDGET else "rule", wall_time=wall,
+        counts=eng.state.counts.copy(),
+        stopped_by="budget" if status == G.STOPPED_BY_BUDGET else "rule", wall_time=wall,
     )
 
 
@@ -369,7 +320,18 @@ class Policy(AskTellProtocol):
 
     The sequence of decisions equals that of :func:`bandits.run` for the same seed and the
     same rewards. ``max_samples`` (optional) ends the run with ``stopped_by="budget"``.
+
+    Any other registered name (``Policy("rage", X)``, ``Policy("homer", X, S=2.0)``...) is
+    delegated to :func:`bandits.policy`, which returns that family's policy.
     """
+
+    def __new__(cls, algorithm: str | GIFA = "", X: object = None, **kwargs: object):
+        if isinstance(algorithm, str) and algorithm not in ALGORITHMS:
+            from bandits.registry import entry, policy
+
+            entry(algorithm)  # ValueError listing every registered name
+            return policy(algorithm, X, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, algorithm: str | GIFA, X: np.ndarray, *, m: int = 1,
                  delta: float = 0.05, epsilon: float = 0.0, sigma: float = 1.0,
@@ -391,7 +353,7 @@ class Policy(AskTellProtocol):
     @property
     def counts(self) -> np.ndarray:
         """Pulls per arm so far."""
-        return self._eng.state["counts"].copy()
+        return self._eng.state.counts.copy()
 
     def _advance(self) -> None:
         eng = self._eng
@@ -415,9 +377,9 @@ class Policy(AskTellProtocol):
         self.recommendation = np.sort(self._eng.J.copy())
         self._queue = ArmQueue()
 
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the measured ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
-        r = self._accept(arm, reward)
+    def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision."""
         self._eng.update(int(arm), r)
         if eng_budget_reached(self._eng) and self._queue:
             self._queue = ArmQueue()
@@ -432,11 +394,11 @@ def eng_budget_reached(eng: _Engine) -> bool:
 
 def simulated_rewards(instance, seed: int):
     """A reward oracle drawing exactly the rewards :func:`run_gifa` would draw for ``seed``
-    (same stream), to drive a :class:`Policy` in tests and examples."""
-    env_kind, means, env_sigma, table = _environment(instance)
-    rng = _rng.make_state(int(seed), 1)
+    (same stream), to drive a :class:`Policy` in tests and examples
+    (:func:`bandits.reward_oracle`)."""
+    return reward_oracle(instance, seed)
 
-    def draw(arm: int) -> float:
-        return float(pull(env_kind, means, env_sigma, table, int(arm), rng))
 
-    return draw
+#: Rule names and their kernel codes, per rule (public: the registry's option schema and
+#: the CLI's choices read it).
+RULE_CHOICES = _CHOICES

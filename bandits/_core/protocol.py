@@ -5,7 +5,8 @@ a read position, so taking the next arm is O(1) whatever the length of the phase
 ``ask()`` returns the pending arm (the same one until it is told), ``tell(arm, reward)``
 must report exactly that arm with a finite reward; ``done``, ``stopped_by`` and
 ``recommendation`` describe the outcome.  Subclasses set ``_queue = ArmQueue(arms)`` and
-call :meth:`AskTellProtocol._accept` at the start of their ``tell``.
+implement :meth:`AskTellProtocol._observe` (the step kernel's update, then the next
+decision).
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ def check_tell(pending: int | None, arm: object, reward: object) -> float:
         raise ValueError("tell() without a pending ask(): call ask() first")
     if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or int(arm) != pending:
         raise ValueError(f"arm {arm!r} was told but arm {pending} was asked")
+    return check_reward(reward)
+
+
+def check_reward(reward: object) -> float:
+    """A told reward as a finite float, else a ValueError."""
     try:
         r = float(reward)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -65,9 +71,18 @@ def check_tell(pending: int | None, arm: object, reward: object) -> float:
 
 
 class AskTellProtocol:
-    """Base of the ask/tell policies: the pending arm, ``ask``, tell validation, and the
-    ``samples`` / ``counts`` read from ``_t`` and ``_counts`` (a subclass whose state lives
-    elsewhere overrides those two properties)."""
+    """Base of the ask/tell policies: the pending arm, ``ask``, ``tell`` with its
+    validation, and the ``samples`` / ``counts`` read from ``_t`` and ``_counts`` (a
+    subclass whose state lives elsewhere overrides those two properties).
+
+    A subclass fills ``_queue`` with the arms its step kernel decided and implements one
+    hook, ``_observe(arm, reward)``: the step kernel's update with a validated reward,
+    followed by the next decision (refill ``_queue``, or set ``done`` / ``stopped_by`` /
+    ``recommendation``). Everything the protocol adds on top -- batches (``ask(n)`` taking
+    the next ``n`` arms of the queue, ``tell(arms, rewards)`` in any order), rewards the
+    policy did not ask for (``observe``), saving and loading -- goes through that hook, so
+    the simulation's step kernel stays the only implementation of the algorithm.
+    """
 
     done: bool = False
     stopped_by: str | None = None
@@ -95,6 +110,15 @@ class AskTellProtocol:
         if self._pending is None:
             self._pending = self._queue.popleft()
         return self._pending
+
+    def tell(self, arm: int, reward: float) -> None:
+        """Report the measured ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
+        r = self._accept(arm, reward)
+        self._observe(int(arm), r)
+
+    def _observe(self, arm: int, reward: float) -> None:  # pragma: no cover - abstract
+        """The subclass's step: update with ``reward`` of ``arm``, then decide."""
+        raise NotImplementedError
 
     def _accept(self, arm: object, reward: object) -> float:
         """Check a told reward against the pending arm, clear it, and return the reward."""

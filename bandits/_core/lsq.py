@@ -15,39 +15,54 @@ are accumulated.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from design._linalg import cholesky_lower, lower_inverse
+from design.linalg import cholesky_lower, lower_inverse
 
 T, LOGDET, SINCE, READY = 0, 1, 2, 3
 
 
-def new_state(X: np.ndarray, lam: float) -> dict[str, np.ndarray]:
+class LsqState(NamedTuple):
+    """The arrays of the least-squares state (one value at the numba boundary)."""
+
+    Vinv: np.ndarray
+    """``V^{-1}`` (d, d), valid after a refresh."""
+    P: np.ndarray
+    """``X V^{-1}`` (K, d)."""
+    diag: np.ndarray
+    """``x_a^T V^{-1} x_a`` (K,)."""
+    bvec: np.ndarray
+    """``b = sum_s r_s x_{a_s}`` (d,)."""
+    counts: np.ndarray
+    """Pulls per arm (K,), int64."""
+    stats: np.ndarray
+    """``[t, log det ratio, pulls since refresh, ready]`` (slots T, LOGDET, SINCE, READY)."""
+
+
+def new_state(X: np.ndarray, lam: float) -> LsqState:
     """Fresh arrays for features ``X`` and regulariser ``lam`` (no pull yet)."""
     K, d = X.shape
-    st = {
-        "Vinv": np.zeros((d, d)),
-        "P": np.zeros((K, d)),
-        "diag": np.zeros(K),
-        "bvec": np.zeros(d),
-        "counts": np.zeros(K, dtype=np.int64),
-        "stats": np.zeros(4),
-    }
+    st = LsqState(np.zeros((d, d)), np.zeros((K, d)), np.zeros(K), np.zeros(d),
+                  np.zeros(K, dtype=np.int64), np.zeros(4))
     if lam > 0:
-        st["Vinv"][:] = np.eye(d) / lam
-        st["P"][:] = X / lam
-        st["diag"][:] = np.einsum("ij,ij->i", X, X) / lam
-        st["stats"][READY] = 1.0
+        st.Vinv[:] = np.eye(d) / lam
+        st.P[:] = X / lam
+        st.diag[:] = np.einsum("ij,ij->i", X, X) / lam
+        st.stats[READY] = 1.0
     return st
 
 
 @njit(cache=True)
-def refresh(X, lam, Vinv, P, diag, counts, stats) -> bool:
-    """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio exactly from the counts.
+def refresh(X, lam, st) -> bool:
+    """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio of the state ``st``
+    exactly from the counts.
 
     Returns False (and leaves ``ready = 0``) when ``V`` is singular.
     """
+    Vinv, P, diag, counts, stats = st.Vinv, st.P, st.diag, st.counts, st.stats
     K, d = X.shape
     V = np.zeros((d, d))
     for i in range(d):
@@ -81,8 +96,8 @@ def refresh(X, lam, Vinv, P, diag, counts, stats) -> bool:
     return True
 
 
-@njit(cache=True)
-def update(X, lam, Vinv, P, diag, bvec, counts, stats, k, reward, refresh_every) -> None:
+@njit(cache=True, inline="always")
+def update(X, lam, st, k, reward, refresh_every) -> None:
     """Record reward ``reward`` of arm ``k``: Sherman–Morrison update in ``O(Kd)``.
 
     ``V' = V + x x^T`` with ``x = x_k``; ``u = V^{-1} x`` is row ``k`` of ``P = X V^{-1}``,
@@ -91,6 +106,7 @@ def update(X, lam, Vinv, P, diag, bvec, counts, stats, k, reward, refresh_every)
     ``V^{-1}`` itself is only rebuilt by :func:`refresh` (every ``refresh_every`` pulls), which
     saves the ``O(d^2)`` update when ``d`` is large (71 features on the drug instance).
     """
+    P, diag, bvec, counts, stats = st.P, st.diag, st.bvec, st.counts, st.stats
     K, d = X.shape
     for i in range(d):
         bvec[i] += reward * X[k, i]
@@ -120,7 +136,7 @@ def update(X, lam, Vinv, P, diag, bvec, counts, stats, k, reward, refresh_every)
         P[k, i] *= scale
     stats[SINCE] += 1.0
     if stats[SINCE] >= refresh_every:
-        refresh(X, lam, Vinv, P, diag, counts, stats)
+        refresh(X, lam, st)
 
 
 @njit(cache=True)

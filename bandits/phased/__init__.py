@@ -3,7 +3,7 @@ r"""Phased elimination: XY-adaptive (Soare et al. 2014) and RAGE (Fiez et al. 20
 Both algorithms run in phases; each phase is a *static* design chosen from the previous
 phases' outcome, and its estimate uses **only the phase's own samples**, so the
 non-adaptive confidence bound (Soare et al. Prop. 1) applies.  Within a phase the pulls are
-simulated in jitted code (:mod:`bandits._static_numba`) that keeps only counts and reward
+simulated in jitted code (:mod:`bandits.static._kernels`) that keeps only counts and reward
 sums per arm; the Python level runs once per phase (design, elimination).
 
 XY-adaptive (Soare, Lazaric & Munos 2014, §5, Fig. 3)
@@ -86,23 +86,21 @@ from typing import Any
 
 import numpy as np
 
-from bandits import _rng
-from bandits import _static_numba as S
-from bandits._exact import check_resolution, correct_set, exact_means
-from bandits._policy import ArmQueue, AskTellProtocol
-from bandits.gifa import RunResult, _check_probability
-from bandits.static import (
-    _budget,
-    _env,
-    _seed,
-    as_matrix,
-    check_arms_span,
+from bandits._core import rng as _rng
+from bandits._core.env import make_environment
+from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.protocol import ArmQueue, AskTellProtocol
+from bandits._core.result import RunResult
+from bandits._core.validate import (
+    as_arms_and_targets,
+    check_budget,
     check_int,
     check_positive,
-    confidence_constants,
-    pair_targets,
-    spanning_arms,
+    check_probability,
+    check_seed,
 )
+from bandits.phased import _kernels as S
+from bandits.static import confidence_constants, pair_targets, spanning_arms
 
 __all__ = ["PHASED_ALGORITHMS", "AdaptivePolicy", "RagePolicy", "rage_design",
            "run_rage", "run_xy_adaptive"]
@@ -124,14 +122,8 @@ class _AdaptiveEngine:
                  normalization: str, monotone: bool, log_n: str, rho0: float,
                  n0: int | None, min_phase_length: int | None,
                  stop_in_phase: bool = True) -> None:
-        self.X = as_matrix(X, "X")
+        self.X, self.Z = as_arms_and_targets(X, Z)
         K, d = self.X.shape
-        if K < 2:
-            raise ValueError("X must have at least 2 arms")
-        check_arms_span(self.X)
-        self.Z = self.X if Z is None else as_matrix(Z, "Z", d)
-        if self.Z.shape[0] < 2:
-            raise ValueError("Z must have at least 2 decision targets")
         if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
                 and 0.0 < float(alpha) < 1.0):
             raise ValueError(f"alpha must be in (0, 1); got {alpha!r}")
@@ -201,21 +193,38 @@ class _AdaptiveEngine:
         return a if a >= 0 else 0
 
 
+#: Options of XY-adaptive with their defaults (the registry's schema reads this).
+XY_ADAPTIVE_DEFAULTS: dict[str, object] = {
+    "alpha": 0.1, "confidence": "soare", "c": None, "phase_init": "basis",
+    "normalization": "eq18", "monotone": True, "log_n": "global", "rho0": 1.0, "n0": None,
+    "min_phase_length": None, "stop_in_phase": True, "refresh_every": 1000}
+
+
 def _adaptive_engine(X, Z, delta, sigma, options) -> _AdaptiveEngine:
-    known = {"alpha", "confidence", "c", "phase_init", "normalization", "monotone", "log_n",
-             "rho0", "n0", "min_phase_length", "refresh_every", "stop_in_phase"}
-    unknown = set(options) - known
+    unknown = set(options) - set(XY_ADAPTIVE_DEFAULTS)
     if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for xy-adaptive")
-    return _AdaptiveEngine(
-        X, Z, delta=_check_probability(delta, "delta"), sigma=sigma,
-        alpha=options.get("alpha", 0.1), confidence=options.get("confidence", "soare"),
-        c=options.get("c"), phase_init=options.get("phase_init", "basis"),
-        normalization=options.get("normalization", "eq18"),
-        monotone=options.get("monotone", True), log_n=options.get("log_n", "global"),
-        rho0=options.get("rho0", 1.0), n0=options.get("n0"),
-        min_phase_length=options.get("min_phase_length"),
-        stop_in_phase=options.get("stop_in_phase", True))
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for xy-adaptive; valid: "
+                         f"{sorted(XY_ADAPTIVE_DEFAULTS)}")
+    opts = {**XY_ADAPTIVE_DEFAULTS, **options}
+    opts.pop("refresh_every")
+    return _AdaptiveEngine(X, Z, delta=check_probability(delta, "delta"), sigma=sigma,
+                           **opts)  # type: ignore[arg-type]
+
+
+#: Budget of a policy without ``max_samples`` (never reached).
+NO_BUDGET = 2**62
+
+
+def _phase_config(eng: _AdaptiveEngine, Ybuf: np.ndarray, refresh_every: int,
+                  max_samples: int) -> S.AdaptiveConfig:
+    """Start the engine's next phase (its active pairs into ``Ybuf``) and return the
+    step kernel's configuration for it."""
+    Y, M = eng.start_phase()
+    Ybuf[:M] = Y
+    return S.AdaptiveConfig(eng.X, Ybuf, eng.Z, eng.init_arms, float(eng.target),
+                            int(eng.min_len), eng.fig3, eng.stop_in, eng.c, eng.log_const,
+                            eng.fixed, eng.log_n == "global", int(refresh_every),
+                            int(max_samples))
 
 
 def _phased_result(algorithm: str, instance, seed: int, t: int, counts: np.ndarray,
@@ -265,41 +274,36 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
     sig = float(instance.sigma if sigma is None else sigma)
     refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every", 1)
     eng = _adaptive_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
-    seed, max_samples = _seed(seed), _budget(max_samples)
+    seed, max_samples = check_seed(seed), check_budget(max_samples)
     check_resolution(instance, 1)
-    env_kind, means, env_sigma, table = _env(instance)
+    env = make_environment(instance)
     X = eng.X
     K, d = X.shape
     M_max = eng.Y.shape[0]
     Ybuf = np.zeros((max(M_max, 1), d))
-    vals = np.zeros(max(M_max, 1))
-    pcounts, psums = np.zeros(K, dtype=np.int64), np.zeros(K)
+    st = S.target_state(K, d, M_max)
     counts = np.zeros(K, dtype=np.int64)
-    Ainv, theta = np.zeros((d, d)), np.zeros(d)
-    g, scores, out = np.zeros(d), np.zeros(K), np.zeros(3, dtype=np.int64)
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
     t = 0
     stopped = "budget"
     t0 = time.perf_counter()
     for _ in range(MAX_PHASES):
-        Y, M = eng.start_phase()
-        Ybuf[:M] = Y
-        u = S.adaptive_phase(X, Ybuf, M, eng.init_arms, eng.target, eng.min_len, eng.fig3,
-                             env_kind, means, env_sigma, table, rng_pol, rng_env, t,
-                             max_samples, refresh_every, pcounts, psums, Ainv, vals, theta, g,
-                             scores, out, eng.Z, eng.active, eng.stop_in, eng.c, eng.log_const,
-                             eng.fixed, eng.log_n == "global")
-        t += int(out[0])
-        counts += pcounts
-        if u < 0:
+        cfg = _phase_config(eng, Ybuf, refresh_every, max_samples)
+        S.reset_target(st, eng.Y.shape[0])
+        status = S.adaptive_phase(st, cfg, env, eng.active, t, rng_pol, rng_env)
+        n = int(st.ints[S.T_PULLS])
+        t += n
+        counts += st.counts
+        if status == S.PHASE_SINGULAR:
             raise ValueError("phase_init: the initial pulls of a phase do not span R^d")
-        if out[1] == 1:
+        if status == S.PHASE_BUDGET:
             break
-        if out[2] >= 0:
-            eng.stop_in_phase(int(out[0]), float(u), int(out[2]), theta)
+        u = float(S.max_val(st.vals, st.ints[S.T_M]))
+        if status == S.PHASE_STOP:
+            eng.stop_in_phase(n, u, int(st.ints[S.T_BEST]), st.theta)
             stopped = "rule"
             break
-        if eng.end_phase(int(out[0]), t, float(u), Ainv, theta):
+        if eng.end_phase(n, t, u, st.Ainv, st.theta):
             stopped = "rule"
             break
     return _phased_result("xy-adaptive", instance, seed, t, counts, stopped, t0, eng)
@@ -336,83 +340,54 @@ class AdaptivePolicy(_PhasePolicy):
         self._refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every",
                                         1)
         self._eng = _adaptive_engine(X, Z, delta, sigma, options)
-        self._rng = _rng.make_state(_seed(seed), 0)
-        self._max = None if max_samples is None else _budget(max_samples)
+        self._rng = _rng.make_state(check_seed(seed), 0)
+        self._max = NO_BUDGET if max_samples is None else check_budget(max_samples)
         K, d = self._eng.X.shape
         self._counts = np.zeros(K, dtype=np.int64)
-        self._pc, self._ps = np.zeros(K, dtype=np.int64), np.zeros(K)
-        self._Ainv, self._theta = np.zeros((d, d)), np.zeros(d)
-        self._g, self._scores = np.zeros(d), np.zeros(K)
-        self._t = 0
+        self._Ybuf = np.zeros((max(self._eng.Y.shape[0], 1), d))
+        self._st = S.target_state(K, d, self._eng.Y.shape[0])
+        self._t0 = 0  # pulls before the current phase
+        self._t = 0  # rewards told
         self._start()
 
     def _start(self) -> None:
-        self._Y, self._M = self._eng.start_phase()
-        self._vals = np.zeros(max(self._M, 1))
-        self._pc[:] = 0
-        self._ps[:] = 0.0
-        self._tp = 0
-        self._since = 0
-        self._queue = ArmQueue(self._eng.init_arms)
-        self._in_init = True
-        if self._max is not None and self._t >= self._max:
-            self._finish("budget")
+        self._cfg = _phase_config(self._eng, self._Ybuf, self._refresh_every, self._max)
+        S.reset_target(self._st, self._eng.Y.shape[0])
+        self._advance()
 
-    def _decide(self) -> None:
-        """Mirror of the loop body of :func:`bandits._static_numba.adaptive_phase`."""
-        eng = self._eng
-        u = S.max_val(self._vals, self._M)
-        if eng.stop_in:
-            b = S.beta(self._t if eng.log_n == "global" else self._tp, eng.c, eng.log_const,
-                       eng.fixed)
-            s = S.check_stop_active(eng.Z, eng.active, self._Ainv, self._theta, b)
-            if s >= 0:
-                eng.stop_in_phase(self._tp, float(u), int(s), self._theta)
-                self._finish("rule")
-                return
-        crit = u / self._tp if eng.fig3 else u
-        if self._tp >= eng.min_len and crit <= eng.target:
-            if eng.end_phase(self._tp, self._t, float(u), self._Ainv, self._theta):
-                self._finish("rule")
-                return
-            self._start()
+    def _advance(self) -> None:
+        """The step kernel's decision (the call the simulation's phase loop makes)."""
+        st, eng = self._st, self._eng
+        a = S.adaptive_decide(st, self._cfg, eng.active, self._t0, self._rng)
+        if a >= 0:
+            self._queue = ArmQueue([a])
             return
-        if self._max is not None and self._t >= self._max:
+        status = st.ints[S.T_STATUS]
+        n = int(st.ints[S.T_PULLS])
+        if status == S.PHASE_SINGULAR:
+            raise ValueError("phase_init: the initial pulls do not span R^d")
+        if status == S.PHASE_BUDGET:
             self._finish("budget")
             return
-        a = S.greedy_choice(eng.X, self._Y, self._M, self._Ainv, self._vals, self._rng,
-                            self._g, self._scores)
-        self._queue = ArmQueue([a])
+        u = float(S.max_val(st.vals, st.ints[S.T_M]))
+        if status == S.PHASE_STOP:
+            eng.stop_in_phase(n, u, int(st.ints[S.T_BEST]), st.theta)
+            self._finish("rule")
+            return
+        self._t0 += n
+        if eng.end_phase(n, self._t0, u, st.Ainv, st.theta):
+            self._finish("rule")
+            return
+        self._start()
 
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the ``reward`` of ``arm``."""
-        r = self._accept(arm, reward)
+    def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision."""
         a = int(arm)
-        self._t += 1
-        self._tp += 1
         self._counts[a] += 1
-        eng = self._eng
-        if self._in_init:
-            self._pc[a] += 1
-            self._ps[a] += r
-            if self._queue:
-                if self._max is not None and self._t >= self._max:
-                    self._finish("budget")
-                return
-            self._in_init = False
-            if not S.refresh(eng.X, self._Y, self._M, self._pc, self._ps, self._Ainv,
-                             self._vals, self._theta):
-                raise ValueError("phase_init: the initial pulls do not span R^d")
-            self._decide()
-            return
-        S.observe(eng.X, self._Y, self._M, self._Ainv, self._vals, self._theta, self._pc,
-                  self._ps, a, r, self._g)
-        self._since += 1
-        if self._since >= self._refresh_every:
-            S.refresh(eng.X, self._Y, self._M, self._pc, self._ps, self._Ainv, self._vals,
-                      self._theta)
-            self._since = 0
-        self._decide()
+        self._t += 1
+        S.observe_target(self._st, self._cfg.X, self._cfg.Y, a, r, self._refresh_every)
+        self._advance()
 
 
 # ----------------------------------------------------------------------------------------
@@ -435,17 +410,11 @@ class _RageEngine:
 
     def __init__(self, X: object, Z: object, *, delta: float, sigma: float, eps: float,
                  variant: str, design_tol: float, n_constant: float = 8.0) -> None:
-        self.X = as_matrix(X, "X")
+        self.X, self.Z = as_arms_and_targets(X, Z)
         K, d = self.X.shape
-        if K < 2:
-            raise ValueError("X must have at least 2 arms")
-        check_arms_span(self.X)
-        self.Z = self.X if Z is None else as_matrix(Z, "Z", d)
-        if self.Z.shape[0] < 2:
-            raise ValueError("Z must have at least 2 decision targets")
         if variant not in ("paper", "code"):
             raise ValueError(f"variant must be 'paper' or 'code'; got {variant!r}")
-        self.delta = _check_probability(delta, "delta")
+        self.delta = check_probability(delta, "delta")
         self.sigma = check_positive(sigma, "sigma")
         self.eps = check_positive(eps, "eps")
         self.variant = variant
@@ -530,15 +499,18 @@ class _RageEngine:
         return a if a >= 0 else int(np.flatnonzero(self.active)[0])
 
 
+#: Options of RAGE with their defaults (the registry's schema reads this).
+RAGE_DEFAULTS: dict[str, object] = {"eps": 0.1, "variant": "paper", "design_tol": 1e-3,
+                                    "n_constant": 8.0}
+
+
 def _rage_engine(X, Z, delta, sigma, options) -> _RageEngine:
-    known = {"eps", "variant", "design_tol", "n_constant"}
-    unknown = set(options) - known
+    unknown = set(options) - set(RAGE_DEFAULTS)
     if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for rage")
-    return _RageEngine(X, Z, delta=delta, sigma=sigma, eps=options.get("eps", 0.1),
-                       variant=options.get("variant", "paper"),
-                       design_tol=options.get("design_tol", 1e-3),
-                       n_constant=options.get("n_constant", 8.0))
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for rage; valid: "
+                         f"{sorted(RAGE_DEFAULTS)}")
+    return _RageEngine(X, Z, delta=delta, sigma=sigma,
+                       **{**RAGE_DEFAULTS, **options})  # type: ignore[arg-type]
 
 
 def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int = 10**8,
@@ -571,9 +543,9 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
     """
     sig = float(instance.sigma if sigma is None else sigma)
     eng = _rage_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
-    seed, max_samples = _seed(seed), _budget(max_samples)
+    seed, max_samples = check_seed(seed), check_budget(max_samples)
     check_resolution(instance, 1)
-    env_kind, means, env_sigma, table = _env(instance)
+    env = make_environment(instance)
     K = eng.X.shape[0]
     pcounts, psums = np.zeros(K, dtype=np.int64), np.zeros(K)
     counts = np.zeros(K, dtype=np.int64)
@@ -587,7 +559,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
         alloc = eng.plan_phase()
         pcounts[:] = 0
         psums[:] = 0.0
-        n = S.block_phase(alloc, env_kind, means, env_sigma, table, rng_env, t, max_samples,
+        n = S.block_phase(alloc, env, rng_env, t, max_samples,
                           pcounts, psums)
         t += int(n)
         counts += pcounts
@@ -609,7 +581,7 @@ class RagePolicy(_PhasePolicy):
                  sigma: float = 1.0, max_samples: int | None = None,
                  **options: object) -> None:
         self._eng = _rage_engine(X, Z, delta, sigma, options)
-        self._max = None if max_samples is None else _budget(max_samples)
+        self._max = None if max_samples is None else check_budget(max_samples)
         K = self._eng.X.shape[0]
         self._counts = np.zeros(K, dtype=np.int64)
         self._pc, self._ps = np.zeros(K, dtype=np.int64), np.zeros(K)
@@ -625,9 +597,9 @@ class RagePolicy(_PhasePolicy):
         self._pc[:] = 0
         self._ps[:] = 0.0
 
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the ``reward`` of ``arm``."""
-        r = self._accept(arm, reward)
+    def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision."""
         a = int(arm)
         self._pc[a] += 1
         self._ps[a] += r
@@ -641,3 +613,8 @@ class RagePolicy(_PhasePolicy):
             self._finish("rule")
             return
         self._plan()
+
+
+#: The phase engines shared by the simulations and the policies (public: the registry reads
+#: their signatures for the option types).
+AdaptiveEngine, RageEngine = _AdaptiveEngine, _RageEngine

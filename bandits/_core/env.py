@@ -1,0 +1,70 @@
+"""The simulated environment: one bundled value at the numba boundary.
+
+An :class:`Environment` is a namedtuple of arrays (numba passes it to jitted code as one
+argument): Gaussian rewards ``means[arm] + sigma N(0, 1)``, or a uniformly drawn row of a
+reward table (bootstrap from real data). :func:`make_environment` builds it from an
+instance, :func:`pull` draws one reward from it inside jitted code, with the environment's
+own generator (:mod:`bandits._core.rng`, stream 1 of the run's seed).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from bandits._core import rng as _rng
+
+ENV_GAUSSIAN, ENV_TABLE = 0, 1
+
+
+class Environment(NamedTuple):
+    """Rewards of the measurement arms ``X`` (the decision targets only matter for the
+    correctness of a recommendation)."""
+
+    kind: int
+    """``ENV_GAUSSIAN`` or ``ENV_TABLE``."""
+    means: np.ndarray
+    """Mean reward per arm, shape (K,) (the table's column means for ``ENV_TABLE``)."""
+    sigma: float
+    """Gaussian noise level (0 for a table)."""
+    table: np.ndarray
+    """Reward table, shape (n, K) (a dummy (1, 1) array for ``ENV_GAUSSIAN``)."""
+
+
+def make_environment(instance) -> Environment:
+    """The environment of an instance: its ``reward_table`` if it has one, else Gaussian
+    rewards with means ``X theta`` and noise ``sigma``."""
+    table = getattr(instance, "reward_table", None)
+    if table is not None:
+        table = np.ascontiguousarray(table, dtype=np.float64)
+        return Environment(ENV_TABLE, np.ascontiguousarray(table.mean(axis=0)), 0.0, table)
+    means = np.asarray(instance.X, dtype=np.float64) @ np.asarray(instance.theta, float)
+    return Environment(ENV_GAUSSIAN, np.ascontiguousarray(means), float(instance.sigma),
+                       np.zeros((1, 1)))
+
+
+@njit(cache=True)
+def pull(env, arm, rng) -> float:
+    """One reward of ``arm`` drawn from ``env`` with the generator state ``rng``."""
+    if env.kind == ENV_GAUSSIAN:
+        return env.means[arm] + env.sigma * _rng.normal(rng)
+    return env.table[_rng.integer(rng, env.table.shape[0]), arm]
+
+
+def reward_oracle(instance, seed: int):
+    """A function ``arm -> reward`` drawing exactly the rewards a simulation with ``seed``
+    draws (stream 1), to drive an ask/tell policy in tests and examples (for a
+    :class:`bandits.subsets.SubsetEnv`: ``subset -> joint reward``)."""
+    if hasattr(instance, "kind_code"):  # a SubsetEnv (no import of the family here)
+        from bandits.subsets.policy import subset_reward_oracle
+
+        return subset_reward_oracle(instance, seed)
+    env = make_environment(instance)
+    state = _rng.make_state(int(seed), 1)
+
+    def draw(arm: int) -> float:
+        return float(pull(env, int(arm), state))
+
+    return draw

@@ -1,0 +1,319 @@
+"""Least squares on decision directions: the jitted kernels the static and phased
+identification algorithms share (Soare et al. 2014; Fiez et al. 2019).
+
+State of one estimation run (all preallocated, updated in place):
+
+* ``counts`` (K,) int64 and ``sums`` (K,) float64 -- pulls and reward sums per arm: the
+  sufficient statistics (no pull is stored);
+* ``Ainv`` (d, d) -- ``A^{-1}``, ``A = sum_a counts_a x_a x_a^T``, kept by Sherman–Morrison
+  rank-one updates and recomputed exactly from ``counts`` every ``refresh_every`` pulls;
+* ``theta`` (d,) -- the least-squares estimate ``A^{-1} sum_a sums_a x_a`` (recursive
+  least-squares update, exact refresh with ``Ainv``);
+* ``vals`` (M,) -- ``y_j^T A^{-1} y_j`` for the design targets ``Y`` (rows, pre-scaled by
+  ``sqrt(c_j)`` for weighted criteria), kept by the same rank-one updates.
+
+The greedy incremental rule (Soare et al. 2014, Eq. 22/26) uses the Sherman–Morrison form
+``y^T (A + x x^T)^{-1} y = y^T A^{-1} y - (y^T A^{-1} x)^2 / (1 + x^T A^{-1} x)``: cost
+``O(K (d^2 + M d))`` per pull.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from bandits._core import rng as _rng
+
+#: How a run ended (``TargetState.ints[T_STATUS]``).
+STATUS_RULE, STATUS_BUDGET, STATUS_SINGULAR = 0, 1, 2
+TIE_RTOL = 1e-9
+
+
+@njit(cache=True)
+def beta(t: int, c: float, log_const: float, fixed: bool) -> float:
+    """Confidence multiplier ``c sqrt(log_const + 2 log t)`` (``= c sqrt(log(c' t^2 K^e /
+    delta))`` with ``log_const = log(c' K^e / delta)``), or ``c`` itself when ``fixed``."""
+    if fixed:
+        return c
+    return c * math.sqrt(log_const + 2.0 * math.log(max(t, 1)))
+
+
+@njit(cache=True)
+def refresh(X, Y, M, counts, sums, Ainv, vals, theta) -> bool:
+    """Exact ``A^{-1}``, ``theta`` and ``vals[:M]`` from the sufficient statistics.
+    Returns False if ``A`` is (numerically) singular."""
+    K, d = X.shape
+    A = np.zeros((d, d))
+    b = np.zeros(d)
+    for a in range(K):
+        if counts[a] > 0:
+            for i in range(d):
+                b[i] += sums[a] * X[a, i]
+                for j in range(d):
+                    A[i, j] += counts[a] * X[a, i] * X[a, j]
+    ev, V = np.linalg.eigh(A)
+    if ev[0] <= 1e-12 * max(ev[d - 1], 1e-300):
+        return False
+    for i in range(d):
+        for j in range(d):
+            s = 0.0
+            for k in range(d):
+                s += V[i, k] * V[j, k] / ev[k]
+            Ainv[i, j] = s
+    for i in range(d):
+        s = 0.0
+        for j in range(d):
+            s += Ainv[i, j] * b[j]
+        theta[i] = s
+    for m in range(M):
+        vals[m] = quad(Ainv, Y[m])
+    return True
+
+
+@njit(cache=True)
+def quad(Ainv, y) -> float:
+    """``y^T Ainv y``."""
+    d = y.shape[0]
+    s = 0.0
+    for i in range(d):
+        t = 0.0
+        for j in range(d):
+            t += Ainv[i, j] * y[j]
+        s += y[i] * t
+    return s
+
+
+@njit(cache=True)
+def observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, g) -> None:
+    """Rank-one (Sherman–Morrison) update after the reward ``r`` of ``arm``."""
+    d = X.shape[1]
+    x = X[arm]
+    for i in range(d):
+        s = 0.0
+        for j in range(d):
+            s += Ainv[i, j] * x[j]
+        g[i] = s
+    den = 1.0
+    resid = r
+    for i in range(d):
+        den += x[i] * g[i]
+        resid -= x[i] * theta[i]
+    for i in range(d):
+        theta[i] += g[i] * resid / den
+    for m in range(M):
+        s = 0.0
+        for i in range(d):
+            s += Y[m, i] * g[i]
+        vals[m] -= s * s / den
+    for i in range(d):
+        for j in range(d):
+            Ainv[i, j] -= g[i] * g[j] / den
+    counts[arm] += 1
+    sums[arm] += r
+
+
+@njit(cache=True)
+def greedy_scores(X, Y, M, Ainv, vals, g, scores) -> None:
+    """``scores[a] = max_{j < M} y_j^T (A + x_a x_a^T)^{-1} y_j`` (Sherman–Morrison)."""
+    K, d = X.shape
+    for a in range(K):
+        x = X[a]
+        den = 1.0
+        for i in range(d):
+            s = 0.0
+            for j in range(d):
+                s += Ainv[i, j] * x[j]
+            g[i] = s
+            den += x[i] * s
+        best = -np.inf
+        for m in range(M):
+            s = 0.0
+            for i in range(d):
+                s += Y[m, i] * g[i]
+            v = vals[m] - s * s / den
+            if v > best:
+                best = v
+        scores[a] = best
+
+
+@njit(cache=True)
+def greedy_choice(X, Y, M, Ainv, vals, rng, g, scores) -> int:
+    """Greedy incremental rule ``argmin_a max_j y_j^T (A + x_a x_a^T)^{-1} y_j`` with
+    uniformly random tie-breaking among arms within a relative ``1e-9`` of the minimum
+    (Xu et al. 2018 note that first-index tie-breaking breaks greedy XY-static)."""
+    K = X.shape[0]
+    greedy_scores(X, Y, M, Ainv, vals, g, scores)
+    lo = np.inf
+    for a in range(K):
+        if scores[a] < lo:
+            lo = scores[a]
+    tol = TIE_RTOL * abs(lo)
+    chosen = -1
+    n_ties = 0
+    for a in range(K):
+        if scores[a] <= lo + tol:
+            n_ties += 1
+            if n_ties == 1 or _rng.integer(rng, n_ties) == 0:
+                chosen = a
+    return chosen
+
+
+@njit(cache=True)
+def check_stop(Z, Ainv, th, b) -> int:
+    """Soare et al. (2014) Eq. 11 with ``th`` (estimate or, for the oracle, the true
+    parameter): returns ``z* = argmax_z z^T th`` if ``b ||z* - z||_{A^{-1}} <= (z* - z)^T th``
+    for every ``z``, else -1."""
+    KZ, d = Z.shape
+    best = argmax_all(Z, th)
+    y = np.empty(d)
+    for z in range(KZ):
+        if z == best:
+            continue
+        gap = 0.0
+        for i in range(d):
+            y[i] = Z[best, i] - Z[z, i]
+            gap += y[i] * th[i]
+        w2 = quad(Ainv, y)
+        if b * math.sqrt(max(w2, 0.0)) > gap:
+            return -1
+    return best
+
+
+@njit(cache=True)
+def argmax_active(Z, th, active) -> int:
+    """``argmax_{z active} z^T th`` (first index on ties)."""
+    KZ, d = Z.shape
+    best = -1
+    best_v = -np.inf
+    for z in range(KZ):
+        if not active[z]:
+            continue
+        v = 0.0
+        for i in range(d):
+            v += Z[z, i] * th[i]
+        if v > best_v:
+            best_v = v
+            best = z
+    return best
+
+
+@njit(cache=True)
+def argmax_all(Z, th) -> int:
+    """``argmax_z z^T th`` (first index on ties)."""
+    KZ, d = Z.shape
+    best = 0
+    best_v = -np.inf
+    for z in range(KZ):
+        v = 0.0
+        for i in range(d):
+            v += Z[z, i] * th[i]
+        if v > best_v:
+            best_v = v
+            best = z
+    return best
+
+
+@njit(cache=True)
+def max_val(vals, M) -> float:
+    """``max_{j < M} vals[j]``."""
+    m = -np.inf
+    for j in range(M):
+        if vals[j] > m:
+            m = vals[j]
+    return m
+
+
+class TargetState(NamedTuple):
+    """Least squares on the decision directions ``Y`` (one value at the numba boundary).
+
+    ``counts``/``sums`` per arm, ``Ainv`` (``A^{-1}``, ``A = sum_a N_a x_a x_a^T``),
+    ``vals[j] = y_j^T A^{-1} y_j``, ``theta`` (OLS), work vectors ``g`` (d) and ``scores``
+    (K), and ``ints`` with named slots :data:`T_PULLS` (pulls so far), :data:`T_SINCE`
+    (since the last exact refresh), :data:`T_INIT` (initial arms pulled), :data:`T_STATUS`
+    (:data:`RUNNING` or a ``STATUS_*`` / ``PHASE_*`` code), :data:`T_BEST` (the target found
+    by a stopping rule) and :data:`T_M` (active rows of ``Y``).
+    """
+
+    counts: np.ndarray
+    sums: np.ndarray
+    Ainv: np.ndarray
+    vals: np.ndarray
+    theta: np.ndarray
+    g: np.ndarray
+    scores: np.ndarray
+    ints: np.ndarray
+
+
+T_PULLS, T_SINCE, T_INIT, T_STATUS, T_BEST, T_M = range(6)
+RUNNING = -1
+
+
+def target_state(K: int, d: int, M: int) -> TargetState:
+    """Fresh arrays for K arms in dimension d and up to M target directions."""
+    ints = np.zeros(6, dtype=np.int64)
+    ints[T_STATUS] = RUNNING
+    ints[T_M] = M
+    return TargetState(np.zeros(K, dtype=np.int64), np.zeros(K), np.zeros((d, d)),
+                       np.zeros(max(M, 1)), np.zeros(d), np.zeros(d), np.zeros(K), ints)
+
+
+@njit(cache=True, inline="always")
+def observe_target(st, X, Y, arm, r, refresh_every) -> bool:
+    """Take the reward ``r`` of ``arm``: during the initial pulls only the statistics (an
+    exact refresh after the last one; False if ``A`` is singular then), afterwards the
+    rank-one update, with an exact refresh every ``refresh_every`` pulls."""
+    ints, counts, sums = st.ints, st.counts, st.sums
+    M = ints[T_M]
+    ints[T_PULLS] += 1
+    if ints[T_INIT] >= 0:  # initial pulls (T_INIT = -1 once they are done)
+        counts[arm] += 1
+        sums[arm] += r
+        return True
+    Ainv, vals, theta = st.Ainv, st.vals, st.theta
+    observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, st.g)
+    ints[T_SINCE] += 1
+    if ints[T_SINCE] >= refresh_every:
+        refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+        ints[T_SINCE] = 0
+    return True
+
+
+@njit(cache=True, inline="always")
+def initial_step(st, X, Y, init_arms, t_budget, max_samples) -> int:
+    """During the initial pulls: the next initial arm (>= 0); -1 with ``T_STATUS`` set when
+    the budget ends the run first (``t_budget >= max_samples``) or when ``A`` is singular
+    after them; -2 when they are done (``A^{-1}``, ``theta`` and ``vals`` then exact)."""
+    ints = st.ints
+    k = ints[T_INIT]
+    if k < init_arms.shape[0]:
+        if t_budget >= max_samples:
+            ints[T_STATUS] = STATUS_BUDGET
+            return -1
+        ints[T_INIT] = k + 1
+        return init_arms[k]
+    ints[T_INIT] = -1
+    ints[T_SINCE] = 0
+    if not refresh(X, Y, ints[T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta):
+        ints[T_STATUS] = STATUS_SINGULAR
+        return -1
+    return -2
+
+
+
+
+@njit(cache=True)
+def reset_target(st, M) -> None:
+    """Fresh statistics (no pull yet) on the first ``M`` rows of the targets, as at the
+    start of a run or of a phase (XY-adaptive restarts its estimate every phase)."""
+    for a in range(st.counts.shape[0]):
+        st.counts[a] = 0
+        st.sums[a] = 0.0
+    st.ints[T_PULLS] = 0
+    st.ints[T_SINCE] = 0
+    st.ints[T_INIT] = 0
+    st.ints[T_STATUS] = RUNNING
+    st.ints[T_BEST] = -1
+    st.ints[T_M] = M

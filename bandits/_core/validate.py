@@ -1,0 +1,71 @@
+"""Argument checks shared by every bandit family: one implementation of each.
+
+The scalar validators are the toolkit's shared ones (:mod:`rounding.validation`: integers,
+seeds, budgets, reals, probabilities; each raises a ``ValueError`` naming the argument);
+matrices go through :func:`design.validation.as_arms` (the design layer's check), so a bad
+``X`` reads the same wherever it is passed. This module adds the few bandit-specific
+combinations and is what the families import.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from design.validation import as_arms
+from rounding.validation import (
+    as_real_array,
+    check_budget,
+    check_int,
+    check_probability,
+    check_real,
+    check_seed,
+)
+
+__all__ = ["as_arms", "as_arms_and_targets", "as_matrix", "as_real_array", "check_arms_span",
+           "check_budget", "check_int", "check_nonnegative", "check_positive", "check_probability",
+           "check_real", "check_seed"]
+
+
+def check_positive(x: object, name: str) -> float:
+    """A finite real number > 0."""
+    return check_real(x, name, 0.0, open_low=True)
+
+
+def check_nonnegative(x: object, name: str) -> float:
+    """A finite real number >= 0 (``epsilon``, a regulariser)."""
+    return check_real(x, name, 0.0)
+
+
+def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:
+    """``value`` as a finite, real, C-contiguous float64 (n, d) array (rows are vectors).
+
+    ``d``: the number of columns it must have (that of ``X``). Spanning is not required
+    here (:func:`check_arms_span` checks it where least squares needs it).
+    """
+    arr = as_real_array(value, name)
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty 2-D array (rows are vectors); "
+                         f"got shape {arr.shape}")
+    if d is not None and arr.shape[1] != d:
+        raise ValueError(f"{name} must have d={d} columns like X; got shape {arr.shape}")
+    return arr
+
+
+def check_arms_span(X: np.ndarray, name: str = "X") -> None:
+    """ValueError naming ``name`` unless the rows of ``X`` span R^d."""
+    if np.linalg.matrix_rank(X) < X.shape[1]:
+        raise ValueError(f"the rows of {name} must span R^d (d={X.shape[1]}); least squares "
+                         "is not identifiable otherwise")
+
+
+def as_arms_and_targets(X: object, Z: object = None) -> tuple[np.ndarray, np.ndarray]:
+    """The arms ``X`` (at least 2, spanning R^d) and the decision set ``Z`` (default ``X``;
+    at least 2 rows with X's ``d`` columns) of a linear best-arm problem, checked."""
+    Xa = as_matrix(X, "X")
+    if Xa.shape[0] < 2:
+        raise ValueError("X must have at least 2 arms")
+    check_arms_span(Xa)
+    Za = Xa if Z is None else as_matrix(Z, "Z", Xa.shape[1])
+    if Za.shape[0] < 2:
+        raise ValueError("Z must have at least 2 decision targets")
+    return Xa, Za

@@ -1,0 +1,170 @@
+"""Jitted kernels of the phased algorithms: XY-adaptive's step kernel
+(:func:`adaptive_decide`) and the phase loop that drives it against the environment, RAGE's
+block pulls, and the elimination rules (Soare et al. 2014 Eq. 11/16). The least-squares
+state on the decision directions is shared with the static family
+(:mod:`bandits._core.targets`)."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from bandits._core.env import pull
+from bandits._core.targets import (  # noqa: F401  (re-exported for bandits.phased)
+    STATUS_SINGULAR,
+    T_BEST,
+    T_INIT,
+    T_M,
+    T_PULLS,
+    T_STATUS,
+    argmax_active,
+    beta,
+    greedy_choice,
+    initial_step,
+    max_val,
+    observe_target,
+    quad,
+    reset_target,
+    target_state,
+)
+
+#: How a phase of XY-adaptive ended (``TargetState.ints[T_STATUS]``).
+PHASE_END, PHASE_STOP, PHASE_BUDGET, PHASE_SINGULAR = 10, 11, 12, 13
+
+
+class AdaptiveConfig(NamedTuple):
+    """One phase of XY-adaptive: arms ``X``, the phase's targets ``Y`` (first ``T_M`` rows),
+    the decision set ``Z``, the initial arms, the phase-length target and minimum, the
+    length rule (Eq. 18, or ``fig3``: divided by ``t``), the in-phase stopping rule
+    (``stop_in``, multiplier ``beta(n) = c sqrt(log_const + 2 log n)`` with ``n`` global
+    when ``log_global``), the exact-refresh period and the global budget."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    Z: np.ndarray
+    init_arms: np.ndarray
+    target: float
+    min_len: int
+    fig3: bool
+    stop_in: bool
+    c: float
+    log_const: float
+    fixed: bool
+    log_global: bool
+    refresh_every: int
+    max_samples: int
+
+
+@njit(cache=True, inline="always")
+def adaptive_decide(st, cfg, active, t0, rng) -> int:
+    """The step kernel of XY-adaptive (Soare et al. 2014, Fig. 3) within a phase: the arm
+    to pull next, or -1 with ``ints[T_STATUS]`` = PHASE_END (the length rule holds),
+    PHASE_STOP (the in-phase stopping rule found ``ints[T_BEST]``), PHASE_BUDGET or
+    PHASE_SINGULAR (the initial pulls do not span R^d). ``t0``: pulls before the phase.
+
+    Order: the initial arms (budget first), then the stopping rule on the active targets
+    (Eq. 11 / 16) -> the length rule (at least ``min_len`` pulls and
+    ``max_j y_j^T A_t^{-1} y_j <= target``, or that divided by ``t`` with ``fig3``) -> the
+    budget -> the greedy rule on the phase's targets.
+    """
+    ints = st.ints
+    t = ints[T_PULLS]
+    if ints[T_INIT] >= 0:
+        a = initial_step(st, cfg.X, cfg.Y, cfg.init_arms, t0 + t, cfg.max_samples)
+        if a >= 0:
+            return a
+        if a == -1:
+            ints[T_STATUS] = PHASE_SINGULAR if ints[T_STATUS] == STATUS_SINGULAR \
+                else PHASE_BUDGET
+            return -1
+    u = max_val(st.vals, ints[T_M])
+    if cfg.stop_in:
+        b = beta(t0 + t if cfg.log_global else t, cfg.c, cfg.log_const, cfg.fixed)
+        s = check_stop_active(cfg.Z, active, st.Ainv, st.theta, b)
+        if s >= 0:
+            ints[T_BEST] = s
+            ints[T_STATUS] = PHASE_STOP
+            return -1
+    crit = u / t if cfg.fig3 else u
+    if t >= cfg.min_len and crit <= cfg.target:
+        ints[T_STATUS] = PHASE_END
+        return -1
+    if t0 + t >= cfg.max_samples:
+        ints[T_STATUS] = PHASE_BUDGET
+        return -1
+    return greedy_choice(cfg.X, cfg.Y, ints[T_M], st.Ainv, st.vals, rng, st.g, st.scores)
+
+
+@njit(cache=True)
+def adaptive_phase(st, cfg, env, active, t0, rng_pol, rng_env) -> int:
+    """One phase of XY-adaptive against the environment: the step kernel
+    (:func:`adaptive_decide`, :func:`bandits._core.targets.observe_target`) as the ask/tell
+    :class:`bandits.phased.AdaptivePolicy` drives it, on fresh statistics (reset by the
+    caller). Returns the PHASE_* code; ``ints[T_PULLS]`` pulls were made."""
+    while True:
+        a = adaptive_decide(st, cfg, active, t0, rng_pol)
+        if a < 0:
+            return st.ints[T_STATUS]
+        observe_target(st, cfg.X, cfg.Y, a, pull(env, a, rng_env), cfg.refresh_every)
+
+
+@njit(cache=True)
+def block_phase(alloc, env, rng_env, t0, max_samples, pcounts, psums) -> int:
+    """Pull ``alloc[a]`` times each arm ``a`` (arm 0's block first, then arm 1, ...), adding
+    the rewards to ``psums`` and the pulls to ``pcounts`` (not reset).  Stops at the budget.
+    Returns the number of pulls made."""
+    t = 0
+    for a in range(alloc.shape[0]):
+        for _ in range(alloc[a]):
+            if t0 + t >= max_samples:
+                return t
+            psums[a] += pull(env, a, rng_env)
+            pcounts[a] += 1
+            t += 1
+    return t
+
+
+@njit(cache=True)
+def confidence_discard(Z, active, candidates, Ainv, theta, b, keep) -> None:
+    """Soare et al. (2014) Eq. 16: ``keep[z] = False`` for every candidate ``z`` dominated by
+    some active ``z'``: ``b ||z' - z||_{A^{-1}} < (z' - z)^T theta`` (strict)."""
+    KZ, d = Z.shape
+    y = np.empty(d)
+    for z in range(KZ):
+        keep[z] = candidates[z]
+        if not candidates[z]:
+            continue
+        for zp in range(KZ):
+            if zp == z or not active[zp]:
+                continue
+            gap = 0.0
+            for i in range(d):
+                y[i] = Z[zp, i] - Z[z, i]
+                gap += y[i] * theta[i]
+            if gap <= 0.0:
+                continue
+            if b * math.sqrt(max(quad(Ainv, y), 0.0)) < gap:
+                keep[z] = False
+                break
+
+
+@njit(cache=True)
+def check_stop_active(Z, active, Ainv, th, b) -> int:
+    """Eq. 11 restricted to the active targets: the active ``z^ = argmax z^T th`` if
+    ``b ||z^ - z||_{A^{-1}} <= (z^ - z)^T th`` for every active ``z``, else -1."""
+    KZ, d = Z.shape
+    best = argmax_active(Z, th, active)
+    y = np.empty(d)
+    for z in range(KZ):
+        if z == best or not active[z]:
+            continue
+        gap = 0.0
+        for i in range(d):
+            y[i] = Z[best, i] - Z[z, i]
+            gap += y[i] * th[i]
+        if b * math.sqrt(max(quad(Ainv, y), 0.0)) > gap:
+            return -1
+    return best
