@@ -516,20 +516,20 @@ def _register_builtin() -> None:
                        "bandits.static:run_static", "bandits.registry:_policy_static",
                        static_opts, _LINEAR_POLICY_ARGS + (("theta",) if name == "xy-oracle"
                                                            else ()), call="name", exact=True))
-    register(Entry("xy-adaptive", "phased", "XY-adaptive",
-                   "best arm, phases of XY-optimal allocations on the active set",
-                   "Soare, Lazaric & Munos 2014 (NeurIPS), Fig. 3",
-                   "bandits.phased:run_xy_adaptive", "bandits.registry:_policy_phased",
-                   _dict_options(XY_ADAPTIVE_DEFAULTS, AdaptiveEngine.__init__)
-                   + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS,
-                   call="instance", exact=True))
-    register(Entry("rage", "phased", "RAGE",
-                   "best arm (transductive), rounds of XY-optimal designs with elimination",
-                   "Fiez, Jain, Jamieson & Ratliff 2019 (NeurIPS), Algorithm 1",
-                   "bandits.phased:run_rage", "bandits.registry:_policy_phased",
-                   _dict_options(RAGE_DEFAULTS, RageEngine.__init__)
-                   + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS,
-                   call="instance", exact=True))
+    for name, label, summary, ref, fn, defaults, engine in (
+            ("xy-adaptive", "XY-adaptive",
+             "best arm, phases of XY-optimal allocations on the active set",
+             "Soare, Lazaric & Munos 2014 (NeurIPS), Fig. 3", "run_xy_adaptive",
+             XY_ADAPTIVE_DEFAULTS, AdaptiveEngine),
+            ("rage", "RAGE",
+             "best arm (transductive), rounds of XY-optimal designs with elimination",
+             "Fiez, Jain, Jamieson & Ratliff 2019 (NeurIPS), Algorithm 1", "run_rage",
+             RAGE_DEFAULTS, RageEngine)):
+        register(Entry(name, "phased", label, summary, ref, f"bandits.phased:{fn}",
+                       "bandits.registry:_policy_phased",
+                       _dict_options(defaults, engine.__init__)
+                       + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS,
+                       call="instance", exact=True))
     from bandits.logistic.homer import HomerPolicy, run_homer
     from bandits.logistic.warmup import WarPolicy, war_warmup
 

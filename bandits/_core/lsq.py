@@ -96,7 +96,7 @@ def refresh(X, lam, st) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def update(X, lam, st, k, reward, refresh_every) -> None:
     """Record reward ``reward`` of arm ``k``: Sherman–Morrison update in ``O(Kd)``.
 

@@ -260,27 +260,28 @@ def target_state(K: int, d: int, M: int) -> TargetState:
                        np.zeros(max(M, 1)), np.zeros(d), np.zeros(d), np.zeros(K), ints)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe_target(st, X, Y, arm, r, refresh_every) -> bool:
     """Take the reward ``r`` of ``arm``: during the initial pulls only the statistics (an
     exact refresh after the last one; False if ``A`` is singular then), afterwards the
     rank-one update, with an exact refresh every ``refresh_every`` pulls."""
-    ints = st.ints
+    ints, counts, sums = st.ints, st.counts, st.sums
     M = ints[T_M]
     ints[T_PULLS] += 1
     if ints[T_INIT] >= 0:  # initial pulls (T_INIT = -1 once they are done)
-        st.counts[arm] += 1
-        st.sums[arm] += r
+        counts[arm] += 1
+        sums[arm] += r
         return True
-    observe(X, Y, M, st.Ainv, st.vals, st.theta, st.counts, st.sums, arm, r, st.g)
+    Ainv, vals, theta = st.Ainv, st.vals, st.theta
+    observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, st.g)
     ints[T_SINCE] += 1
     if ints[T_SINCE] >= refresh_every:
-        refresh(X, Y, M, st.counts, st.sums, st.Ainv, st.vals, st.theta)
+        refresh(X, Y, M, counts, sums, Ainv, vals, theta)
         ints[T_SINCE] = 0
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def initial_step(st, X, Y, init_arms, t_budget, max_samples) -> int:
     """During the initial pulls: the next initial arm (>= 0); -1 with ``T_STATUS`` set when
     the budget ends the run first (``t_budget >= max_samples``) or when ``A`` is singular

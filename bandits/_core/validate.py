@@ -21,8 +21,8 @@ from rounding.validation import (
     check_seed,
 )
 
-__all__ = ["as_arms", "as_matrix", "as_real_array", "check_arms_span", "check_budget",
-           "check_int", "check_nonnegative", "check_positive", "check_probability",
+__all__ = ["as_arms", "as_arms_and_targets", "as_matrix", "as_real_array", "check_arms_span",
+           "check_budget", "check_int", "check_nonnegative", "check_positive", "check_probability",
            "check_real", "check_seed"]
 
 
@@ -56,3 +56,16 @@ def check_arms_span(X: np.ndarray, name: str = "X") -> None:
     if np.linalg.matrix_rank(X) < X.shape[1]:
         raise ValueError(f"the rows of {name} must span R^d (d={X.shape[1]}); least squares "
                          "is not identifiable otherwise")
+
+
+def as_arms_and_targets(X: object, Z: object = None) -> tuple[np.ndarray, np.ndarray]:
+    """The arms ``X`` (at least 2, spanning R^d) and the decision set ``Z`` (default ``X``;
+    at least 2 rows with X's ``d`` columns) of a linear best-arm problem, checked."""
+    Xa = as_matrix(X, "X")
+    if Xa.shape[0] < 2:
+        raise ValueError("X must have at least 2 arms")
+    check_arms_span(Xa)
+    Za = Xa if Z is None else as_matrix(Z, "Z", Xa.shape[1])
+    if Za.shape[0] < 2:
+        raise ValueError("Z must have at least 2 decision targets")
+    return Xa, Za

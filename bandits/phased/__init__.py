@@ -93,8 +93,7 @@ from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.targets import T_INIT
 from bandits._core.result import RunResult
 from bandits._core.validate import (
-    as_matrix,
-    check_arms_span,
+    as_arms_and_targets,
     check_budget,
     check_int,
     check_positive,
@@ -124,14 +123,8 @@ class _AdaptiveEngine:
                  normalization: str, monotone: bool, log_n: str, rho0: float,
                  n0: int | None, min_phase_length: int | None,
                  stop_in_phase: bool = True) -> None:
-        self.X = as_matrix(X, "X")
+        self.X, self.Z = as_arms_and_targets(X, Z)
         K, d = self.X.shape
-        if K < 2:
-            raise ValueError("X must have at least 2 arms")
-        check_arms_span(self.X)
-        self.Z = self.X if Z is None else as_matrix(Z, "Z", d)
-        if self.Z.shape[0] < 2:
-            raise ValueError("Z must have at least 2 decision targets")
         if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
                 and 0.0 < float(alpha) < 1.0):
             raise ValueError(f"alpha must be in (0, 1); got {alpha!r}")
@@ -434,14 +427,8 @@ class _RageEngine:
 
     def __init__(self, X: object, Z: object, *, delta: float, sigma: float, eps: float,
                  variant: str, design_tol: float, n_constant: float = 8.0) -> None:
-        self.X = as_matrix(X, "X")
+        self.X, self.Z = as_arms_and_targets(X, Z)
         K, d = self.X.shape
-        if K < 2:
-            raise ValueError("X must have at least 2 arms")
-        check_arms_span(self.X)
-        self.Z = self.X if Z is None else as_matrix(Z, "Z", d)
-        if self.Z.shape[0] < 2:
-            raise ValueError("Z must have at least 2 decision targets")
         if variant not in ("paper", "code"):
             raise ValueError(f"variant must be 'paper' or 'code'; got {variant!r}")
         self.delta = check_probability(delta, "delta")

@@ -58,7 +58,7 @@ class AdaptiveConfig(NamedTuple):
     max_samples: int
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def adaptive_decide(st, cfg, active, t0, rng) -> int:
     """The step kernel of XY-adaptive (Soare et al. 2014, Fig. 3) within a phase: the arm
     to pull next, or -1 with ``ints[T_STATUS]`` = PHASE_END (the length rule holds),

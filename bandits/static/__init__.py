@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,8 +57,9 @@ from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.targets import T_INIT
 from bandits._core.result import RunResult
 from bandits._core.validate import (  # re-exported: bandits.static.as_matrix etc.
+    as_arms_and_targets,
     as_matrix,
-    check_arms_span,
+    check_arms_span,  # noqa: F401  (public name of bandits.static)
     check_budget,
     check_int,
     check_positive,
@@ -73,6 +73,8 @@ __all__ = ["STATIC_ALGORITHMS", "StaticPolicy", "confidence_constants", "run_sta
            "spanning_arms", "static_design"]
 
 STATIC_ALGORITHMS = ("g-static", "xy-static", "xy-oracle")
+#: Budget of a policy without ``max_samples`` (never reached).
+NO_BUDGET = 2**62
 _METHODS = ("greedy", "rounding")
 _INITS = ("all", "basis")
 
@@ -191,36 +193,16 @@ def oracle_targets(Z: np.ndarray, theta: object) -> tuple[np.ndarray, np.ndarray
 # ----------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Setup:
-    X: np.ndarray
-    Z: np.ndarray
-    Y: np.ndarray
-    rule: int
-    w: np.ndarray
-    init_arms: np.ndarray
-    stop_kind: int
-    theta_true: np.ndarray
-    c: float
-    log_const: float
-    fixed: bool
-
-
 def _setup(algorithm: str, X: object, Z: object, theta: object, *, method: str, init: str,
-           confidence: str | float, c: float | None, sigma: float, delta: float) -> _Setup:
+           confidence: str | float, c: float | None, sigma: float,
+           delta: float) -> S.StaticConfig:
     if algorithm not in STATIC_ALGORITHMS:
         raise ValueError(f"algorithm must be one of {STATIC_ALGORITHMS}; got {algorithm!r}")
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     if init not in _INITS:
         raise ValueError(f"init must be one of {_INITS}; got {init!r}")
-    Xa = as_matrix(X, "X")
-    if Xa.shape[0] < 2:
-        raise ValueError("X must have at least 2 arms")
-    check_arms_span(Xa)
-    Za = Xa if Z is None else as_matrix(Z, "Z", Xa.shape[1])
-    if Za.shape[0] < 2:
-        raise ValueError("Z must have at least 2 decision targets")
+    Xa, Za = as_arms_and_targets(X, Z)
     sigma = check_positive(sigma, "sigma")
     cc, log_const, fixed = confidence_constants(confidence, sigma=sigma, delta=delta,
                                                 K=Za.shape[0], c=c)
@@ -253,19 +235,13 @@ def _setup(algorithm: str, X: object, Z: object, theta: object, *, method: str, 
             order.append(a)
             cnt[a] += 1
         init_arms = np.asarray(order, dtype=np.int64)
-    return _Setup(Xa, Za, np.ascontiguousarray(Y), rule, w, init_arms, stop_kind, theta_true,
-                  cc, log_const, fixed)
+    return S.StaticConfig(Xa, Za, np.ascontiguousarray(Y), rule, w, init_arms, stop_kind,
+                          theta_true, cc, log_const, fixed, 1000, NO_BUDGET)
 
 
-#: Budget of a policy without ``max_samples`` (never reached).
-NO_BUDGET = 2**62
-
-
-def _config(st: _Setup, refresh_every: int, max_samples: int) -> S.StaticConfig:
-    """The kernel's configuration of a set-up static allocation."""
-    return S.StaticConfig(st.X, st.Z, st.Y, st.rule, st.w, st.init_arms, st.stop_kind,
-                          st.theta_true, st.c, st.log_const, st.fixed, int(refresh_every),
-                          int(max_samples))
+def _config(st: S.StaticConfig, refresh_every: int, max_samples: int) -> S.StaticConfig:
+    """The set-up allocation ``st`` with its refresh period and budget."""
+    return st._replace(refresh_every=int(refresh_every), max_samples=int(max_samples))
 
 
 def default_method(algorithm: str) -> str:

@@ -62,29 +62,30 @@ class StaticConfig(NamedTuple):
     max_samples: int
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def static_decide(st, cfg, rng) -> int:
     """The step kernel of the static allocations: the arm to pull next, or -1 when the run
     is over (``ints[T_STATUS]``: STATUS_RULE, STATUS_BUDGET or STATUS_SINGULAR).
 
     Order: initial arms (budget first), then stop test -> budget test -> the rule
     (Soare et al. Eq. 22/26 greedy on ``Y``, or ``argmin N_a / w_a``)."""
-    ints = st.ints
+    ints, Ainv, theta = st.ints, st.Ainv, st.theta
+    X, Y = cfg.X, cfg.Y
     if ints[T_INIT] >= 0:
-        a = initial_step(st, cfg.X, cfg.Y, cfg.init_arms, ints[T_PULLS], cfg.max_samples)
+        a = initial_step(st, X, Y, cfg.init_arms, ints[T_PULLS], cfg.max_samples)
         if a != -2:
             return a
     t = ints[T_PULLS]
     b = beta(t, cfg.c, cfg.log_const, cfg.fixed)
-    th = cfg.theta_true if cfg.stop_kind == STOP_ORACLE else st.theta
-    if check_stop(cfg.Z, st.Ainv, th, b) >= 0:
+    th = cfg.theta_true if cfg.stop_kind == STOP_ORACLE else theta
+    if check_stop(cfg.Z, Ainv, th, b) >= 0:
         ints[T_STATUS] = STATUS_RULE
         return -1
     if t >= cfg.max_samples:
         ints[T_STATUS] = STATUS_BUDGET
         return -1
     if cfg.rule == RULE_GREEDY:
-        return greedy_choice(cfg.X, cfg.Y, ints[T_M], st.Ainv, st.vals, rng, st.g, st.scores)
+        return greedy_choice(X, Y, ints[T_M], Ainv, st.vals, rng, st.g, st.scores)
     return track_ratio(st.counts, cfg.w)
 
 

@@ -639,24 +639,37 @@ def lints_reset(st, cfg):
 
 
 @njit(cache=True)
+def _forward(L, f, w):
+    """Solve ``L w = f`` (lower triangular)."""
+    N = f.size
+    for i in range(N):
+        s = f[i]
+        for j in range(i):
+            s -= L[i, j] * w[j]
+        w[i] = s / L[i, i]
+
+
+@njit(cache=True)
+def _backward(L, w, out):
+    """Solve ``L^T out = w``."""
+    N = w.size
+    for i in range(N - 1, -1, -1):
+        s = w[i]
+        for j in range(i + 1, N):
+            s -= L[j, i] * out[j]
+        out[i] = s / L[i, i]
+
+
+@njit(cache=True)
 def lints_action(st, cfg, action, pol_state):
     """Step decision: ``theta_tilde ~ N(B^-1 f, v^2 B^-1)`` (``L^-T (L^-1 f + v z)``, two
     triangular solves), play the top-K of ``theta_tilde``."""
     N = st.f.size
-    L, w, th = st.L, st.w, st.th
+    _forward(st.L, st.f, st.w)
     for i in range(N):
-        s = st.f[i]
-        for j in range(i):
-            s -= L[i, j] * w[j]
-        w[i] = s / L[i, i]
-    for i in range(N):
-        w[i] += cfg.v * normal(pol_state)
-    for i in range(N - 1, -1, -1):
-        s = w[i]
-        for j in range(i + 1, N):
-            s -= L[j, i] * th[j]
-        th[i] = s / L[i, i]
-    _top_k_of(st.idx, N, th, cfg.K, action, 0)
+        st.w[i] += cfg.v * normal(pol_state)
+    _backward(st.L, st.w, st.th)
+    _top_k_of(st.idx, N, st.th, cfg.K, action, 0)
 
 
 @njit(cache=True)
@@ -692,19 +705,9 @@ def lints_observe(st, cfg, action, r):
 @njit(cache=True)
 def lints_commit(st, cfg, theta_mean, chosen):
     """The posterior mean ``B^-1 f`` and its top-K (the reported recommendation)."""
-    N = st.f.size
-    L, w = st.L, st.w
-    for i in range(N):
-        s = st.f[i]
-        for j in range(i):
-            s -= L[i, j] * w[j]
-        w[i] = s / L[i, i]
-    for i in range(N - 1, -1, -1):
-        s = w[i]
-        for j in range(i + 1, N):
-            s -= L[j, i] * theta_mean[j]
-        theta_mean[i] = s / L[i, i]
-    _top_k_of(st.idx, N, theta_mean, cfg.K, chosen, 0)
+    _forward(st.L, st.f, st.w)
+    _backward(st.L, st.w, theta_mean)
+    _top_k_of(st.idx, st.f.size, theta_mean, cfg.K, chosen, 0)
 
 
 @njit(cache=True)

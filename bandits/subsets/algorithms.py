@@ -347,6 +347,20 @@ def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> Subse
 
 
 # ------------------------------------------------------------------------------- LinTS
+def lints_scale(N: int, scaled: bool, v: float | None, reg: float, R: float
+                ) -> tuple[float, float]:
+    """LinTS's posterior scale ``v`` (default ``R sqrt(N)`` scaled, ``R`` unscaled) and its
+    ridge ``reg``, checked."""
+    if v is None:
+        v = R * math.sqrt(N) if scaled else R
+    v, reg = float(v), float(reg)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"v must be a finite number >= 0; got {v!r}")
+    if not (np.isfinite(reg) and reg > 0):
+        raise ValueError(f"reg must be positive; got {reg!r}")
+    return v, reg
+
+
 def lints(env: SubsetEnv, T: int, *, seed: int = 0, scaled: bool = True, v: float | None = None,
           reg: float = 1.0, R: float = 0.5, n_points: int = 200) -> SubsetRunResult:
     r"""Linear Thompson sampling (Agrawal & Goyal 2013) with indicator features.
@@ -373,13 +387,7 @@ def lints(env: SubsetEnv, T: int, *, seed: int = 0, scaled: bool = True, v: floa
         Sub-Gaussian constant of the reward (1/2 for rewards in [0, 1]).
     """
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
-    if v is None:
-        v = R * math.sqrt(env.N) if scaled else R
-    v, reg = float(v), float(reg)
-    if not (np.isfinite(v) and v >= 0):
-        raise ValueError(f"v must be a finite number >= 0; got {v!r}")
-    if not (np.isfinite(reg) and reg > 0):
-        raise ValueError(f"reg must be positive; got {reg!r}")
+    v, reg = lints_scale(env.N, scaled, v, reg, R)
     theta, chosen = np.zeros(env.N), np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
     _k.lints_run(_env_args(env), (cp, curve, ipos, acc), _k.lints_state(env.N),

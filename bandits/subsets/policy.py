@@ -246,14 +246,10 @@ class LintsPolicy(SubsetPolicy):
 
     def __init__(self, N: int, K: int, T: int, *, seed: int = 0, scaled: bool = True,
                  v: float | None = None, reg: float = 1.0, R: float = 0.5) -> None:
+        from bandits.subsets.algorithms import lints_scale
+
         super().__init__(N, K, T, seed)
-        if v is None:
-            v = R * math.sqrt(self.N) if scaled else R
-        v, reg = float(v), float(reg)
-        if not (np.isfinite(v) and v >= 0):
-            raise ValueError(f"v must be a finite number >= 0; got {v!r}")
-        if not (np.isfinite(reg) and reg > 0):
-            raise ValueError(f"reg must be positive; got {reg!r}")
+        v, reg = lints_scale(self.N, scaled, v, reg, R)
         self._rng = make_state(self.seed, 2)
         self._cfg = _k.LintsConfig(self.K, self.T, v, reg)
         self._st = _k.lints_state(self.N)
