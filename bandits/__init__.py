@@ -20,4 +20,5 @@ from bandits.replicate import ReplicationTable, replicate
 from bandits.runner import run
 
 __all__ = ["ALGORITHMS", "GIFA", "Policy", "REGISTRY", "ReplicationTable", "RunResult",
-           "STOP_REASONS", "load_policy", "make_algorithm", "policy", "replicate", "reward_oracle", "run"]
+           "STOP_REASONS", "load_policy", "make_algorithm", "policy", "replicate",
+           "reward_oracle", "run"]

@@ -281,7 +281,7 @@ class AskTellProtocol:
                 raise ValueError(f"arm {a!r} was told but arm {asked} was asked")
             left.remove(a)
         self._events().append(["tell", arms, rewards])
-        for a, r in zip(arms, rewards):
+        for a, r in zip(arms, rewards, strict=True):
             i = next(j for j, (b, _) in enumerate(pending) if b == a)
             _, from_queue = pending.pop(i)
             self._feed(a, r, unasked=not from_queue)
@@ -300,7 +300,7 @@ class AskTellProtocol:
             if not 0 <= a < K:
                 raise ValueError(f"arms: arm {a} is out of range (K = {K})")
         self._events().append(["observe", arms, rewards])
-        for a, r in zip(arms, rewards):
+        for a, r in zip(arms, rewards, strict=True):
             self._feed(a, r, unasked=True)
 
     def _feed(self, arm: int, r: float, *, unasked: bool) -> None:

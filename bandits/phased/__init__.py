@@ -90,8 +90,8 @@ from bandits._core import rng as _rng
 from bandits._core.env import make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
-from bandits._core.targets import T_INIT
 from bandits._core.result import RunResult
+from bandits._core.targets import T_INIT
 from bandits._core.validate import (
     as_arms_and_targets,
     check_budget,
