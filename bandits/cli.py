@@ -512,6 +512,76 @@ def _cmd_complexity(args: argparse.Namespace) -> int:
     return 0
 
 
+
+def _cmd_experiment(args: argparse.Namespace) -> int:
+    """``oed experiment new|ask|tell|observe|status|plan``: a lab experiment in a state
+    file (:mod:`bandits.experiment`)."""
+    from bandits import experiment as ex
+    from bandits.io import write_id_table
+
+    if args.action == "new":
+        pol = ex.new_experiment(args.state, args.arms, algorithm=args.algorithm,
+                                id_column=args.id_column, columns=args.columns, m=args.m,
+                                delta=args.delta, sigma=args.sigma, S=args.S,
+                                threshold=args.threshold, seed=args.seed,
+                                max_samples=args.max_samples, force=args.force)
+        print(f"new experiment: {args.algorithm}, K = {len(pol.ids)} arms, m = {args.m}, "
+              f"delta = {args.delta}; state in {args.state}")
+        return 0
+    if args.action == "ask":
+        ids = ex.ask(args.state, args.n)
+        if not ids:
+            print("no new measurement can be chosen before outstanding results are told",
+                  file=sys.stderr)
+        if args.out:
+            write_id_table(args.out, ("id", "reward"), [(i, "") for i in ids])
+            print(f"{len(ids)} measurements to run written to {args.out}")
+        else:
+            print("\n".join(ids))
+        return 0
+    if args.action in ("tell", "observe"):
+        n = ex.tell(args.state, args.results, observe=args.action == "observe",
+                    id_column=args.id_column, reward_column=args.reward_column)
+        print(f"{n} results taken")
+        return 0
+    if args.action == "status":
+        st = ex.status(args.state, simulations=args.simulations)
+        if args.json:
+            from dataclasses import asdict
+
+            print(json.dumps(asdict(st), indent=2))
+            return 0
+        print(f"algorithm        {st.algorithm}")
+        print(f"samples so far   {st.samples}")
+        print(f"outstanding      {len(st.outstanding)}")
+        label = "recommended" if st.stopped else "current best"
+        print(f"{label:<16} {', '.join(st.best)}")
+        rule = "holds: stop, the set is certified" if st.stopped else (
+            f"ended by {st.stopped_by}" if st.stopped_by else "does not hold yet")
+        print(f"stopping rule    {rule}")
+        if not st.stopped_by:
+            left = "unknown" if st.remaining is None else f"about {st.remaining}"
+            print(f"still needed     {left} ({st.basis})")
+        return 0
+    theta = load_vector(args.theta, "--theta")
+    out = ex.plan(args.arms, theta, algorithm=args.algorithm, id_column=args.id_column,
+                  columns=args.columns, m=args.m, delta=args.delta, sigma=args.sigma,
+                  S=args.S, runs=args.runs)
+    if args.json:
+        print(json.dumps(jsonable(out), indent=2))
+        return 0
+    print(f"K = {out['K']} arms, d = {out['d']}, top {out['m']} on this theta: "
+          f"{', '.join(out['top'])}")
+    print("complexity constants (Réda et al. 2021, Table 2):")
+    for key, v in out["constants"].items():
+        print(f"  {key:<32} {v:,.6g}")
+    print(f"predicted samples ({args.runs} simulated runs each):")
+    for thr, v in out["simulations"].items():
+        guarantee = out["guarantees"].get(thr, "")
+        print(f"  {thr:<12} median {v['median']:>9,}  (min {v['min']:,}, max {v['max']:,})"
+              f"  {guarantee}")
+    return 0
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from bandits.reproduce import REPRODUCTIONS, format_rows, reproduce
 
@@ -721,6 +791,60 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--plot", help="write the regret figure (.png/.pdf/.svg)")
     sb.add_argument("--json", action="store_true")
     sb.set_defaults(func=_cmd_subset)
+    ex = sub.add_parser("experiment", help="run a lab experiment from a state file: new, "
+                        "ask, tell, observe, status, plan")
+    exs = ex.add_subparsers(dest="action", required=True)
+    e_new = exs.add_parser("new", help="start an experiment on a candidate file")
+    e_new.add_argument("--arms", required=True, help="candidates (CSV/TSV/NPY/Parquet)")
+    e_new.add_argument("--id-column", help="column with the candidates' IDs")
+    e_new.add_argument("--columns", help="feature columns, comma-separated (default: all "
+                       "but the ID column)")
+    e_new.add_argument("--algorithm", default="m-lingape",
+                       help="registered linear algorithm (default m-lingape)")
+    e_new.add_argument("--m", type=_COUNT, default=1)
+    e_new.add_argument("--delta", type=_PROB,
+                       default=0.05)
+    e_new.add_argument("--sigma", type=_POS, default=1.0,
+                       help="noise standard deviation of one measurement")
+    e_new.add_argument("--S", type=_POS,
+                       help="bound on ||theta|| (GIFA theoretical threshold)")
+    e_new.add_argument("--threshold", help="GIFA threshold: theoretical (default) or "
+                       "heuristic")
+    e_new.add_argument("--seed", type=_INDEX, default=0)
+    e_new.add_argument("--max-samples", type=_COUNT)
+    e_new.add_argument("--state", required=True, help="state file (JSON) to create")
+    e_new.add_argument("--force", action="store_true", help="overwrite an existing state")
+    e_ask = exs.add_parser("ask", help="the next batch of measurements")
+    e_ask.add_argument("--n", type=_COUNT, default=1)
+    e_ask.add_argument("--out", help="write a CSV (id, reward) to fill in")
+    for name, text in (("tell", "results of asked measurements (CSV: id, reward)"),
+                       ("observe", "measurements that were not asked (warm start)")):
+        e_t = exs.add_parser(name, help=text)
+        e_t.add_argument("results", help="CSV/TSV with an ID and a reward column")
+        e_t.add_argument("--id-column", default="id")
+        e_t.add_argument("--reward-column", default="reward")
+        e_t.add_argument("--state", required=True)
+    e_st = exs.add_parser("status", help="best set, stopping rule, samples, estimate")
+    e_st.add_argument("--simulations", type=_COUNT,
+                      default=5)
+    e_st.add_argument("--json", action="store_true")
+    for q in (e_ask, e_st):
+        q.add_argument("--state", required=True)
+    e_pl = exs.add_parser("plan", help="predicted budget on a plausible theta, theoretical "
+                          "vs heuristic threshold")
+    e_pl.add_argument("--arms", required=True)
+    e_pl.add_argument("--id-column")
+    e_pl.add_argument("--columns")
+    e_pl.add_argument("--theta", required=True, help="values (comma-separated) or a file")
+    e_pl.add_argument("--algorithm", default="m-lingape")
+    e_pl.add_argument("--m", type=_COUNT, default=1)
+    e_pl.add_argument("--delta", type=_PROB,
+                      default=0.05)
+    e_pl.add_argument("--sigma", type=_POS, default=1.0)
+    e_pl.add_argument("--S", type=_POS)
+    e_pl.add_argument("--runs", type=_COUNT, default=10)
+    e_pl.add_argument("--json", action="store_true")
+    ex.set_defaults(func=_cmd_experiment)
     return p
 
 
