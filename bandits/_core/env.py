@@ -53,15 +53,6 @@ def pull(env, arm, rng) -> float:
     return env.table[_rng.integer(rng, env.table.shape[0]), arm]
 
 
-@njit(cache=True)
-def pull_arrays(kind, means, sigma, table, arm, rng) -> float:
-    """:func:`pull` with the environment's fields as four arguments (kernels not yet
-    converted to the bundled :class:`Environment`)."""
-    if kind == ENV_GAUSSIAN:
-        return means[arm] + sigma * _rng.normal(rng)
-    return table[_rng.integer(rng, table.shape[0]), arm]
-
-
 def reward_oracle(instance, seed: int):
     """A function ``arm -> reward`` drawing exactly the rewards a simulation with ``seed``
     draws (stream 1), to drive an ask/tell policy in tests and examples (for a
