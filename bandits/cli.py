@@ -2,8 +2,9 @@
 
 Subcommands: ``demo`` (the built-in example), ``design`` (compute and certify a design
 from a file of arms), ``round`` (turn weights into integer counts), ``run`` (simulate one
-run of a bandit algorithm on a named instance) and ``replicate`` (many seeds, several
-algorithms side by side, summary table, CSV/JSON and box plot).
+run of a bandit algorithm on a named instance), ``replicate`` (many seeds, several
+algorithms side by side, summary table, CSV/JSON and box plot) and ``experiment`` (a lab
+experiment in a state file: new, ask, tell, observe, status, plan).
 
 Algorithms are given as ``NAME`` or ``NAME:key=value,key=value`` with rule overrides of
 :class:`bandits.GIFA`, e.g. ``m-lingape:selection=optimized`` or
