@@ -55,13 +55,16 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_design(args: argparse.Namespace) -> int:
     import design
+    from bandits import design_cli
 
     check_output(args.out, "--out", (".json",))
-    X = load_matrix(args.arms, "--arms")
+    X, model, columns = design_cli.arms_and_model(args)
     # --tol is checked in (0, 1) by argparse; None means the criterion's default
     tol_gd = 1e-6 if args.tol is None else args.tol
     tol_mm = 1e-4 if args.tol is None else args.tol
-    if args.criterion in ("g", "d"):
+    if design_cli.handles(args):
+        res, out = design_cli.run(args, X, model, columns)
+    elif args.criterion in ("g", "d"):
         fn = design.g_optimal if args.criterion == "g" else design.d_optimal
         res = fn(X, tol=tol_gd, method=args.method or "auto", max_iter=args.max_iter)
         out = design_to_dict(res)
@@ -100,11 +103,13 @@ def _cmd_design(args: argparse.Namespace) -> int:
                          "weights": g.weights.tolist()}
     else:  # pragma: no cover - argparse restricts the choices
         raise ValueError(f"unknown criterion {args.criterion!r}")
+    out["model"] = model
     text = json.dumps(jsonable(out), indent=2)
     if args.out:
         with open(args.out, "w") as fh:
             fh.write(text + "\n")
-        print(f"{res!r}\nwritten to {args.out}")
+        print(f"{res!r}\nmodel: {model['description']}: {', '.join(model['terms'])}\n"
+              f"written to {args.out}")
     else:
         print(text)
     return 0
@@ -712,7 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_cmd_demo)
 
     g = sub.add_parser("design", help="compute an optimal design with its certificate")
-    g.add_argument("criterion", choices=["g", "d", "c", "xy", "h"])
+    g.add_argument("criterion", choices=["g", "d", "a", "i", "ds", "c", "xy", "h"])
     g.add_argument("--arms", required=True, help="arms file, one arm per row (CSV/TSV/NPY)")
     g.add_argument("--target", help="c-optimal direction y: '1,0,-1' or a file")
     g.add_argument("--targets", help="xy: target directions Y, one per row (default: all "
@@ -726,6 +731,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--method", default=None)
     g.add_argument("--max-iter", type=_COUNT, default=None)
     g.add_argument("--out", help="write the JSON here instead of printing it")
+    from bandits.design_cli import add_design_arguments
+
+    add_design_arguments(g)
     g.set_defaults(func=_cmd_design)
 
     r = sub.add_parser("round", help="round design weights to integer counts")

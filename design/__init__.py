@@ -6,12 +6,34 @@
 * :func:`xy_optimal`, :func:`minimax_optimal`, :func:`h_optimal`, :func:`g_optimal_hessian`,
   :func:`xy_check`, :func:`minimax_check` -- XY / transductive, weighted minimax and
   H-optimal (GLM) designs with equivalence-theorem certificates.
+* :func:`a_optimal`, :func:`i_optimal`, :func:`ds_optimal`, :func:`linear_optimal`,
+  :func:`criterion_check`, :func:`moment_matrix` -- A-, I- (integrated variance), Ds- and
+  general linear-criterion designs with equivalence-theorem certificates.
+* :func:`model_matrix`, :func:`model_terms`, :func:`box_grid`, :func:`simplex_grid` --
+  polynomial regression models on factor settings and candidate grids.
+* :func:`exact`, :func:`exact_value` -- exact designs of ``n`` runs by exchange (bin, caps,
+  fixed runs), with a certified efficiency.
+* :func:`constrained_optimal` -- approximate designs under caps, linear resource
+  constraints and fixed runs, with duality certificates.
+* :class:`DesignConvergenceWarning` -- raised (as a warning) by every design function whose
+  result is not certified within ``tol``; the result's ``message`` says why.
 * :mod:`design.greedy` -- greedy incremental rules (Soare et al. Eq. 22 and 26).
 * :mod:`design.complexity` -- l1-minimal weights of arm differences (the bandit
   complexity constants built on them are in :mod:`bandits.complexity`).
 """
 
+from design.constrained import constrained_optimal
+from design.criteria import (
+    CriterionCertificate,
+    a_optimal,
+    criterion_check,
+    ds_optimal,
+    i_optimal,
+    linear_optimal,
+    moment_matrix,
+)
 from design.elfving import CCertificate, c_check, c_optimal
+from design.exact import ExactDesign, exact, exact_value
 from design.gd import d_optimal, g_optimal, kw_check, two_approx_g_design, variances
 from design.greedy import (
     GreedyChoice,
@@ -30,29 +52,46 @@ from design.minimax import (
     xy_check,
     xy_optimal,
 )
-from design.result import Certificate, DesignResult
+from design.models import box_grid, model_matrix, model_terms, simplex_grid
+from design.result import Certificate, DesignConvergenceWarning, DesignResult
 
 __all__ = [
     "CCertificate",
     "Certificate",
+    "CriterionCertificate",
+    "DesignConvergenceWarning",
     "DesignResult",
+    "ExactDesign",
     "GreedyChoice",
     "MinimaxCertificate",
+    "a_optimal",
+    "box_grid",
     "c_check",
     "c_optimal",
+    "constrained_optimal",
+    "criterion_check",
     "d_optimal",
+    "ds_optimal",
+    "exact",
+    "exact_value",
     "g_optimal",
     "g_optimal_hessian",
     "greedy_g_step",
     "greedy_minimax_step",
     "greedy_xy_step",
     "h_optimal",
+    "i_optimal",
     "kw_check",
+    "linear_optimal",
     "minimax_check",
     "minimax_optimal",
+    "model_matrix",
+    "model_terms",
+    "moment_matrix",
     "pairwise_differences",
     "sherman_morrison_update",
     "two_approx_g_design",
+    "simplex_grid",
     "variances",
     "xy_check",
     "xy_optimal",

@@ -50,7 +50,7 @@ import scipy.linalg
 from scipy.optimize import linprog
 
 from ._validation import as_arms, as_tol, as_vector, as_weights
-from .result import DesignResult
+from .result import DesignResult, warns_if_not_converged
 
 __all__ = ["CCertificate", "c_check", "c_optimal"]
 
@@ -575,6 +575,7 @@ def _gap(value: float, lower: float) -> float:
 # --------------------------------------------------------------------------------------
 
 
+@warns_if_not_converged
 def c_optimal(X: Any, y: Any, *, method: str = "auto", tol: float = 1e-9) -> DesignResult:
     r"""c-optimal design for the direction ``y`` via Elfving's theorem.
 

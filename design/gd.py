@@ -29,7 +29,7 @@ from design._validation import (
     as_weights,
     rounding_error_factor,
 )
-from design.result import Certificate, DesignResult
+from design.result import Certificate, DesignResult, warns_if_not_converged
 
 _METHODS = ("auto", "fw", "fw-away", "cvxpy")
 
@@ -313,6 +313,7 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
     )
 
 
+@warns_if_not_converged
 def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
               max_iter: int | None = None) -> DesignResult:
     """G-optimal design: ``min_w max_a x_a^T A(w)^{-1} x_a`` over the simplex.
@@ -358,6 +359,7 @@ def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
     return _optimal(X, tol, method, max_iter, "G")
 
 
+@warns_if_not_converged
 def d_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
               max_iter: int | None = None) -> DesignResult:
     """D-optimal design: ``max_w det A(w)``, reported as ``phi_D(w) = det(A(w))^{-1/d}``.

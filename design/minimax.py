@@ -46,7 +46,7 @@ from design._validation import (
     as_weights,
     rounding_error_factor,
 )
-from design.result import DesignResult
+from design.result import DesignResult, warns_if_not_converged
 
 __all__ = [
     "MinimaxCertificate",
@@ -492,6 +492,7 @@ def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
     )
 
 
+@warns_if_not_converged
 def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4,
                     method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """Weighted minimax design: ``min_lam max_j c_j y_j^T A(lam)^{-1} y_j`` over the simplex.
@@ -564,6 +565,7 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
     return _optimal(Xa, targets, tol, method, max_iter, "minimax")
 
 
+@warns_if_not_converged
 def xy_optimal(X: object, Y: object = None, *, Z: object = None, tol: float = 1e-4,
                method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """XY-optimal design: ``min_lam max_{y in Y} y^T A(lam)^{-1} y`` (Soare et al. 2014).
@@ -647,6 +649,7 @@ def _glm_setup(X: object, theta: object, link: str) -> tuple[np.ndarray, np.ndar
     return Xa, mup
 
 
+@warns_if_not_converged
 def h_optimal(X: object, theta: object, *, link: str = "logistic", tol: float = 1e-4,
               method: str = "auto", max_iter: int | None = None) -> DesignResult:
     """H-optimal design of Mason, Jun & Jain (2022), for GLM bandits.
@@ -681,6 +684,7 @@ def h_optimal(X: object, theta: object, *, link: str = "logistic", tol: float = 
     return _optimal(Xs, targets, tol, method, max_iter, "H", {"mu_prime": mup}, name="theta")
 
 
+@warns_if_not_converged
 def g_optimal_hessian(X: object, theta: object, *, link: str = "logistic",
                       tol: float = 1e-4, method: str = "auto",
                       max_iter: int | None = None, scaled: bool = False) -> DesignResult:

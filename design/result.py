@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
+
+
+class DesignConvergenceWarning(UserWarning):
+    """A design solver stopped before certifying the requested tolerance.
+
+    The returned :class:`DesignResult` is still honest (``converged=False``, its
+    ``value``, ``lower_bound`` and ``gap`` are those of the returned weights) and its
+    ``message`` says why it stopped and what to change.
+    """
 
 
 def _fmt_weights(weights: np.ndarray, support: np.ndarray, limit: int = 8) -> str:
@@ -47,6 +61,9 @@ class DesignResult:
         Name of the criterion (``"G"``, ``"D"``, ``"c"``, ...).
     info : dict
         Extra, criterion-specific data (e.g. signed coefficients of the c-optimal LP).
+    message : str
+        Human-readable outcome, as in ``scipy.optimize.OptimizeResult``: why the solver
+        stopped and, when not converged, what to change.
     """
 
     weights: np.ndarray
@@ -59,6 +76,7 @@ class DesignResult:
     converged: bool
     criterion: str = ""
     info: dict = field(default_factory=dict)
+    message: str = ""
 
     def __repr__(self) -> str:
         status = "converged" if self.converged else "NOT converged"
@@ -69,7 +87,54 @@ class DesignResult:
             f"gap={self.gap:.3e},\n"
             f"  support ({self.support.size} of {self.weights.size} arms)="
             f"{_fmt_weights(self.weights, self.support)})"
+            + ("" if self.converged or not self.message else f"\n  message: {self.message}")
         )
+
+
+_F = TypeVar("_F", bound=Callable[..., DesignResult])
+
+
+def warns_if_not_converged(fn: _F) -> _F:
+    """Decorate a public design function: fill ``message`` and warn when not converged.
+
+    A result with ``converged=False`` gets a :class:`DesignConvergenceWarning` (pointing at
+    the caller's line) and, unless the solver wrote one, the message
+    ``"not converged: certified gap ... > tol ... after N iterations (solver); ..."``.
+    Converged results get ``message="converged: ..."``. The values are never changed.
+    """
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: object, **kwargs: object) -> DesignResult:
+        res = fn(*args, **kwargs)
+        if not isinstance(res, DesignResult):  # pragma: no cover - defensive
+            return res
+        try:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            tol = bound.arguments.get("tol")
+        except TypeError:  # pragma: no cover - fn already validated its arguments
+            tol = None
+        tol_txt = f"tol={tol:g}" if isinstance(tol, (int, float)) else "the tolerance"
+        if res.converged:
+            if not res.message:
+                res = replace(res, message=f"converged: certified gap {res.gap:.3g} <= "
+                                           f"{tol_txt} after {res.iterations} iterations")
+            return res
+        if not res.message:
+            if res.solver.startswith("cvxpy"):
+                hint = "the solver's own tolerance limits it; try method='auto'"
+            elif "max_iter" in sig.parameters:
+                hint = "raise max_iter, loosen tol, or try method='cvxpy'"
+            else:
+                hint = "loosen tol or try another method"
+            res = replace(res, message=(
+                f"not converged: certified gap {res.gap:.3g} > {tol_txt} after "
+                f"{res.iterations} iterations ({res.solver}); {hint}"))
+        warnings.warn(f"{fn.__name__}: {res.message}", DesignConvergenceWarning, stacklevel=2)
+        return res
+
+    return wrapper  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, repr=False)

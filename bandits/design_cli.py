@@ -1,0 +1,218 @@
+"""The lab-design part of ``oed design``: model terms, A/I/Ds criteria, exact designs and
+constraints (kept apart from :mod:`bandits.cli`, which only routes to it).
+
+``oed design a|i|ds|d|g|c|xy|h --arms FILE [--model TERMS] [--intercept/--no-intercept]
+[--exact N [--bin]] [--caps SPEC] [--costs SPEC --budget B] [--fixed FILE --runs N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from bandits.io import design_to_dict, load_matrix, load_vector
+
+NEW_CRITERIA = ("a", "i", "ds")
+
+
+def add_design_arguments(g: argparse.ArgumentParser) -> None:
+    """The lab-design options of ``oed design``."""
+    g.add_argument("--model", help="regression model on the factor settings in --arms: "
+                   "linear, interactions, pure-quadratic, quadratic, cubic or a degree; "
+                   "without it the columns of --arms are the regressors as given")
+    g.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
+                   help="add a constant term (default: yes with --model, no without)")
+    g.add_argument("--interest", help="ds: parameters of interest, comma-separated column "
+                   "indices or term names (e.g. 'x1^2,x2^2')")
+    g.add_argument("--region", help="i: points of the region to average the variance over "
+                   "(factor settings with --model); default the candidates")
+    g.add_argument("--exact", type=int, metavar="N", help="exact design of N runs "
+                   "(criteria d, a, i, ds) instead of weights")
+    g.add_argument("--bin", action="store_true", help="exact: at most one run per candidate")
+    g.add_argument("--caps", help="most weight (approximate) or runs (--exact) per candidate: "
+                   "a number, 'c1,c2,...', a file, or a column name of --arms")
+    g.add_argument("--costs", help="cost of a run on each candidate: 'c1,...', a file, or a "
+                   "column name of --arms (with --budget)")
+    g.add_argument("--budget", type=float, help="most average cost per run "
+                   "(costs @ weights <= budget); a total budget T for N runs is T/N")
+    g.add_argument("--fixed", help="runs already made: a file of counts per candidate "
+                   "(one column, K rows) or of settings/regressor rows")
+    g.add_argument("--runs", type=int, help="number of new runs planned (approximate design "
+                   "with --fixed)")
+
+
+def _header(path: str) -> list[str] | None:
+    p = Path(path)
+    if p.suffix == ".npy" or not p.exists():
+        return None
+    for line in p.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        delim = "," if "," in line else ("\t" if "\t" in line else None)
+        cells = [c.strip() for c in line.split(delim)]
+        try:
+            [float(c) for c in cells]
+        except ValueError:
+            return cells
+        return None
+    return None
+
+
+def _column_or_vector(spec: str, name: str, header: list[str] | None, raw: np.ndarray
+                      ) -> tuple[np.ndarray, int | None]:
+    """A vector from a column name of the arms file, a number list or a file."""
+    if header is not None and spec in header:
+        j = header.index(spec)
+        return raw[:, j].copy(), j
+    try:
+        return np.array([float(spec)]), None
+    except ValueError:
+        return load_vector(spec, name), None
+
+
+def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
+    """The regressor matrix, a description of the model, and per-candidate columns."""
+    import design
+
+    raw = load_matrix(args.arms, "--arms")
+    header = _header(args.arms)
+    columns: dict = {}
+    drop: list[int] = []
+    for key in ("caps", "costs"):
+        spec = getattr(args, key, None)
+        if spec is not None:
+            vec, j = _column_or_vector(spec, key, header, raw)
+            columns[key] = vec
+            if j is not None:
+                drop.append(j)
+    keep = [j for j in range(raw.shape[1]) if j not in drop]
+    F = raw[:, keep]
+    names = [header[j] for j in keep] if header is not None else None
+    intercept = args.intercept
+    if args.model is not None:
+        terms: str | int = int(args.model) if args.model.isdigit() else args.model
+        intercept = True if intercept is None else intercept
+        X = design.model_matrix(F, terms, intercept=intercept)
+        labels = design.model_terms(F.shape[1], terms, intercept, names=names)
+        desc = f"{args.model} model in {F.shape[1]} factors"
+    else:
+        intercept = bool(intercept)
+        X = np.c_[np.ones(F.shape[0]), F] if intercept else F
+        labels = (["1"] if intercept else []) + (names or [f"x{j + 1}" for j in
+                                                           range(F.shape[1])])
+        desc = ("the columns of --arms as regressors"
+                + (" plus an intercept" if intercept else ", no intercept added"))
+    model = {"description": desc, "terms": labels, "intercept": intercept,
+             "parameters": int(X.shape[1])}
+    return X, model, columns
+
+
+def _to_model(args: argparse.Namespace, rows: np.ndarray, d: int, name: str) -> np.ndarray:
+    import design
+
+    if args.model is not None:
+        terms: str | int = int(args.model) if args.model.isdigit() else args.model
+        intercept = True if args.intercept is None else args.intercept
+        return design.model_matrix(rows, terms, intercept=intercept)
+    if args.intercept and rows.shape[1] == d - 1:
+        return np.c_[np.ones(rows.shape[0]), rows]
+    if rows.shape[1] != d:
+        raise ValueError(f"{name} has {rows.shape[1]} columns; expected {d}")
+    return rows
+
+
+def _interest(spec: str | None, labels: list[str]) -> list[int]:
+    if spec is None:
+        raise ValueError("--interest is required for the ds criterion (column indices or "
+                         f"term names among {labels})")
+    out = []
+    for item in spec.split(","):
+        item = item.strip()
+        if item in labels:
+            out.append(labels.index(item))
+        elif item.lstrip("-").isdigit():
+            out.append(int(item))
+        else:
+            raise ValueError(f"--interest: {item!r} is neither a column index nor a term "
+                             f"name among {labels}")
+    return out
+
+
+def handles(args: argparse.Namespace) -> bool:
+    """Whether the request needs this module (new criterion, exact, constraints)."""
+    return (args.criterion in NEW_CRITERIA or args.exact is not None or args.caps is not None
+            or args.costs is not None or args.budget is not None or args.fixed is not None)
+
+
+def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
+        ) -> tuple[object, dict]:
+    """Compute the requested design; returns ``(result, JSON dict)``."""
+    import design
+
+    K, d = X.shape
+    crit = {"g": "d"}.get(args.criterion, args.criterion) if args.exact is None \
+        else args.criterion
+    if crit not in ("d", "a", "i", "ds"):
+        raise ValueError(f"--exact / --caps / --costs / --fixed work with the criteria d, a, "
+                         f"i, ds; got {args.criterion!r}")
+    kw: dict = {}
+    if crit == "ds":
+        kw["interest"] = _interest(args.interest, model["terms"])
+    elif args.interest is not None:
+        raise ValueError("--interest is only used by the ds criterion")
+    if crit == "i" and args.region is not None:
+        kw["region"] = _to_model(args, load_matrix(args.region, "--region"), d, "region")
+    elif args.region is not None:
+        raise ValueError("--region is only used by the i criterion")
+    fixed = None
+    if args.fixed is not None:
+        rows = load_matrix(args.fixed, "--fixed")
+        if rows.shape == (K, 1) and np.all(rows == np.round(rows)) and np.all(rows >= 0):
+            fixed = rows[:, 0].astype(np.int64)
+        else:
+            fixed = _to_model(args, rows, d, "fixed")
+    if (args.costs is None) != (args.budget is None):
+        raise ValueError("--costs and --budget go together")
+    costs = columns.get("costs")
+    if costs is not None:
+        if costs.shape != (K,):
+            raise ValueError(f"--costs needs one cost per candidate (K={K}); got {costs.size}")
+        if not np.all(np.isfinite(costs)) or np.any(costs <= 0):
+            raise ValueError("--costs must be positive and finite")
+    caps = columns.get("caps")
+    if caps is not None and caps.size == 1:
+        caps = np.full(K, float(caps[0]))
+    if args.exact is not None:
+        if costs is not None:
+            raise ValueError("--costs/--budget are for approximate designs (without --exact)")
+        res = design.exact(X, args.exact, crit, bin=args.bin, fixed=fixed, caps=caps,
+                           **kw)
+        out = {"criterion": res.criterion, "n": res.n, "value": res.value,
+               "efficiency_bound": res.efficiency_bound, "lower_bound": res.lower_bound,
+               "counts": res.counts.tolist(), "support": res.support.tolist(),
+               "start": res.start, "message": res.message}
+        return res, out
+    if args.bin:
+        raise ValueError("--bin is for exact designs (with --exact N)")
+    tol = args.tol
+    if caps is None and costs is None and fixed is None:
+        fn = {"a": design.a_optimal, "i": design.i_optimal,
+              "ds": design.ds_optimal, "d": design.d_optimal}[crit]
+        res = fn(X, **kw, tol=tol or 1e-6, method=args.method or "auto",
+                 max_iter=args.max_iter) if crit != "ds" else \
+            fn(X, kw.pop("interest"), tol=tol or 1e-6, method=args.method or "auto",
+               max_iter=args.max_iter)
+    else:
+        if fixed is not None and args.runs is None:
+            raise ValueError("--fixed for an approximate design needs --runs N (the number "
+                             "of new runs); or ask for an exact design with --exact N")
+        res = design.constrained_optimal(
+            X, crit, caps=caps, A_ub=None if costs is None else [costs],
+            b_ub=None if costs is None else [args.budget], fixed=fixed,
+            n=args.runs if fixed is not None else None, tol=tol,
+            method=args.method or "auto", max_iter=args.max_iter, **kw)
+    out = design_to_dict(res)
+    out["message"] = res.message
+    return res, out

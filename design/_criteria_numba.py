@@ -1,0 +1,494 @@
+"""Jitted kernels of the A-, I- (linear) and Ds-optimal design solvers.
+
+Small numba functions over plain arrays; the validated Python API is in
+:mod:`design.criteria`. Notation: rows ``X[a]`` are arms, ``w`` the weights,
+``A = sum_a w_a x_a x_a^T``, ``omega_a = x_a^T A^{-1} x_a``.
+
+Both solvers are vertex-exchange methods (Böhning 1986; the exchange step of REX, Harman,
+Filová & Richtárik 2020): move weight ``alpha`` from the support arm ``j`` with the smallest
+directional derivative to the arm ``i`` with the largest, with the *exact* line search, and
+update ``A^{-1}`` and every directional derivative by the Woodbury formula for the rank-two
+change ``A + alpha (x_i x_i^T - x_j x_j^T)`` in ``O(K d)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from design._linalg import cholesky_lower, lower_inverse
+from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
+
+# STALLED (design._status, one definition for every kernel) here: no exchange along the
+# chosen pair improves the criterion.
+
+
+@njit(cache=True)
+def mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A @ x`` as a plain loop: small matrix-vector products inside the kernels must not
+    go through a multithreaded BLAS call (its thread wake-ups dominate, 20-40x slower on a
+    loaded machine)."""
+    n, m = A.shape
+    out = np.empty(n)
+    for r in range(n):
+        s = 0.0
+        for c in range(m):
+            s += A[r, c] * x[c]
+        out[r] = s
+    return out
+
+
+@njit(cache=True)
+def _inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
+    """``Minv = M^{-1}`` through the Cholesky factor; False if ``M`` is not PD."""
+    d = M.shape[0]
+    if d == 0:
+        return True
+    L = np.zeros((d, d))
+    if not cholesky_lower(M, L):
+        return False
+    Linv = np.empty((d, d))
+    lower_inverse(L, Linv)
+    Minv[:, :] = Linv.T @ Linv
+    return True
+
+
+@njit(cache=True)
+def _info(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    K, d = X.shape
+    M = np.zeros((d, d))
+    for a in range(K):
+        wa = w[a]
+        if wa > 0.0:
+            for r in range(d):
+                xr = wa * X[a, r]
+                for c in range(r + 1):
+                    M[r, c] += xr * X[a, c]
+    for r in range(d):
+        for c in range(r):
+            M[c, r] = M[r, c]
+    return M
+
+
+@njit(cache=True)
+def _quad_roots(qa: float, qb: float, qc: float, out: np.ndarray) -> int:
+    """Real roots of ``qa t^2 + qb t + qc = 0`` (linear if ``qa`` is ~0) into ``out``."""
+    scale = abs(qa) + abs(qb) + abs(qc)
+    if scale == 0.0:
+        return 0
+    if abs(qa) <= 1e-14 * scale:
+        if qb == 0.0:
+            return 0
+        out[0] = -qc / qb
+        return 1
+    disc = qb * qb - 4.0 * qa * qc
+    if disc < 0.0:
+        return 0
+    sq = np.sqrt(disc)
+    # numerically stable pair of roots
+    q = -0.5 * (qb + sq) if qb >= 0.0 else -0.5 * (qb - sq)
+    n = 0
+    if q != 0.0:
+        out[n] = qc / q
+        n += 1
+    out[n] = q / qa
+    n += 1
+    return n
+
+
+# ----------------------------------------------------------------------------------------
+# linear criteria: phi(w) = tr(L A(w)^{-1})  (A-optimal: L = I; I-optimal: L a moment matrix)
+# ----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
+                 Ainv: np.ndarray, g: np.ndarray) -> float:
+    """Recompute ``A^{-1}`` and ``g_a = x_a^T A^{-1} L A^{-1} x_a`` exactly, with
+    ``A = M0 + sum_a w_a x_a x_a^T`` (``M0``: information of runs already made, or 0).
+
+    Returns ``phi = tr(L A^{-1})``, or -1 when ``A`` is not numerically PD.
+    """
+    K, d = X.shape
+    if not _inverse_spd(_info(X, w) + M0, Ainv):
+        return -1.0
+    Z = X @ Ainv
+    ZL = Z @ L
+    for a in range(K):
+        s = 0.0
+        for r in range(d):
+            s += ZL[a, r] * Z[a, r]
+        g[a] = s
+    phi = 0.0
+    for r in range(d):
+        for c in range(d):
+            phi += L[r, c] * Ainv[c, r]
+    return phi
+
+
+@njit(cache=True)
+def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarray,
+                    g: np.ndarray, i: int, j: int, phi: float, amax: float) -> float:
+    """Exchange step ``j -> i`` for ``phi = tr(L A^{-1})`` with the exact line search.
+
+    With ``u = A^{-1} x``, ``omega_i, omega_j, omega_ij``, ``b_ij = u_i^T L u_j`` and the
+    rank-two Woodbury formula, the decrease of ``phi`` along ``alpha`` is
+    ``f(alpha) = (a alpha - c alpha^2) / (1 + e alpha - D alpha^2)`` with
+    ``a = g_i - g_j``, ``e = omega_i - omega_j``, ``D = omega_i omega_j - omega_ij^2``,
+    ``c = omega_j g_i - 2 omega_ij b_ij + omega_i g_j``; ``f' = 0`` is the quadratic
+    ``(a D - c e) alpha^2 - 2 c alpha + a = 0``. The best of its roots in ``(0, amax]`` and
+    ``amax`` (``w_j``: a drop step, or the room left under ``i``'s cap) is taken, subject
+    to ``1 + e alpha - D alpha^2 > 0`` (``A`` stays
+    PD). Updates ``w``, ``A^{-1}`` and all ``g`` in ``O(K d + d^2)``; returns the new phi,
+    or -1 when no step along this pair improves phi (nothing is changed then).
+    """
+    K, d = X.shape
+    ui = mv(Ainv, X[i])
+    uj = mv(Ainv, X[j])
+    om_i = 0.0
+    om_j = 0.0
+    om_ij = 0.0
+    for r in range(d):
+        om_i += X[i, r] * ui[r]
+        om_j += X[j, r] * uj[r]
+        om_ij += X[i, r] * uj[r]
+    Lui = mv(L, ui)
+    Luj = mv(L, uj)
+    b_ii = 0.0
+    b_jj = 0.0
+    b_ij = 0.0
+    for r in range(d):
+        b_ii += ui[r] * Lui[r]
+        b_jj += uj[r] * Luj[r]
+        b_ij += ui[r] * Luj[r]
+    a = b_ii - b_jj
+    e = om_i - om_j
+    D = om_i * om_j - om_ij * om_ij
+    c = om_j * b_ii - 2.0 * om_ij * b_ij + om_i * b_jj
+    cand = np.empty(3)
+    n = _quad_roots(a * D - c * e, -2.0 * c, a, cand)
+    cand[n] = amax
+    n += 1
+    best = 0.0
+    alpha = 0.0
+    for k in range(n):
+        t = cand[k]
+        if not (t > 0.0) or t > amax:
+            continue
+        den = 1.0 + e * t - D * t * t
+        if den <= 1e-10:
+            continue
+        f = (a * t - c * t * t) / den
+        if f > best:
+            best = f
+            alpha = t
+    if alpha <= 0.0:
+        return -1.0
+    # S = (C^{-1} + U^T A^{-1} U)^{-1}, C = diag(alpha, -alpha)
+    p11 = 1.0 / alpha + om_i
+    p22 = -1.0 / alpha + om_j
+    p12 = om_ij
+    det = p11 * p22 - p12 * p12
+    s11 = p22 / det
+    s22 = p11 / det
+    s12 = -p12 / det
+    # Q = A^{-1} L V; g'_x = g_x - 2 q_x^T S h_x + h_x^T S B S h_x with h_x = V^T x, q_x = Q^T x
+    qi = mv(Ainv, Lui)
+    qj = mv(Ainv, Luj)
+    # T = S B S (B = V^T L V)
+    t11a = s11 * b_ii + s12 * b_ij
+    t12a = s11 * b_ij + s12 * b_jj
+    t21a = s12 * b_ii + s22 * b_ij
+    t22a = s12 * b_ij + s22 * b_jj
+    T11 = t11a * s11 + t12a * s12
+    T12 = t11a * s12 + t12a * s22
+    T22 = t21a * s12 + t22a * s22
+    for x in range(K):
+        h1 = 0.0
+        h2 = 0.0
+        q1 = 0.0
+        q2 = 0.0
+        for r in range(d):
+            xr = X[x, r]
+            h1 += xr * ui[r]
+            h2 += xr * uj[r]
+            q1 += xr * qi[r]
+            q2 += xr * qj[r]
+        sh1 = s11 * h1 + s12 * h2
+        sh2 = s12 * h1 + s22 * h2
+        g[x] += -2.0 * (q1 * sh1 + q2 * sh2) + T11 * h1 * h1 + 2.0 * T12 * h1 * h2 + T22 * h2 * h2
+    for r in range(d):
+        for cc in range(d):
+            Ainv[r, cc] -= (s11 * ui[r] * ui[cc] + s12 * (ui[r] * uj[cc] + uj[r] * ui[cc])
+                            + s22 * uj[r] * uj[cc])
+    w[i] += alpha
+    if alpha >= w[j]:
+        w[j] = 0.0
+    else:
+        w[j] -= alpha
+    return phi - best
+
+
+@njit(cache=True)
+def _select(score: np.ndarray, w: np.ndarray, cap: np.ndarray) -> tuple[int, int]:
+    """``i = argmax score`` over arms below their cap, ``j = argmin score`` over the support."""
+    K = score.shape[0]
+    i = -1
+    smax = -np.inf
+    j = -1
+    smin = np.inf
+    for a in range(K):
+        if score[a] > smax and w[a] < cap[a]:
+            smax = score[a]
+            i = a
+        if w[a] > 0.0 and score[a] < smin:
+            smin = score[a]
+            j = a
+    return i, j
+
+
+@njit(cache=True)
+def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
+                 cap: np.ndarray, kkt: bool, tol: float, max_iter: int, refresh: int
+                 ) -> tuple[int, int]:
+    """Vertex-exchange solver of ``min_w tr(L A(w)^{-1})`` from the PD start ``w``.
+
+    ``A(w) = M0 + sum_a w_a x_a x_a^T``; ``w`` on the simplex with ``w_a <= cap_a``.
+    Unconstrained (``kkt=False``, ``M0 = 0``, no cap below 1), optimality is the
+    equivalence theorem ``max_a g_a <= phi`` with ``g_a = x_a^T A^{-1} L A^{-1} x_a``, and
+    the stop rule is ``max_a g_a <= phi (1 + tol)``. With caps or ``M0`` (``kkt=True``) the
+    stop rule is the KKT condition ``max_{w_a < cap_a} g_a <= (1 + tol) min_{w_a > 0} g_a``
+    (the certificate is computed by the caller). Exchanges move weight from the support arm
+    with the smallest ``g`` to the arm below its cap with the largest, at most up to the cap.
+    Returns ``(status, iterations)``; ``w`` is updated in place.
+    """
+    K, d = X.shape
+    Ainv = np.empty((d, d))
+    g = np.empty(K)
+    phi = linear_state(X, L, w, M0, Ainv, g)
+    if phi <= 0.0:
+        return SINGULAR, 0
+    since = 0
+    it = 0
+    while True:
+        i, j = _select(g, w, cap)
+        if i < 0 or j < 0:
+            return STALLED, it
+        thr = g[j] if kkt else phi
+        if g[i] <= thr * (1.0 + tol) or j == i:
+            if since == 0:
+                return CONVERGED, it
+            phi = linear_state(X, L, w, M0, Ainv, g)
+            if phi <= 0.0:
+                return SINGULAR, it
+            since = 0
+            continue
+        if it >= max_iter:
+            return MAX_ITER, it
+        amax = min(w[j], cap[i] - w[i])
+        new_phi = linear_exchange(X, L, w, Ainv, g, i, j, phi, amax)
+        if new_phi < 0.0:
+            # no improving exchange along this pair: refresh once, else stop honestly
+            if since == 0:
+                return STALLED, it
+            phi = linear_state(X, L, w, M0, Ainv, g)
+            if phi <= 0.0:
+                return SINGULAR, it
+            since = 0
+            continue
+        if w[i] > cap[i]:
+            w[i] = cap[i]
+        phi = new_phi
+        it += 1
+        since += 1
+        if since >= refresh:
+            phi = linear_state(X, L, w, M0, Ainv, g)
+            if phi <= 0.0:
+                return SINGULAR, it
+            since = 0
+
+
+# ----------------------------------------------------------------------------------------
+# Ds-optimal: maximise log det A - log det A_NN (N: the nuisance coordinates)
+# ----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarray,
+                   om: np.ndarray) -> bool:
+    """Exact ``M^{-1}``, ``M = M0 + sum_a w_a x_a x_a^T``, and variances
+    ``om_a = x_a^T M^{-1} x_a`` (``d = 0`` allowed)."""
+    K, d = X.shape
+    if d == 0:
+        om[:] = 0.0
+        return True
+    if not _inverse_spd(_info(X, w) + M0, Minv):
+        return False
+    Z = X @ Minv
+    for a in range(K):
+        s = 0.0
+        for r in range(d):
+            s += Z[a, r] * X[a, r]
+        om[a] = s
+    return True
+
+
+@njit(cache=True)
+def _pair_terms(X: np.ndarray, Minv: np.ndarray, i: int, j: int
+                ) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    d = X.shape[1]
+    ui = mv(Minv, X[i])
+    uj = mv(Minv, X[j])
+    om_i = 0.0
+    om_j = 0.0
+    om_ij = 0.0
+    for r in range(d):
+        om_i += X[i, r] * ui[r]
+        om_j += X[j, r] * uj[r]
+        om_ij += X[i, r] * uj[r]
+    return ui, uj, om_i, om_j, om_ij
+
+
+@njit(cache=True)
+def woodbury_pair(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, i: int, j: int,
+                  alpha: float, beta: float) -> None:
+    """``M <- M + alpha x_i x_i^T - beta x_j x_j^T``: update ``M^{-1}`` and all variances.
+
+    Rank-two Woodbury; ``beta = 0`` (or ``alpha = 0``) is a Sherman–Morrison update.
+    The caller guarantees the updated matrix is PD. ``O(K d + d^2)``.
+    """
+    K, d = X.shape
+    if d == 0:
+        return
+    ui, uj, om_i, om_j, om_ij = _pair_terms(X, Minv, i, j)
+    if beta == 0.0 or alpha == 0.0:
+        if beta == 0.0:
+            u, s, om_k = ui, alpha, om_i
+        else:
+            u, s, om_k = uj, -beta, om_j
+        cst = s / (1.0 + s * om_k)
+        for a in range(K):
+            t = 0.0
+            for r in range(d):
+                t += X[a, r] * u[r]
+            om[a] -= cst * t * t
+        for r in range(d):
+            for c in range(d):
+                Minv[r, c] -= cst * u[r] * u[c]
+        return
+    p11 = 1.0 / alpha + om_i
+    p22 = -1.0 / beta + om_j
+    p12 = om_ij
+    det = p11 * p22 - p12 * p12
+    s11 = p22 / det
+    s22 = p11 / det
+    s12 = -p12 / det
+    for a in range(K):
+        gi = 0.0
+        gj = 0.0
+        for r in range(d):
+            gi += X[a, r] * ui[r]
+            gj += X[a, r] * uj[r]
+        om[a] -= s11 * gi * gi + 2.0 * s12 * gi * gj + s22 * gj * gj
+    for r in range(d):
+        for c in range(d):
+            Minv[r, c] -= (s11 * ui[r] * ui[c] + s12 * (ui[r] * uj[c] + uj[r] * ui[c])
+                           + s22 * uj[r] * uj[c])
+
+
+@njit(cache=True)
+def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
+             cap: np.ndarray, kkt: bool, s: int, tol: float, max_iter: int, refresh: int
+             ) -> tuple[int, int]:
+    """Vertex-exchange solver of the Ds-optimal design from the PD start ``w``.
+
+    ``XN`` holds the nuisance columns of ``X`` (none: the D-optimal design), ``M0``/``M0N``
+    the information already there, ``cap`` the weight caps. The directional derivative is
+    ``d_a = omega_a - nu_a`` (full minus nuisance variance; ``max_a d_a = s`` at the
+    unconstrained optimum). For the exchange ``j -> i`` both determinant ratios are
+    quadratics, ``q(alpha) = 1 + e alpha - D alpha^2``, so ``log q_full - log q_nuis`` has its
+    stationary points at the roots of
+    ``(e - e') - 2 (D - D') alpha + (e D' - D e') alpha^2``. Stops when
+    ``max_a d_a <= s (1 + tol)`` (``kkt``: ``max_{w_a < cap_a} d_a <= (1 + tol)
+    min_{w_a > 0} d_a``) on an exact refresh. Returns ``(status, iterations)``.
+    """
+    K, d = X.shape
+    m = XN.shape[1]
+    Minv = np.empty((d, d))
+    Ninv = np.empty((m, m))
+    om = np.empty(K)
+    nu = np.empty(K)
+    dv = np.empty(K)
+    if not (variance_state(X, w, M0, Minv, om) and variance_state(XN, w, M0N, Ninv, nu)):
+        return SINGULAR, 0
+    cand = np.empty(3)
+    since = 0
+    it = 0
+    while True:
+        for a in range(K):
+            dv[a] = om[a] - nu[a]
+        i, j = _select(dv, w, cap)
+        if i < 0 or j < 0:
+            return STALLED, it
+        thr = dv[j] if kkt else s
+        if dv[i] <= thr * (1.0 + tol) or j == i:
+            if since == 0:
+                return CONVERGED, it
+            if not (variance_state(X, w, M0, Minv, om)
+                    and variance_state(XN, w, M0N, Ninv, nu)):
+                return SINGULAR, it
+            since = 0
+            continue
+        if it >= max_iter:
+            return MAX_ITER, it
+        amax = min(w[j], cap[i] - w[i])
+        _, _, fi, fj, fij = _pair_terms(X, Minv, i, j)
+        e1 = fi - fj
+        D1 = fi * fj - fij * fij
+        e2 = 0.0
+        D2 = 0.0
+        if m > 0:
+            _, _, ni, nj, nij = _pair_terms(XN, Ninv, i, j)
+            e2 = ni - nj
+            D2 = ni * nj - nij * nij
+        n = _quad_roots(e1 * D2 - D1 * e2, -2.0 * (D1 - D2), e1 - e2, cand)
+        cand[n] = amax
+        n += 1
+        best = 0.0
+        alpha = 0.0
+        for k in range(n):
+            t = cand[k]
+            if not (t > 0.0) or t > amax:
+                continue
+            q1 = 1.0 + e1 * t - D1 * t * t
+            q2 = 1.0 + e2 * t - D2 * t * t
+            if q1 <= 1e-10 or q2 <= 1e-10:
+                continue
+            # log(q1 / q2) through the difference q1 - q2 (no cancellation near the optimum)
+            f = np.log1p(((e1 - e2) * t - (D1 - D2) * t * t) / q2)
+            if f > best:
+                best = f
+                alpha = t
+        if alpha <= 0.0:
+            # no improving exchange along this pair: refresh once, else stop honestly
+            if since == 0:
+                return STALLED, it
+            if not (variance_state(X, w, M0, Minv, om)
+                    and variance_state(XN, w, M0N, Ninv, nu)):
+                return SINGULAR, it
+            since = 0
+            continue
+        woodbury_pair(X, Minv, om, i, j, alpha, alpha)
+        woodbury_pair(XN, Ninv, nu, i, j, alpha, alpha)
+        w[i] = min(w[i] + alpha, cap[i])
+        if alpha >= w[j]:
+            w[j] = 0.0
+        else:
+            w[j] -= alpha
+        it += 1
+        since += 1
+        if since >= refresh:
+            if not (variance_state(X, w, M0, Minv, om)
+                    and variance_state(XN, w, M0N, Ninv, nu)):
+                return SINGULAR, it
+            since = 0

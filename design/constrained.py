@@ -1,0 +1,364 @@
+"""Approximate designs under constraints: caps, linear resource constraints, fixed runs.
+
+The feasible set is ``P = {w >= 0, sum w = 1, w <= caps, A_ub w <= b_ub}``, and runs already
+made (``fixed``, with ``n`` new runs planned) enter the information matrix as
+``A(w) = (M_fixed + n sum_a w_a x_a x_a^T) / (n_fixed + n)`` (design augmentation).
+
+Certificate (convex duality / the constrained equivalence theorem): every criterion is
+written as a convex function ``Psi(w)`` (``-log det A`` for D, ``-log det C`` for Ds,
+``tr(L A^{-1})`` for A/I) with gradient ``-beta g_a``; for the optimum ``w*`` in ``P``,
+``Psi(w*) >= Psi(w) - beta (max_{v in P} g.v - g.w)`` (the Frank–Wolfe gap). The maximum of
+the linear function over ``P`` is bounded from above by an LP *dual* solution (HiGHS), so
+the bound is valid whatever the LP solver's accuracy. Without fixed runs the homogeneous
+bounds ``value * max_P(v.d) / d`` (D), ``value^2 / max_P(v.g)`` (A/I) are used when better.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from design import _criteria_numba as kern
+from design._validation import as_arms, as_max_iter, as_tol
+from design.criteria import _as_interest, _check_method, _cvxpy_solver, _i_matrix
+from design.exact import _fixed_info
+from design.result import DesignResult, warns_if_not_converged
+
+__all__ = ["constrained_optimal"]
+
+_CRITERIA = ("d", "a", "i", "ds")
+
+
+def _as_caps(caps: object, K: int) -> np.ndarray:
+    if caps is None:
+        return np.full(K, np.inf)
+    try:
+        arr = np.asarray(caps, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"caps must be numeric: {exc}") from None
+    if arr.ndim == 0:
+        arr = np.full(K, float(arr))
+    if arr.shape != (K,):
+        raise ValueError(f"caps must be a number or a vector of length K={K}; got {arr.shape}")
+    if np.any(np.isnan(arr)) or np.any(arr < 0):
+        raise ValueError("caps must be non-negative weights (inf for no cap)")
+    if arr.sum() < 1.0 - 1e-12:
+        raise ValueError(f"caps sum to {arr.sum():.6g} < 1: no design satisfies them")
+    return arr
+
+
+def _as_linear(A_ub: object, b_ub: object, K: int) -> tuple[np.ndarray, np.ndarray]:
+    if A_ub is None and b_ub is None:
+        return np.zeros((0, K)), np.zeros(0)
+    if A_ub is None or b_ub is None:
+        raise ValueError("give both A_ub and b_ub (the constraints A_ub @ w <= b_ub)")
+    A = np.atleast_2d(np.asarray(A_ub, dtype=np.float64))
+    b = np.atleast_1d(np.asarray(b_ub, dtype=np.float64))
+    if A.shape[1] != K:
+        raise ValueError(f"A_ub must have K={K} columns; got shape {A.shape}")
+    if b.shape != (A.shape[0],):
+        raise ValueError(f"b_ub must have one entry per row of A_ub ({A.shape[0]}); got "
+                         f"shape {b.shape}")
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
+        raise ValueError("A_ub and b_ub must be finite")
+    return A, b
+
+
+def _max_over_P(g: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray) -> float:
+    """Certified upper bound on ``max {g.v : v in P}``.
+
+    Caps only: the greedy fill in decreasing ``g`` is exact. With ``A_ub``: weak duality,
+    ``g.v <= y + lam.b + mu.caps`` for any ``lam >= 0`` and ``y``, ``mu >= 0`` with
+    ``y + A^T lam + mu >= g``; ``lam`` from the HiGHS dual, ``y`` and ``mu`` then chosen
+    optimally (a 1-D piecewise-linear minimisation over the breakpoints).
+    """
+    if A.shape[0] == 0:
+        order = np.argsort(-g)
+        room = caps[order]
+        cum = np.cumsum(room)
+        k = int(np.searchsorted(cum, 1.0))
+        take = room.copy()
+        take[k + 1:] = 0.0
+        take[k] = 1.0 - (cum[k - 1] if k > 0 else 0.0)
+        return float(np.dot(g[order[:k + 1]], take[:k + 1]))
+    from scipy.optimize import linprog
+
+    K = g.size
+    bounds = [(0.0, None if not np.isfinite(c) else float(c)) for c in caps]
+    res = linprog(-g, A_ub=A, b_ub=b, A_eq=np.ones((1, K)), b_eq=[1.0], bounds=bounds,
+                  method="highs")
+    if res.status == 2:
+        raise ValueError("the constraints (caps, A_ub w <= b_ub, sum w = 1) are infeasible")
+    lam = np.clip(-np.asarray(res.ineqlin.marginals, dtype=float), 0.0, None)
+    h = g - A.T @ lam  # need y + mu_a >= h_a, mu_a >= 0
+    finite = np.isfinite(caps)
+    if not finite.any():
+        return float(h.max() + lam @ b)
+    # minimise y + sum_a caps_a max(0, h_a - y) over y >= max of uncapped h
+    lo = h[~finite].max() if (~finite).any() else -np.inf
+    ys = np.unique(np.concatenate([h, [lo]] if np.isfinite(lo) else [h]))
+    ys = ys[ys >= lo]
+    vals = ys + np.array([np.sum(caps[finite] * np.clip(h[finite] - y, 0.0, None)) for y in ys])
+    return float(vals.min() + lam @ b)
+
+
+def _state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray,
+           idx: np.ndarray) -> tuple[float, float, np.ndarray] | None:
+    """``(value, Psi, g)``: criterion value, its convex form and the (scaled) derivative."""
+    A = (X * w[:, None]).T @ X + M0
+    try:
+        C = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        return None
+    Ci = np.linalg.inv(C)
+    Ainv = Ci.T @ Ci
+    d = X.shape[1]
+    if crit == "d":
+        logdet = 2.0 * float(np.log(np.diag(C)).sum())
+        Z = X @ Ci.T
+        return float(np.exp(-logdet / d)), -logdet, np.einsum("ij,ij->i", Z, Z)
+    if crit in ("a", "i"):
+        Z = X @ Ainv
+        phi = float(np.einsum("ij,ji->", L, Ainv))
+        return phi, phi, np.einsum("ij,ij->i", Z @ L, Z)
+    Vs = Ainv[np.ix_(idx, idx)]
+    Lv = np.linalg.cholesky(Vs)
+    Zi = (X @ Ainv[:, idx]) @ np.linalg.inv(Lv).T
+    logdet_c = -2.0 * float(np.log(np.diag(Lv)).sum())
+    return float(np.exp(-logdet_c / idx.size)), -logdet_c, np.einsum("ij,ij->i", Zi, Zi)
+
+
+def _certificate(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray,
+                 idx: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
+                 ) -> tuple[float, float, float]:
+    st = _state(X, w, M0, crit, L, idx)
+    if st is None:
+        return np.inf, 0.0, np.inf
+    value, psi, g = st
+    top = _max_over_P(g, caps, A, b)
+    psi_lb = psi - (top - float(g @ w))  # the Frank-Wolfe gap bound on Psi
+    homogeneous = not np.any(M0)
+    if crit in ("a", "i"):
+        lb = max(psi_lb, value * value / top if homogeneous else 0.0)
+    else:
+        s = X.shape[1] if crit == "d" else idx.size
+        lb = float(np.exp(psi_lb / s))  # Psi = s log(value)
+        if homogeneous:
+            lb = max(lb, value * s / top)
+    lb = min(lb, value)
+    return value, lb, value / lb - 1.0 if lb > 0 else np.inf
+
+
+def _feasible_start(K: int, caps: np.ndarray) -> np.ndarray:
+    """Water-filling ``w_a = min(caps_a, t)`` with ``sum w = 1``."""
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        t = (lo + hi) / 2
+        if np.minimum(caps, t).sum() >= 1.0:
+            hi = t
+        else:
+            lo = t
+    w = np.minimum(caps, hi)
+    return w / w.sum()
+
+
+def _cvxpy(X: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray, idx: np.ndarray,
+           caps: np.ndarray, A: np.ndarray, b: np.ndarray, solver: str | None = None
+           ) -> tuple[np.ndarray, str]:
+    import cvxpy as cp
+
+    solver, kwargs = _cvxpy_solver(solver)
+    K, d = X.shape
+    w = cp.Variable(K, nonneg=True)
+    F = np.einsum("ai,aj->aij", X, X).reshape(K, d * d)
+    Am = cp.reshape(F.T @ w, (d, d), order="C") + M0
+    Am = (Am + Am.T) / 2
+    cons = [cp.sum(w) == 1]
+    fin = np.isfinite(caps)
+    if fin.any():
+        cons.append(w[np.flatnonzero(fin)] <= caps[fin])
+    if A.shape[0]:
+        cons.append(A @ w <= b)
+    if crit == "d":
+        obj = cp.Maximize(cp.log_det(Am))
+    elif crit in ("a", "i"):
+        ev, U = np.linalg.eigh(L)
+        keep = ev > 1e-12 * ev[-1]
+        obj = cp.Minimize(cp.matrix_frac(U[:, keep] * np.sqrt(ev[keep]), Am))
+    else:
+        nuis = np.setdiff1d(np.arange(d), idx)
+        s = idx.size
+        T = cp.Variable((s, s), symmetric=True)
+        perm = np.concatenate([idx, nuis])
+        P = np.eye(d)[perm]
+        Ap = P @ Am @ P.T
+        block = cp.bmat([[Ap[:s, :s] - T, Ap[:s, s:]], [Ap[s:, :s], Ap[s:, s:]]]) \
+            if nuis.size else Ap - T
+        cons.append(block >> 0)
+        obj = cp.Maximize(cp.log_det(T))
+    prob = cp.Problem(obj, cons)
+    prob.solve(solver=solver, **kwargs)
+    if w.value is None:
+        raise RuntimeError(f"cvxpy/{solver} failed: status {prob.status}")
+    wv = np.clip(np.asarray(w.value, dtype=float), 0.0, None)
+    return _make_feasible(wv / wv.sum(), caps, A, b), f"cvxpy-{solver.lower()}"
+
+
+def _make_feasible(w: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
+                   ) -> np.ndarray:
+    """Pull a solver's slightly infeasible ``w`` into ``P`` exactly: mix it with the point of
+    ``P`` with the largest slack (an LP) just enough to satisfy every constraint."""
+    fin = np.isfinite(caps)
+    viol = max(float(np.max(A @ w - b)) if A.shape[0] else -1.0,
+               float(np.max(w[fin] - caps[fin])) if fin.any() else -1.0)
+    if viol <= 0.0:
+        return w
+    from scipy.optimize import linprog
+
+    K = w.size
+    rows = [np.c_[A, np.ones(A.shape[0])]] if A.shape[0] else []
+    rhs = [b] if A.shape[0] else []
+    if fin.any():
+        E = np.zeros((int(fin.sum()), K + 1))
+        E[np.arange(int(fin.sum())), np.flatnonzero(fin)] = 1.0
+        E[:, K] = 1.0
+        rows.append(E)
+        rhs.append(caps[fin])
+    res = linprog(np.r_[np.zeros(K), -1.0], A_ub=np.vstack(rows), b_ub=np.concatenate(rhs),
+                  A_eq=np.r_[np.ones(K), 0.0][None, :], b_eq=[1.0],
+                  bounds=[(0, None)] * K + [(None, 1.0)], method="highs")
+    if res.status != 0 or res.x[K] <= 0.0:
+        return w  # no interior point: keep the solver's point (its violation is reported)
+    v = np.clip(res.x[:K], 0.0, None)
+    v /= v.sum()
+    theta = 0.0
+    for lhs_w, lhs_v, bound in ([(A @ w, A @ v, b)] if A.shape[0] else []) + (
+            [(w[fin], v[fin], caps[fin])] if fin.any() else []):
+        bad = lhs_w > bound
+        if bad.any():
+            theta = max(theta, float(np.max((lhs_w[bad] - bound[bad])
+                                            / (lhs_w[bad] - lhs_v[bad]))))
+    theta = min(1.0, theta * (1.0 + 1e-9) + 1e-15)
+    for _ in range(60):  # rounding can leave an ulp of violation: move further inside
+        out = (1.0 - theta) * w + theta * v
+        out /= out.sum()
+        ok = (not A.shape[0] or np.all(A @ out <= b)) and np.all(out[fin] <= caps[fin])
+        if ok or theta >= 1.0:
+            return out
+        theta = min(1.0, 2.0 * theta + 1e-12)
+    return out  # pragma: no cover
+
+
+@warns_if_not_converged
+def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
+                        A_ub: object = None, b_ub: object = None, fixed: object = None,
+                        n: int | None = None, L: object = None, region: object = None,
+                        interest: object = None, tol: float | None = None,
+                        method: str = "auto",
+                        max_iter: int | None = None) -> DesignResult:
+    """Optimal approximate design under caps, linear resource constraints and fixed runs.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Candidate arms as rows; must span R^d.
+    criterion : {"d", "a", "i", "ds"}
+        As in :func:`design.d_optimal`, :func:`design.a_optimal`, :func:`design.i_optimal`
+        (``L``/``region``) and :func:`design.ds_optimal` (``interest``).
+    caps : float or array_like (K,), optional
+        Upper bounds on the weights (``inf`` for none); they must sum to at least 1.
+    A_ub, b_ub : array_like, optional
+        Linear constraints ``A_ub @ w <= b_ub``; e.g. costs per run ``c`` and an average
+        budget per run ``B``: ``A_ub = [c]``, ``b_ub = [B]`` (a total budget for ``N`` runs is
+        ``B = budget / N``).
+    fixed : array_like, optional
+        Runs already made: counts per candidate (K,) or regressor rows (m, d); requires
+        ``n``, the number of new runs. The information is
+        ``(M_fixed + n sum_a w_a x_a x_a^T) / (n_fixed + n)``.
+    n : int, optional
+        Number of new runs (with ``fixed``).
+    tol : float, optional
+        Requested certified gap; default ``1e-6``, or ``1e-4`` when cvxpy solves the problem
+        (``A_ub`` given or ``method="cvxpy"``: interior-point solvers stop near ``1e-5``).
+    method : {"auto", "exchange", "cvxpy"}
+        ``"auto"``: the numba vertex-exchange solver of :mod:`design.criteria` restricted to
+        the caps (weight moved to an arm only up to its cap) with ``M_fixed`` in the
+        information matrix, when there is no ``A_ub``; with ``A_ub``, cvxpy (Clarabel if
+        installed, else SCS), which ``"cvxpy"`` forces.
+    max_iter : int, optional
+        Cap on the exchange steps (default 200,000).
+
+    Returns
+    -------
+    DesignResult
+        ``value`` as for the unconstrained criterion (of the augmented information when
+        ``fixed``), ``lower_bound`` the duality certificate of the module docstring (valid
+        for the constrained optimum), ``gap``, ``converged``;
+        ``info["constraints"]`` summarises the constraints.
+    """
+    Xa = as_arms(X)
+    K, d = Xa.shape
+    crit = str(criterion).lower()
+    if crit not in _CRITERIA:
+        raise ValueError(f"criterion must be one of {_CRITERIA}; got {criterion!r}")
+    _check_method(method)
+    max_iter = as_max_iter(max_iter, 200_000)
+    capv = _as_caps(caps, K)
+    A, b = _as_linear(A_ub, b_ub, K)
+    if tol is None:
+        tol = 1e-4 if (method == "cvxpy" or A.shape[0]) else 1e-6
+    tol = as_tol(tol)
+    L_m = np.eye(d) if crit == "a" else (_i_matrix(Xa, L, region) if crit == "i"
+                                         else np.zeros((d, d)))
+    idx = _as_interest(interest, d) if crit == "ds" else np.arange(d, dtype=np.int64)
+    if crit == "ds" and interest is None:  # pragma: no cover - _as_interest refuses None
+        raise ValueError("interest is required for criterion='ds'")
+    if fixed is not None:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError("n (the number of new runs, a positive integer) is required "
+                             "with fixed")
+        Mfix, nfix = _fixed_info(Xa, fixed)
+        beta = n / (nfix + n)
+        M0 = Mfix / (nfix + n)
+    else:
+        if n is not None:
+            raise ValueError("n is only used with fixed (the number of new runs)")
+        beta, M0 = 1.0, np.zeros((d, d))
+    Xs = np.ascontiguousarray(Xa * np.sqrt(beta))  # A(w) = M0 + sum w_a xs_a xs_a^T
+    if A.shape[0]:
+        _max_over_P(np.zeros(K), capv, A, b)  # raises on infeasible constraints
+    its = 0
+    if method == "cvxpy" or A.shape[0]:
+        w, solver = _cvxpy(Xs, M0, crit, L_m, idx, capv, A, b)
+    else:
+        w = _feasible_start(K, capv)
+        cap_k = np.minimum(capv, 2.0)
+        kkt = bool(np.any(capv < 1.0) or np.any(M0))
+        solver = "exchange"
+        tol_in = tol
+        for _ in range(6):  # tighten the KKT tolerance until the certificate holds
+            if crit in ("a", "i"):
+                status, it = kern.linear_solve(Xs, L_m, w, M0, cap_k, kkt, tol_in,
+                                               max_iter - its, max(100, 10 * d))
+            else:
+                nuis = np.setdiff1d(np.arange(d), idx)
+                status, it = kern.ds_solve(
+                    Xs, np.ascontiguousarray(Xs[:, nuis]), w, M0,
+                    np.ascontiguousarray(M0[np.ix_(nuis, nuis)]), cap_k, kkt, idx.size,
+                    tol_in, max_iter - its, max(100, 10 * d))
+            its += it
+            w = np.clip(w, 0.0, None)
+            w = np.minimum(w / w.sum(), capv)
+            w /= w.sum()
+            _, _, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b)
+            if gap <= tol or status != kern.CONVERGED or its >= max_iter or tol_in < 1e-12:
+                break
+            tol_in /= 10.0
+    value, lb, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b)
+    return DesignResult(
+        weights=w, value=value, lower_bound=lb, gap=gap,
+        support=np.flatnonzero(w > 0).astype(np.int64), iterations=int(its), solver=solver,
+        converged=bool(gap <= tol),
+        criterion={"d": "D", "a": "A", "i": "I", "ds": "Ds"}[crit],
+        info={"constraints": {"caps": caps is not None, "linear": int(A.shape[0]),
+                              "fixed": fixed is not None}},
+    )

@@ -1,0 +1,596 @@
+"""A-, I- and Ds-optimal designs on a finite set of arms, with certificates.
+
+For arms ``x_1..x_K`` (rows of ``X``) and weights ``w`` on the simplex,
+``A(w) = sum_a w_a x_a x_a^T``.
+
+* **Linear criteria** ``phi_L(w) = tr(L A(w)^{-1})`` for a PSD ``L`` (Kiefer 1974;
+  Pukelsheim 2006, §6.5, §9.8): A-optimal is ``L = I`` (the average variance of the
+  parameter estimates), I-optimal (also called V- or IV-optimal) is ``L = int f f^T d mu``,
+  the moment matrix of a region, so that ``phi_L`` is the average prediction variance over
+  the region. One engine solves every ``L``.
+  Certificate: ``phi_L`` is convex with gradient ``-A^{-1} L A^{-1}``; for any optimal
+  ``A*`` and any ``t > 0``, ``phi_L(A*) / t = phi_L(t A*) >= 2 phi_L(A) - t max_a g_a``
+  with ``g_a = x_a^T A^{-1} L A^{-1} x_a``; at ``t = phi_L / max_a g_a`` this gives
+  ``phi_L(A*) >= phi_L(A)^2 / max_a g_a`` (equivalence theorem: ``max_a g_a = phi_L`` at
+  the optimum). So ``lower_bound = value^2 / max g`` and ``gap = max g / value - 1``.
+* **Ds-optimal** (the ``s`` parameters of ``interest``; the others are nuisance): maximise
+  ``det C(A)`` with ``C = (E^T A^{-1} E)^{-1}`` the Schur complement (information on the
+  parameters of interest), reported as ``phi_Ds = det(C)^{-1/s}`` (to minimise). ``det(C)^{1/s}``
+  is concave and positively homogeneous with supergradient ``(1/s) det(C)^{1/s} A^{-1} E C
+  E^T A^{-1}`` (Pukelsheim 2006, §3.13, §7.5), so ``det(C*)^{1/s} <= det(C)^{1/s} max_a d_a / s``
+  with ``d_a = x_a^T A^{-1} E C E^T A^{-1} x_a``: ``lower_bound = value * s / max d`` and
+  ``gap = max d / s - 1`` (Kiefer 1961; ``max_a d_a = s`` at the optimum).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from design import _criteria_numba as kern
+from design._validation import as_arms, as_max_iter, as_tol, as_weights
+from design.gd import d_optimal
+from design.result import DesignResult, warns_if_not_converged
+
+__all__ = [
+    "CriterionCertificate",
+    "a_optimal",
+    "criterion_check",
+    "ds_optimal",
+    "i_optimal",
+    "linear_optimal",
+    "moment_matrix",
+]
+
+_METHODS = ("auto", "exchange", "cvxpy")
+_STATUS = {kern.CONVERGED: "converged", kern.MAX_ITER: "max_iter reached",
+           kern.SINGULAR: "information matrix became singular",
+           kern.STALLED: "no improving exchange left (numerical floor)"}
+
+
+# ----------------------------------------------------------------------------------------
+# validation
+# ----------------------------------------------------------------------------------------
+
+
+def as_moment_matrix(L: object, d: int, name: str = "L") -> np.ndarray:
+    """Check a symmetric PSD ``(d, d)`` weight matrix; return it symmetrised."""
+    try:
+        arr = np.asarray(L, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric (d, d) matrix: {exc}") from None
+    if arr.shape != (d, d):
+        raise ValueError(f"{name} must have shape (d, d) = ({d}, {d}); got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    scale = float(np.abs(arr).max())
+    if scale == 0.0:
+        raise ValueError(f"{name} is the zero matrix: the criterion is identically 0")
+    if np.abs(arr - arr.T).max() > 1e-10 * scale:
+        raise ValueError(f"{name} must be symmetric")
+    arr = (arr + arr.T) / 2.0
+    ev = np.linalg.eigvalsh(arr)
+    if ev[0] < -1e-10 * ev[-1]:
+        raise ValueError(f"{name} must be positive semidefinite; its smallest eigenvalue is "
+                         f"{ev[0]:.3g}")
+    return np.ascontiguousarray(arr)
+
+
+def moment_matrix(F: object, weights: object = None, *, name: str = "F") -> np.ndarray:
+    """Moment matrix ``L = sum_r v_r f_r f_r^T`` of the rows ``f_r`` of ``F`` (model space).
+
+    With ``weights=None`` the points are weighted equally (``L = F^T F / n``): the uniform
+    measure on the points, e.g. a fine grid of a region or the candidate set itself. Pass
+    quadrature weights (non-negative, summing to one) for another measure. The I-optimal
+    criterion ``tr(L A^{-1})`` is then the ``v``-average of the prediction variance
+    ``f^T A^{-1} f``.
+    """
+    Fa = as_arms(F, name, need_span=False)
+    if weights is None:
+        return Fa.T @ Fa / Fa.shape[0]
+    v = as_weights(weights, Fa.shape[0], "weights")
+    return (Fa * v[:, None]).T @ Fa
+
+
+def _as_interest(interest: object, d: int) -> np.ndarray:
+    if isinstance(interest, (int, np.integer)) and not isinstance(interest, bool):
+        raise ValueError(f"interest must be a sequence of column indices (e.g. [{interest}]); "
+                         "an integer is ambiguous")
+    try:
+        idx = np.asarray(interest)
+    except (TypeError, ValueError) as exc:  # pragma: no cover
+        raise ValueError(f"interest must be a sequence of column indices: {exc}") from None
+    if idx.dtype == np.bool_:
+        if idx.shape != (d,):
+            raise ValueError(f"interest as a boolean mask must have length d={d}")
+        idx = np.flatnonzero(idx)
+    if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+        raise ValueError("interest must be a non-empty sequence of integer column indices")
+    if idx.min() < -d or idx.max() >= d:
+        raise ValueError(f"interest has an index outside the d={d} columns")
+    idx = np.where(idx < 0, idx + d, idx)
+    if np.unique(idx).size != idx.size:
+        raise ValueError("interest has repeated column indices")
+    return np.sort(idx).astype(np.int64)
+
+
+def _check_method(method: str) -> None:
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
+
+
+# ----------------------------------------------------------------------------------------
+# certificates of any weights
+# ----------------------------------------------------------------------------------------
+
+
+class CriterionCertificate(NamedTuple):
+    """Certificate of a design for an A-, I- or Ds-criterion.
+
+    Attributes
+    ----------
+    value : float
+        The criterion at the weights (to minimise).
+    lower_bound : float
+        Certified lower bound on the optimum over all designs on the candidates.
+    gap : float
+        ``value / lower_bound - 1``.
+    max_derivative : float
+        Largest directional derivative (``g_a`` for linear criteria, ``d_a`` for Ds).
+    argmax : int
+        Arm attaining it (-1 if ``A(w)`` is singular).
+    """
+
+    value: float
+    lower_bound: float
+    gap: float
+    max_derivative: float
+    argmax: int
+
+
+_SINGULAR = CriterionCertificate(np.inf, 0.0, np.inf, np.inf, -1)
+
+
+def _chol_inverse(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    sup = w > 0
+    A = (X[sup] * w[sup, None]).T @ X[sup]
+    try:
+        Lc = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        return None
+    Li = np.linalg.inv(Lc)
+    return Li.T @ Li
+
+
+def _linear_certificate(X: np.ndarray, w: np.ndarray, L: np.ndarray) -> CriterionCertificate:
+    Ainv = _chol_inverse(X, w)
+    if Ainv is None:
+        return _SINGULAR
+    Z = X @ Ainv
+    g = np.einsum("ij,ij->i", Z @ L, Z)
+    phi = float(np.einsum("ij,ji->", L, Ainv))
+    k = int(np.argmax(g))
+    gmax = float(g[k])
+    if not (phi > 0.0 and gmax > 0.0):
+        return _SINGULAR
+    return CriterionCertificate(phi, phi * phi / gmax, gmax / phi - 1.0, gmax, k)
+
+
+def _ds_certificate(X: np.ndarray, w: np.ndarray, interest: np.ndarray
+                    ) -> tuple[CriterionCertificate, float]:
+    Ainv = _chol_inverse(X, w)
+    if Ainv is None:
+        return _SINGULAR, -np.inf
+    s = interest.size
+    Vs = Ainv[np.ix_(interest, interest)]  # covariance block of the interest parameters
+    try:
+        Lv = np.linalg.cholesky(Vs)
+    except np.linalg.LinAlgError:
+        return _SINGULAR, -np.inf
+    # d_a = z_I^T Vs^{-1} z_I with z = A^{-1} x_a (no difference of two variances)
+    Zi = (X @ Ainv[:, interest]) @ np.linalg.inv(Lv).T
+    dv = np.einsum("ij,ij->i", Zi, Zi)
+    logdet_c = -2.0 * float(np.log(np.diag(Lv)).sum())  # log det C = -log det Vs
+    value = float(np.exp(-logdet_c / s))
+    k = int(np.argmax(dv))
+    dmax = float(dv[k])
+    return CriterionCertificate(value, value * s / dmax, dmax / s - 1.0, dmax, k), logdet_c
+
+
+def criterion_check(X: object, weights: object, criterion: str = "a", *, L: object = None,
+                    region: object = None, interest: object = None) -> CriterionCertificate:
+    """Certificate of any design (the user's own weights too) for an A-, I- or Ds-criterion.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Candidate arms (rows); must span R^d.
+    weights : array_like, shape (K,)
+        Design weights (non-negative, summing to one).
+    criterion : {"a", "i", "ds"}
+        ``"a"``: ``tr A^{-1}``; ``"i"``: ``tr(L A^{-1})`` with ``L`` given, or the moment
+        matrix of ``region`` (rows in model space), or of ``X`` itself; ``"ds"``:
+        ``det(C)^{-1/s}`` for the columns ``interest``.
+
+    Returns
+    -------
+    CriterionCertificate
+        ``value``, certified ``lower_bound`` on the optimum over all designs on ``X``,
+        ``gap = value / lower_bound - 1`` and the arm with the largest directional
+        derivative. A singular ``A(w)`` gives ``value=inf``, ``lower_bound=0``.
+    """
+    Xa = as_arms(X)
+    w = as_weights(weights, Xa.shape[0])
+    crit = str(criterion).lower()
+    if crit == "a":
+        return _linear_certificate(Xa, w, np.eye(Xa.shape[1]))
+    if crit == "i":
+        return _linear_certificate(Xa, w, _i_matrix(Xa, L, region))
+    if crit == "ds":
+        if interest is None:
+            raise ValueError("interest (the column indices of the parameters of interest) is "
+                             "required for criterion='ds'")
+        return _ds_certificate(Xa, w, _as_interest(interest, Xa.shape[1]))[0]
+    raise ValueError(f"criterion must be one of 'a', 'i', 'ds'; got {criterion!r}")
+
+
+# ----------------------------------------------------------------------------------------
+# solvers
+# ----------------------------------------------------------------------------------------
+
+
+def _start(Xa: np.ndarray) -> np.ndarray:
+    """PD starting design: the D-optimal design to a loose tolerance (fast, well spread)."""
+    import warnings
+
+    from design.result import DesignConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DesignConvergenceWarning)
+        w = d_optimal(Xa, tol=1e-2).weights.copy()
+    return w
+
+
+def _cvxpy_solver(solver: str | None) -> tuple[str, dict]:
+    import cvxpy as cp
+
+    if solver is None:
+        solver = "CLARABEL" if "CLARABEL" in cp.installed_solvers() else "SCS"
+    solver = solver.upper()
+    kwargs: dict = {"eps": 1e-9, "max_iters": 100_000} if solver == "SCS" else {}
+    if solver == "CLARABEL":
+        kwargs = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
+                  "max_iter": 500}
+    return solver, kwargs
+
+
+def _info_expr(X: np.ndarray, w: object) -> object:
+    import cvxpy as cp
+
+    K, d = X.shape
+    F = np.einsum("ai,aj->aij", X, X).reshape(K, d * d)
+    A = cp.reshape(F.T @ w, (d, d), order="C")
+    return (A + A.T) / 2
+
+
+def _finish_cvxpy(prob: object, w: object, solver: str) -> np.ndarray:
+    if w.value is None:
+        raise RuntimeError(f"cvxpy/{solver} failed: status {prob.status}")
+    wv = np.clip(np.asarray(w.value, dtype=float), 0.0, None)
+    wv[wv < 1e-12 * wv.max()] = 0.0
+    return wv / wv.sum()
+
+
+def _linear_cvxpy(X: np.ndarray, L: np.ndarray, solver: str | None = None
+                  ) -> tuple[np.ndarray, str]:
+    """Reference path: ``min matrix_frac(C, A(w)) = tr(C^T A^{-1} C)`` with ``L = C C^T``."""
+    import cvxpy as cp
+
+    solver, kwargs = _cvxpy_solver(solver)
+    ev, U = np.linalg.eigh(L)
+    keep = ev > 1e-12 * ev[-1]
+    C = U[:, keep] * np.sqrt(ev[keep])
+    w = cp.Variable(X.shape[0], nonneg=True)
+    prob = cp.Problem(cp.Minimize(cp.matrix_frac(C, _info_expr(X, w))), [cp.sum(w) == 1])
+    prob.solve(solver=solver, **kwargs)
+    return _finish_cvxpy(prob, w, solver), f"cvxpy-{solver.lower()}"
+
+
+def _ds_cvxpy(X: np.ndarray, interest: np.ndarray, solver: str | None = None
+              ) -> tuple[np.ndarray, str]:
+    """Reference path: ``max log det T`` s.t. ``[[A_II - T, A_IN], [A_NI, A_NN]] >= 0``."""
+    import cvxpy as cp
+
+    solver, kwargs = _cvxpy_solver(solver)
+    d = X.shape[1]
+    nuis = np.setdiff1d(np.arange(d), interest)
+    Xp = X[:, np.concatenate([interest, nuis])]
+    s = interest.size
+    w = cp.Variable(X.shape[0], nonneg=True)
+    T = cp.Variable((s, s), symmetric=True)
+    A = _info_expr(Xp, w)
+    if nuis.size:
+        block = cp.bmat([[A[:s, :s] - T, A[:s, s:]], [A[s:, :s], A[s:, s:]]])
+    else:
+        block = A - T
+    prob = cp.Problem(cp.Maximize(cp.log_det(T)), [cp.sum(w) == 1, block >> 0])
+    prob.solve(solver=solver, **kwargs)
+    return _finish_cvxpy(prob, w, solver), f"cvxpy-{solver.lower()}"
+
+
+def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float,
+                        max_iter: int) -> tuple[np.ndarray, int, int]:
+    """Column generation around the exchange kernel: ``(weights, status, iterations)``.
+
+    The kernel runs on a working set ``S`` (the support plus the most violated candidates);
+    between rounds one pass over all candidates (two GEMMs) computes every
+    ``g_a = x_a^T A^{-1} L A^{-1} x_a`` and adds up to ``batch`` candidates with
+    ``g_a > phi (1 + tol)``. Stops when none is left (the equivalence theorem holds on all
+    candidates) or at ``max_iter`` kernel steps.
+    """
+    K, d = X.shape
+    batch = max(10 * d, 100)
+    S = np.flatnonzero(w0 > 0)
+    w = w0.copy()
+    total = 0
+    status = kern.MAX_ITER
+    prev_gap = None
+    for _ in range(1000):
+        wS = np.ascontiguousarray(w[S] / w[S].sum())
+        XS = np.ascontiguousarray(X[S])
+        # no need to solve the working set far below the current global gap
+        inner = tol if prev_gap is None else max(tol, 0.01 * prev_gap)
+        status, its = kern.linear_solve(XS, L, wS, np.zeros((d, d)), np.full(S.size, 2.0),
+                                        False, inner, max_iter - total, _refresh(d))
+        total += its
+        w = np.zeros(K)
+        w[S] = np.clip(wS, 0.0, None)
+        w /= w.sum()
+        if status == kern.SINGULAR:
+            break
+        cert = _linear_certificate_g(X, w, L)
+        if cert is None:
+            break
+        g, phi = cert
+        viol = np.flatnonzero(g > phi * (1.0 + tol))
+        if viol.size == 0 and inner == tol:
+            status = kern.CONVERGED
+            break
+        if total >= max_iter:
+            status = kern.MAX_ITER
+            break
+        prev_gap = float(g.max()) / phi - 1.0
+        if viol.size > batch:
+            viol = viol[np.argpartition(g[viol], -batch)[-batch:]]
+        S = np.union1d(np.flatnonzero(w > 0), viol)
+    return w, int(status), total
+
+
+def _linear_certificate_g(X: np.ndarray, w: np.ndarray, L: np.ndarray
+                          ) -> tuple[np.ndarray, float] | None:
+    Ainv = _chol_inverse(X, w)
+    if Ainv is None:
+        return None
+    Z = X @ Ainv
+    return np.einsum("ij,ij->i", Z @ L, Z), float(np.einsum("ij,ji->", L, Ainv))
+
+
+def _refresh(d: int) -> int:
+    return max(100, 10 * d)
+
+
+def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: int | None,
+            criterion: str, info: dict | None = None) -> DesignResult:
+    tol = as_tol(tol)
+    _check_method(method)
+    max_iter = as_max_iter(max_iter, 200_000)
+    K, d = Xa.shape
+    status_txt = ""
+    if method == "cvxpy":
+        w, solver = _linear_cvxpy(Xa, L)
+        its = 0
+    else:
+        w, status, its = _linear_working_set(Xa, L, _start(Xa), tol, max_iter)
+        solver = "exchange"
+        status_txt = _STATUS[int(status)]
+    cert = _linear_certificate(Xa, w, L)
+    converged = bool(cert.gap <= tol)
+    message = ""
+    if not converged and status_txt:
+        message = (f"not converged: certified gap {cert.gap:.3g} > tol={tol:g} after {its} "
+                   f"exchanges ({status_txt}); raise max_iter, loosen tol, or try "
+                   "method='cvxpy'")
+    return DesignResult(
+        weights=w, value=cert.value, lower_bound=cert.lower_bound, gap=cert.gap,
+        support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its), solver=solver,
+        converged=converged, criterion=criterion,
+        info={**(info or {}), "max_derivative": cert.max_derivative, "argmax": cert.argmax},
+        message=message,
+    )
+
+
+@warns_if_not_converged
+def linear_optimal(X: object, L: object, *, tol: float = 1e-6, method: str = "auto",
+                   max_iter: int | None = None) -> DesignResult:
+    """Linear-criterion (L-optimal) design: ``min_w tr(L A(w)^{-1})`` for a PSD ``L``.
+
+    The engine behind :func:`a_optimal` (``L = I``) and :func:`i_optimal` (``L`` a moment
+    matrix). ``L = c c^T`` is the c-criterion ``c^T A^{-1} c``; for that prefer
+    :func:`design.c_optimal`, whose optimum may have a singular ``A`` that this solver
+    only approaches.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Candidate arms as rows; must span R^d.
+    L : array_like, shape (d, d)
+        Symmetric positive semidefinite weight matrix (``ValueError`` otherwise).
+    tol : float, default 1e-6
+        Requested certified gap ``max_a g_a / phi - 1`` with
+        ``g_a = x_a^T A^{-1} L A^{-1} x_a``.
+    method : {"auto", "exchange", "cvxpy"}
+        ``"auto"``/``"exchange"``: the numba vertex-exchange solver
+        (:func:`design._criteria_numba.linear_solve`): each step moves weight from the
+        support arm with the smallest ``g`` to the arm with the largest with the exact line
+        search (a quadratic equation), ``A^{-1}`` and every ``g_a`` updated by a rank-two
+        Woodbury formula in ``O(K d)``, an exact Cholesky refresh every ``max(100, 10 d)``
+        steps and before convergence is declared; started from the D-optimal design at
+        ``tol=1e-2``. ``"cvxpy"``: ``min matrix_frac(C, A(w))`` with ``L = C C^T``
+        (Clarabel if installed, else SCS with ``eps=1e-9``).
+    max_iter : int, optional
+        Cap on the exchange steps (default 200,000); reaching it gives ``converged=False``,
+        a :class:`~design.DesignConvergenceWarning` and a ``message``.
+
+    Returns
+    -------
+    DesignResult
+        ``value = tr(L A^{-1})``, ``lower_bound = value^2 / max_a g_a`` (see the module
+        docstring), ``gap = max_a g_a / value - 1``; ``info["argmax"]`` is the arm with the
+        largest ``g_a``.
+    """
+    Xa = as_arms(X)
+    Lm = as_moment_matrix(L, Xa.shape[1])
+    return _linear(Xa, Lm, tol, method, max_iter, "L")
+
+
+@warns_if_not_converged
+def a_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
+              max_iter: int | None = None) -> DesignResult:
+    """A-optimal design: ``min_w tr A(w)^{-1}``, the sum of the parameter variances.
+
+    :func:`linear_optimal` with ``L = I`` (Kiefer 1974; Pukelsheim 2006, §6.5). Equivalence
+    theorem: ``w`` is A-optimal iff ``max_a x_a^T A^{-2} x_a <= tr A^{-1}``; the result's
+    ``lower_bound = (tr A^{-1})^2 / max_a x_a^T A^{-2} x_a`` is certified for any ``w``.
+    The A-criterion is not invariant to reparametrisation: scale the columns of ``X`` as
+    the parameters should be weighed. Parameters as in :func:`linear_optimal`.
+    """
+    Xa = as_arms(X)
+    return _linear(Xa, np.eye(Xa.shape[1]), tol, method, max_iter, "A")
+
+
+def _i_matrix(Xa: np.ndarray, L: object, region: object) -> np.ndarray:
+    d = Xa.shape[1]
+    if L is not None and region is not None:
+        raise ValueError("give either L (a moment matrix) or region (points), not both")
+    if L is not None:
+        return as_moment_matrix(L, d)
+    if region is None:
+        return moment_matrix(Xa, name="X")
+    R = as_arms(region, "region", need_span=False)
+    if R.shape[1] != d:
+        raise ValueError(f"region has {R.shape[1]} columns but the arms have d={d}: give the "
+                         "region's points in model space (design.model_matrix of its factor "
+                         "settings, with the same terms as X)")
+    return moment_matrix(R, name="region")
+
+
+@warns_if_not_converged
+def i_optimal(X: object, *, L: object = None, region: object = None, tol: float = 1e-6,
+              method: str = "auto", max_iter: int | None = None) -> DesignResult:
+    """I-optimal (integrated-variance) design: ``min_w tr(L A(w)^{-1})``.
+
+    ``tr(L A^{-1}) = int f^T A^{-1} f d mu`` is the average prediction variance over the
+    region ``mu`` when ``L = int f f^T d mu`` is its moment matrix (Box & Draper 1959;
+    Atkinson, Donev & Tobias 2007, §10.6; OptimalDesign's ``Fx_ItoA``). Solved by
+    :func:`linear_optimal`'s engine.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Candidate arms (regressors ``f(x)``) as rows; must span R^d.
+    L : array_like, shape (d, d), optional
+        The moment matrix (symmetric PSD). For a continuous region use its exact moments
+        (e.g. ``[[1, 0, 1/3], [0, 1/3, 0], [1/3, 0, 1/5]]`` for ``f = (1, x, x^2)`` and
+        ``x`` uniform on ``[-1, 1]``).
+    region : array_like, shape (n, d), optional
+        Points of the region in model space; ``L`` is their mean ``f f^T``
+        (:func:`moment_matrix`). Default when neither is given: the candidate set ``X``.
+    tol, method, max_iter
+        As in :func:`linear_optimal`.
+
+    Returns
+    -------
+    DesignResult
+        ``value = tr(L A^{-1})``, the average prediction variance; certificate as in
+        :func:`linear_optimal`; ``info["L"]`` holds the moment matrix used.
+    """
+    Xa = as_arms(X)
+    Lm = _i_matrix(Xa, L, region)
+    return _linear(Xa, Lm, tol, method, max_iter, "I", info={"L": Lm})
+
+
+@warns_if_not_converged
+def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = "auto",
+               max_iter: int | None = None) -> DesignResult:
+    """Ds-optimal design: most precise joint estimate of the parameters ``interest``.
+
+    Maximises ``det C(A)`` with ``C = (E^T A^{-1} E)^{-1}`` (the information on the
+    parameters of interest after the nuisance parameters are estimated; Kiefer 1961,
+    Atkinson, Donev & Tobias 2007, §10.3); equivalently minimises the determinant of the
+    ``s x s`` block of ``A^{-1}``. Reported as ``phi_Ds = det(C)^{-1/s}`` (to minimise;
+    ``info["log_det_schur"]`` has ``log det C``). With every column of interest it is the
+    D-optimal design.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Candidate arms as rows; must span R^d (the solver keeps ``A`` invertible; when the
+        Ds-optimum is singular it is only approached, and the certificate says how closely).
+    interest : sequence of int or boolean mask
+        Column indices of the ``s`` parameters of interest (an int is refused as ambiguous:
+        write ``[k]``).
+    tol : float, default 1e-6
+        Requested certified gap ``max_a d_a / s - 1`` with
+        ``d_a = x_a^T A^{-1} E C E^T A^{-1} x_a``.
+    method : {"auto", "exchange", "cvxpy"}
+        ``"auto"``/``"exchange"``: numba vertex exchange (:func:`design._criteria_numba.
+        ds_solve`) with the exact line search (the log-ratio of two determinant quadratics;
+        its stationary points solve a quadratic), rank-two updates of ``A^{-1}`` and of the
+        nuisance block's inverse; started from the D-optimal design at ``tol=1e-2``.
+        ``"cvxpy"``: ``max log det T`` s.t. ``[[A_II - T, A_IN], [A_NI, A_NN]] >= 0``.
+    max_iter : int, optional
+        Cap on the exchange steps (default 200,000).
+
+    Returns
+    -------
+    DesignResult
+        ``value = det(C)^{-1/s}``, ``lower_bound = value s / max_a d_a``,
+        ``gap = max_a d_a / s - 1``; ``info["interest"]`` the sorted column indices.
+    """
+    Xa = as_arms(X)
+    K, d = Xa.shape
+    idx = _as_interest(interest, d)
+    tol = as_tol(tol)
+    _check_method(method)
+    max_iter = as_max_iter(max_iter, 200_000)
+    status_txt = ""
+    if method == "cvxpy":
+        w, solver = _ds_cvxpy(Xa, idx)
+        its = 0
+    else:
+        w = _start(Xa)
+        XN = np.ascontiguousarray(Xa[:, np.setdiff1d(np.arange(d), idx)])
+        m = XN.shape[1]
+        status, its = kern.ds_solve(Xa, XN, w, np.zeros((d, d)), np.zeros((m, m)),
+                                    np.full(K, 2.0), False, idx.size, tol, max_iter,
+                                    _refresh(d))
+        w = np.clip(w, 0.0, None)
+        w /= w.sum()
+        solver = "exchange"
+        status_txt = _STATUS[int(status)]
+    cert, logdet_c = _ds_certificate(Xa, w, idx)
+    converged = bool(cert.gap <= tol)
+    message = ""
+    if not converged and status_txt:
+        message = (f"not converged: certified gap {cert.gap:.3g} > tol={tol:g} after {its} "
+                   f"exchanges ({status_txt}); raise max_iter, loosen tol, or try "
+                   "method='cvxpy'")
+    return DesignResult(
+        weights=w, value=cert.value, lower_bound=cert.lower_bound, gap=cert.gap,
+        support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its), solver=solver,
+        converged=converged, criterion="Ds",
+        info={"interest": idx, "log_det_schur": logdet_c,
+              "max_derivative": cert.max_derivative, "argmax": cert.argmax},
+        message=message,
+    )

@@ -1,0 +1,343 @@
+"""Exact designs: ``n`` runs on the candidates, by exchange, with a certified efficiency.
+
+An exact design puts integer counts ``n_a`` (summing to ``n``) on the candidates; its
+information matrix is ``M = sum_a n_a x_a x_a^T`` (plus the information of runs already
+made, ``fixed``). :func:`exact` minimises the A-, I-, D- or Ds-criterion of ``M / N``
+(``N`` all runs) by the modified Fedorov exchange (Fedorov 1972; Cook & Nachtsheim 1980;
+OptimalDesign's ``od_KL`` is the KL variant) with rank-two updates, from several starts:
+the efficient rounding (Pukelsheim & Rieder 1992) of the approximate optimum when ``n`` is
+at least its support size, the sequential D-greedy design (Wynn 1970), and randomised
+greedy designs.
+
+The approximate optimum's certified lower bound ``phi_LB <= phi*_approx <= phi*_exact``
+makes ``efficiency_bound = phi_LB / phi(exact)`` a true lower bound on the exact design's
+efficiency relative to the approximate optimum, and hence to the best exact design.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from design import _exact_numba as kern
+from design._validation import as_arms
+from design.criteria import _as_interest, _i_matrix, a_optimal, ds_optimal, i_optimal
+from design.gd import d_optimal
+from design.result import DesignConvergenceWarning, DesignResult
+
+__all__ = ["ExactDesign", "exact", "exact_value"]
+
+_CRITERIA = ("d", "a", "i", "ds")
+
+
+@dataclass(frozen=True, repr=False)
+class ExactDesign:
+    """An exact design of ``n`` runs with its certified efficiency.
+
+    Attributes
+    ----------
+    counts : ndarray of int64, shape (K,)
+        Runs per candidate (the new runs; ``fixed`` runs not included), summing to ``n``.
+    n : int
+        Number of new runs.
+    criterion : str
+        ``"D"``, ``"A"``, ``"I"`` or ``"Ds"``.
+    value : float
+        Criterion of ``M / N`` (all ``N`` runs, fixed ones included): ``det^{-1/d}`` for D,
+        ``tr(L M^{-1}) N`` for A/I, ``det(C)^{-1/s}`` for Ds; smaller is better.
+    efficiency_bound : float
+        ``lower_bound / value`` with the certified lower bound of the approximate optimum: the
+        efficiency of this design relative to the best approximate (hence the best exact)
+        design is at least this.
+    lower_bound : float
+        The approximate optimum's certified lower bound.
+    approximate : DesignResult
+        The approximate optimal design behind the bound (and the rounding start).
+    support : ndarray of int64
+        Candidates with at least one new run.
+    start : str
+        Which start gave the returned design (``"rounding"``, ``"greedy"``, ``"random"``).
+    rounding_value : float
+        Criterion of the efficient rounding of the approximate optimum (``nan`` when it was
+        not a start: ``n`` below its support size, caps, or fixed runs).
+    starts : int
+        Number of starts tried.
+    exchanges : int
+        Exchanges made on the returned design's run.
+    message : str
+        What was done.
+    """
+
+    counts: np.ndarray
+    n: int
+    criterion: str
+    value: float
+    efficiency_bound: float
+    lower_bound: float
+    approximate: DesignResult
+    support: np.ndarray
+    start: str
+    rounding_value: float
+    starts: int
+    exchanges: int
+    message: str
+
+    def __repr__(self) -> str:
+        items = ", ".join(f"{int(i)}: {int(self.counts[i])}" for i in self.support[:10])
+        more = "" if self.support.size <= 10 else f", ... ({self.support.size - 10} more)"
+        return (f"ExactDesign({self.criterion}, n={self.n}, value={self.value:.10g}, "
+                f"efficiency >= {self.efficiency_bound:.6f}, start={self.start!r},\n"
+                f"  counts ({self.support.size} candidates)={{{items}{more}}})")
+
+
+def _as_count_vector(v: object, K: int, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(v)
+    except (TypeError, ValueError) as exc:  # pragma: no cover
+        raise ValueError(f"{name} must be integer counts: {exc}") from None
+    if arr.ndim == 0:
+        arr = np.full(K, arr)
+    if arr.shape != (K,):
+        raise ValueError(f"{name} must be a vector of length K={K}; got shape {arr.shape}")
+    if not np.all(np.isfinite(arr.astype(float))) or np.any(arr != np.round(arr)) \
+            or np.any(arr < 0):
+        raise ValueError(f"{name} must be non-negative integers")
+    return arr.astype(np.int64)
+
+
+def exact_value(X: object, counts: object, criterion: str = "d", *, fixed: object = None,
+                L: object = None, region: object = None, interest: object = None) -> float:
+    """Criterion of an exact design (counts on the rows of ``X``, plus ``fixed`` runs).
+
+    Same normalisation as :attr:`ExactDesign.value` (the information of all runs divided
+    by their number); ``inf`` when the information matrix is singular.
+    """
+    Xa = as_arms(X)
+    K, d = Xa.shape
+    c = _as_count_vector(counts, K, "counts")
+    crit, L_m, idx = _criterion(Xa, criterion, L, region, interest)
+    Mfix, nfix = _fixed_info(Xa, fixed)
+    return _value(Xa, c, Mfix, nfix, crit, L_m, idx)
+
+
+def _criterion(Xa: np.ndarray, criterion: str, L: object, region: object, interest: object
+               ) -> tuple[str, np.ndarray, np.ndarray]:
+    crit = str(criterion).lower()
+    d = Xa.shape[1]
+    if crit not in _CRITERIA:
+        raise ValueError(f"criterion must be one of {_CRITERIA}; got {criterion!r}")
+    if crit != "i" and (L is not None or region is not None):
+        raise ValueError("L and region are only used by criterion='i'")
+    if crit != "ds" and interest is not None:
+        raise ValueError("interest is only used by criterion='ds'")
+    L_m = np.eye(d) if crit == "a" else (_i_matrix(Xa, L, region) if crit == "i"
+                                         else np.zeros((d, d)))
+    idx = np.arange(d, dtype=np.int64)
+    if crit == "ds":
+        if interest is None:
+            raise ValueError("interest (column indices) is required for criterion='ds'")
+        idx = _as_interest(interest, d)
+    return crit, L_m, idx
+
+
+def _fixed_info(Xa: np.ndarray, fixed: object) -> tuple[np.ndarray, int]:
+    """Information matrix and number of the runs already made."""
+    K, d = Xa.shape
+    if fixed is None:
+        return np.zeros((d, d)), 0
+    arr = np.asarray(fixed)
+    if arr.ndim == 2:
+        rows = as_arms(arr, "fixed", need_span=False)
+        if rows.shape[1] != d:
+            raise ValueError(f"fixed has {rows.shape[1]} columns but the candidates have d={d}")
+        return rows.T @ rows, rows.shape[0]
+    c = _as_count_vector(arr, K, "fixed")
+    return (Xa * c[:, None]).T @ Xa, int(c.sum())
+
+
+def _fixed_counts(Xa: np.ndarray, fixed: object) -> np.ndarray:
+    if fixed is None or np.asarray(fixed).ndim == 2:
+        return np.zeros(Xa.shape[0], dtype=np.int64)
+    return _as_count_vector(fixed, Xa.shape[0], "fixed")
+
+
+def _value(Xa: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, nfix: int, crit: str,
+           L: np.ndarray, idx: np.ndarray) -> float:
+    N = int(counts.sum()) + nfix
+    M = ((Xa * counts[:, None]).T @ Xa + Mfix) / N
+    try:
+        C = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        return float("inf")
+    d = M.shape[0]
+    if crit == "d":
+        return float(np.exp(-2.0 * np.log(np.diag(C)).sum() / d))
+    Ci = np.linalg.inv(C)
+    Minv = Ci.T @ Ci
+    if crit in ("a", "i"):
+        return float(np.einsum("ij,ji->", L, Minv))
+    Vs = Minv[np.ix_(idx, idx)]
+    sign, logdet = np.linalg.slogdet(Vs)
+    return float(np.exp(logdet / idx.size)) if sign > 0 else float("inf")
+
+
+def _approximate(Xa: np.ndarray, crit: str, L: object, region: object, interest: object,
+                 tol: float) -> DesignResult:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DesignConvergenceWarning)
+        if crit == "d":
+            return d_optimal(Xa, tol=tol)
+        if crit == "a":
+            return a_optimal(Xa, tol=tol)
+        if crit == "i":
+            return i_optimal(Xa, L=L, region=region, tol=tol)
+        return ds_optimal(Xa, interest, tol=tol)
+
+
+def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa: A002
+          fixed: object = None, caps: object = None, L: object = None, region: object = None,
+          interest: object = None, restarts: int = 5, seed: int | np.random.Generator | None = 0,
+          tol: float = 1e-6, max_passes: int = 100) -> ExactDesign:
+    """Exact optimal design of ``n`` runs on the candidates by exchange.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        Candidate regressors as rows (e.g. :func:`design.model_matrix` of a grid); must span
+        R^d.
+    n : int
+        Number of new runs; ``n + (fixed runs) >= d`` is needed for an invertible
+        information matrix, whatever the approximate design's support size.
+    criterion : {"d", "a", "i", "ds"}
+        D (``det^{-1/d}``), A (``tr M^{-1}``), I (``tr(L M^{-1})`` with ``L`` or ``region``
+        as in :func:`design.i_optimal`) or Ds (``interest`` columns), each of ``M / N``.
+    bin : bool, default False
+        At most one run per candidate (``n_a in {0, 1}``; OptimalDesign's ``bin``),
+        counting ``fixed`` runs on the candidates.
+    fixed : array_like, optional
+        Runs already made (augmentation): counts per candidate (K,) or regressor rows
+        (m, d) of runs anywhere. Their information is part of ``M``; they are not moved.
+    caps : int or array_like (K,), optional
+        Most runs allowed per candidate, counting ``fixed`` runs on it.
+    L, region, interest
+        Criterion parameters (see :func:`design.i_optimal`, :func:`design.ds_optimal`).
+    restarts : int, default 5
+        Randomised greedy starts in addition to the rounding and the greedy starts.
+    seed : int or Generator, default 0
+        For the randomised starts (reproducible).
+    tol : float, default 1e-6
+        Tolerance of the approximate optimum (its certified lower bound is used).
+    max_passes : int, default 100
+        Cap on the exchange passes per start.
+
+    Returns
+    -------
+    ExactDesign
+        Counts, value, ``efficiency_bound`` (certified), the approximate design, and which
+        start won. Never worse than the efficient rounding of the approximate optimum when
+        that is a start (the exchange only accepts improvements).
+
+    Raises
+    ------
+    ValueError
+        ``n`` not a positive integer, ``n + fixed runs < d``, ``bin``/``caps`` leaving fewer
+        than ``n`` runs or no invertible design, a fixed count above its cap, bad criterion
+        parameters.
+    """
+    Xa = as_arms(X)
+    K, d = Xa.shape
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    n = int(n)
+    if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) \
+            or restarts < 0:
+        raise ValueError(f"restarts must be a non-negative integer; got {restarts!r}")
+    if isinstance(max_passes, bool) or not isinstance(max_passes, (int, np.integer)) \
+            or max_passes < 1:
+        raise ValueError(f"max_passes must be a positive integer; got {max_passes!r}")
+    crit, L_m, idx = _criterion(Xa, criterion, L, region, interest)
+    Mfix, nfix = _fixed_info(Xa, fixed)
+    if n + nfix < d:
+        raise ValueError(f"n={n} runs (plus {nfix} fixed) < d={d} parameters: the "
+                         "information matrix cannot be invertible")
+    fixed_c = _fixed_counts(Xa, fixed)
+    cap = np.full(K, n, dtype=np.int64) + _fixed_counts(Xa, fixed)  # no cap: n new runs
+    if caps is not None:
+        cap = _as_count_vector(caps, K, "caps")
+    if bin:
+        cap = np.minimum(cap, 1)
+    cap = cap - fixed_c
+    if np.any(cap < 0):
+        k = int(np.flatnonzero(cap < 0)[0])
+        raise ValueError(f"fixed has more runs on candidate {k} than caps/bin allow")
+    if int(cap.sum()) < n:
+        raise ValueError(f"caps/bin allow only {int(cap.sum())} new runs, fewer than n={n}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    approx = _approximate(Xa, crit, L, region, interest, tol)
+
+    kcrit = {"d": kern.CRIT_D, "a": kern.CRIT_LINEAR, "i": kern.CRIT_LINEAR,
+             "ds": kern.CRIT_DS}[crit]
+    nuis = np.setdiff1d(np.arange(d), idx) if crit == "ds" else np.empty(0, np.int64)
+    XN = np.ascontiguousarray(Xa[:, nuis])
+    MfixN = np.ascontiguousarray(Mfix[np.ix_(nuis, nuis)])
+    Lk = np.ascontiguousarray(L_m)
+    refresh = max(50, 5 * d)
+    ridge = 1e-8 * float(np.trace(Xa.T @ Xa)) / K
+
+    starts: list[tuple[str, np.ndarray]] = []
+    rounding_value = float("nan")
+    if caps is None and not bin and fixed is None:
+        from rounding import efficient_round
+
+        w = approx.weights
+        w = np.where(w > 1e-9 * w.max(), w, 0.0)
+        if n >= np.count_nonzero(w):
+            c0 = efficient_round(w / w.sum(), n)
+            rounding_value = _value(Xa, c0, Mfix, nfix, crit, L_m, idx)
+            starts.append(("rounding", c0))
+
+    def greedy(n_random: int) -> np.ndarray | None:
+        c = np.zeros(K, dtype=np.int64)
+        allowed = np.flatnonzero(cap > 0)
+        if n_random:
+            pick = rng.choice(allowed, size=min(n_random, allowed.size), replace=False)
+            c[pick] = 1
+        M0 = (Xa * c[:, None]).T @ Xa + Mfix + ridge * np.eye(d)
+        ok = kern.greedy_fill(Xa, M0, c, cap, n - int(c.sum()))
+        return c if ok else None
+
+    c = greedy(0)
+    if c is not None:
+        starts.append(("greedy", c))
+    for _ in range(restarts):
+        c = greedy(int(rng.integers(1, max(2, min(n, d) // 2 + 1))))
+        if c is not None:
+            starts.append(("random", c))
+
+    best: tuple[float, str, np.ndarray, int] | None = None
+    for name, c in starts:
+        c = c.copy()
+        n_ex, _, ok = kern.exchange(Xa, XN, Lk, c, cap, Mfix, MfixN, kcrit, max_passes,
+                                    refresh)
+        v = _value(Xa, c, Mfix, nfix, crit, L_m, idx)
+        if not ok or not np.isfinite(v):
+            continue
+        if best is None or v < best[0]:
+            best = (v, name, c, n_ex)
+    if best is None:
+        raise ValueError("no exact design with an invertible information matrix was found "
+                         "within caps/bin: the allowed candidates do not span R^d")
+    value, name, counts, n_ex = best
+    lb = approx.lower_bound
+    eff = lb / value
+    label = {"d": "D", "a": "A", "i": "I", "ds": "Ds"}[crit]
+    msg = (f"{label}-exact design of {n} runs from the best of {len(starts)} starts "
+           f"({name}); efficiency >= {eff:.6f} relative to the approximate optimum")
+    return ExactDesign(
+        counts=counts, n=n, criterion=label, value=value, efficiency_bound=float(eff),
+        lower_bound=float(lb), approximate=approx,
+        support=np.flatnonzero(counts).astype(np.int64), start=name,
+        rounding_value=rounding_value, starts=len(starts), exchanges=int(n_ex), message=msg,
+    )

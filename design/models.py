@@ -1,0 +1,213 @@
+"""Regression models on factor settings, and candidate grids for boxes and simplices.
+
+A design problem on factor settings ``F`` (rows: experimental conditions, columns:
+factors) is a design problem on the *regressors* ``X = f(F)``: :func:`model_matrix` builds
+``X`` for the usual polynomial response-surface models, :func:`box_grid` and
+:func:`simplex_grid` build candidate sets (R's OptimalDesign: ``Fx_cube``, ``Fx_simplex``).
+
+Mixture (Scheffé) models on a simplex have no intercept, because the components sum to one:
+``model_matrix(F, "linear", intercept=False)`` is Scheffé's linear model,
+``model_matrix(F, "interactions", intercept=False)`` his quadratic model.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from design._validation import as_arms
+
+__all__ = ["TERMS", "box_grid", "model_exponents", "model_matrix", "model_terms",
+           "simplex_grid"]
+
+TERMS = ("linear", "interactions", "pure-quadratic", "quadratic", "cubic")
+"""Named models: ``linear`` (main effects), ``interactions`` (+ two-factor interactions),
+``pure-quadratic`` (main effects + squares), ``quadratic`` (full second order),
+``cubic`` (full third order). An integer ``k`` is the full polynomial of degree ``k``."""
+
+
+def _all_monomials(k: int, degree: int) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = []
+    for total in range(1, degree + 1):
+        for combo in itertools.combinations_with_replacement(range(k), total):
+            e = [0] * k
+            for i in combo:
+                e[i] += 1
+            out.append(tuple(e))
+    return out
+
+
+def model_exponents(n_factors: int, terms: str | int | Sequence[Sequence[int]] = "linear",
+                    intercept: bool = True) -> np.ndarray:
+    """Exponent matrix ``E`` (p, k) of the model: column ``j`` of ``X`` is ``prod_i F_i^E[j, i]``.
+
+    ``terms`` is a name of :data:`TERMS`, an integer degree, or explicit exponent rows
+    (e.g. ``[[1, 0], [0, 1], [1, 1]]``). Order: intercept, main effects, two-factor
+    interactions, squares, then higher orders (for the named models).
+    """
+    if isinstance(n_factors, bool) or not isinstance(n_factors, (int, np.integer)) \
+            or n_factors < 1:
+        raise ValueError(f"n_factors must be a positive integer; got {n_factors!r}")
+    k = int(n_factors)
+    eye = [tuple(int(i == j) for j in range(k)) for i in range(k)]
+    pairs = [tuple(int(j in (a, b)) for j in range(k))
+             for a, b in itertools.combinations(range(k), 2)]
+    squares = [tuple(2 * int(i == j) for j in range(k)) for i in range(k)]
+    if isinstance(terms, str):
+        if terms == "linear":
+            rows = eye
+        elif terms == "interactions":
+            rows = eye + pairs
+        elif terms == "pure-quadratic":
+            rows = eye + squares
+        elif terms == "quadratic":
+            rows = eye + pairs + squares
+        elif terms == "cubic":
+            rows = eye + pairs + squares
+            rows += [e for e in _all_monomials(k, 3) if sum(e) == 3]
+        else:
+            raise ValueError(f"terms must be one of {TERMS}, an integer degree or exponent "
+                             f"rows; got {terms!r}")
+    elif isinstance(terms, (int, np.integer)) and not isinstance(terms, bool):
+        if terms < 1:
+            raise ValueError(f"terms as a degree must be >= 1; got {terms}")
+        rows = _all_monomials(k, int(terms))
+    else:
+        try:
+            E = np.asarray(terms)
+        except (TypeError, ValueError) as exc:  # pragma: no cover
+            raise ValueError(f"terms: cannot read exponent rows: {exc}") from None
+        if E.ndim != 2 or E.shape[1] != k or not np.issubdtype(E.dtype, np.integer) \
+                or np.any(E < 0):
+            raise ValueError(f"terms as exponent rows must be non-negative integers of shape "
+                             f"(p, {k}); got {E.shape}")
+        rows = [tuple(int(v) for v in r) for r in E if np.any(r > 0)]
+        if len(set(rows)) != len(rows):
+            raise ValueError("terms has repeated exponent rows")
+    if intercept:
+        rows = [tuple([0] * k)] + list(rows)
+    if not rows:
+        raise ValueError("the model has no term")
+    return np.array(rows, dtype=np.int64).reshape(len(rows), k)
+
+
+def model_terms(n_factors: int, terms: str | int | Sequence[Sequence[int]] = "linear",
+                intercept: bool = True, names: Sequence[str] | None = None) -> list[str]:
+    """Readable names of the columns of :func:`model_matrix` (``"1"``, ``"x1"``, ``"x1*x2"``,
+    ``"x1^2"``, ...); ``names`` overrides the factor names."""
+    E = model_exponents(n_factors, terms, intercept)
+    if names is None:
+        names = [f"x{i + 1}" for i in range(E.shape[1])]
+    elif len(names) != E.shape[1]:
+        raise ValueError(f"names has {len(names)} entries for {E.shape[1]} factors")
+    out = []
+    for e in E:
+        parts = [n if p == 1 else f"{n}^{p}" for n, p in zip(names, e, strict=True) if p > 0]
+        out.append("*".join(parts) if parts else "1")
+    return out
+
+
+def model_matrix(F: object, terms: str | int | Sequence[Sequence[int]] = "linear",
+                 intercept: bool = True) -> np.ndarray:
+    """Regression matrix ``X`` (n, p) of a polynomial model on factor settings ``F`` (n, k).
+
+    Parameters
+    ----------
+    F : array_like, shape (n, k)
+        Factor settings as rows (a 1-D array is one factor). Use coded units (e.g. each
+        factor scaled to ``[-1, 1]``) so that the columns are comparably scaled; the
+        A- and I-criteria depend on that scaling, G/D do not.
+    terms : str, int or exponent rows
+        ``"linear"`` (``1, x_i``), ``"interactions"`` (+ ``x_i x_j``), ``"pure-quadratic"``
+        (+ ``x_i^2``), ``"quadratic"`` (full second order), ``"cubic"`` (full third order),
+        an integer degree (full polynomial), or exponent rows (p, k).
+    intercept : bool, default True
+        Include the constant column. Use ``False`` for mixture (Scheffé) models.
+
+    Returns
+    -------
+    ndarray, shape (n, p)
+        Columns in the order of :func:`model_terms`.
+    """
+    Fa = np.asarray(F, dtype=np.float64) if not isinstance(F, np.ndarray) else F
+    if Fa.ndim == 1:
+        Fa = Fa[:, None]
+    Fa = as_arms(Fa, "F", need_span=False)
+    E = model_exponents(Fa.shape[1], terms, intercept)
+    X = np.ones((Fa.shape[0], E.shape[0]))
+    for j, e in enumerate(E):
+        for i in np.flatnonzero(e):
+            X[:, j] *= Fa[:, i] ** e[i]
+    return X + 0.0  # no negative zeros in the output
+
+
+def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | None = None,
+             *, low: float = -1.0, high: float = 1.0) -> np.ndarray:
+    """Full factorial grid of a box: every combination of the factor levels.
+
+    Parameters
+    ----------
+    levels : int or sequence
+        Levels per factor: an integer (that many equally spaced levels in ``[low, high]``)
+        or explicit level values, one entry per factor; a single integer with
+        ``n_factors`` gives every factor that many levels (``box_grid(3, 2)``: the 3^2
+        grid on ``[-1, 1]^2``).
+    n_factors : int, optional
+        Number of factors when ``levels`` is a single integer.
+    low, high : float
+        Range of the factors given by a number of levels (default coded units ``[-1, 1]``).
+
+    Returns
+    -------
+    ndarray, shape (prod n_levels, k)
+        Rows in lexicographic order (the first factor varies slowest).
+    """
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"low < high must be finite; got low={low}, high={high}")
+    if isinstance(levels, (int, np.integer)) and not isinstance(levels, bool):
+        if n_factors is None:
+            raise ValueError("n_factors is required when levels is a single integer")
+        if isinstance(n_factors, bool) or not isinstance(n_factors, (int, np.integer)) \
+                or n_factors < 1:
+            raise ValueError(f"n_factors must be a positive integer; got {n_factors!r}")
+        levels = [int(levels)] * int(n_factors)
+    elif n_factors is not None and len(levels) != n_factors:
+        raise ValueError(f"levels has {len(levels)} entries but n_factors={n_factors}")
+    axes = []
+    for i, lev in enumerate(levels):
+        if isinstance(lev, (int, np.integer)) and not isinstance(lev, bool):
+            if lev < 2:
+                raise ValueError(f"levels[{i}] must be >= 2 levels; got {lev}")
+            axes.append(np.linspace(low, high, int(lev)))
+        else:
+            v = np.asarray(lev, dtype=np.float64).ravel()
+            if v.size < 1 or not np.all(np.isfinite(v)):
+                raise ValueError(f"levels[{i}] must be finite level values")
+            if np.unique(v).size != v.size:
+                raise ValueError(f"levels[{i}] has repeated values")
+            axes.append(v)
+    if not axes:
+        raise ValueError("levels is empty")
+    mesh = np.meshgrid(*axes, indexing="ij")
+    return np.stack([m.ravel() for m in mesh], axis=1)
+
+
+def simplex_grid(n_components: int, m: int) -> np.ndarray:
+    """The ``{q, m}`` simplex lattice: mixtures with proportions in ``{0, 1/m, ..., 1}``.
+
+    All ``binom(q + m - 1, m)`` points ``x >= 0``, ``sum x = 1``, ``m x`` integer
+    (Scheffé 1958), for mixture experiments; combine with
+    ``model_matrix(..., intercept=False)``.
+    """
+    for name, v, lo in (("n_components", n_components, 2), ("m", m, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
+    q, m = int(n_components), int(m)
+    # stars and bars: q - 1 bar positions among m + q - 1 slots
+    pts = []
+    for bars in itertools.combinations(range(m + q - 1), q - 1):
+        edges = (-1, *bars, m + q - 1)
+        pts.append([edges[i + 1] - edges[i] - 1 for i in range(q)])
+    return np.array(pts, dtype=np.float64) / m

@@ -1,0 +1,90 @@
+"""`oed design` for a lab: model terms, A/I/Ds criteria, exact designs, constraints."""
+
+import json
+
+import numpy as np
+import pytest
+
+from bandits.cli import main
+from design import box_grid
+
+
+@pytest.fixture
+def grid(tmp_path):
+    path = tmp_path / "grid.csv"
+    F = box_grid(3, 2)
+    cost = 1.0 + (F[:, 0] + 1) / 2  # runs at high temperature cost more
+    np.savetxt(path, np.c_[F, cost], delimiter=",", header="temp,press,cost", comments="")
+    return path
+
+
+def run(args, tmp_path):
+    out = tmp_path / "out.json"
+    assert main([*args, "--out", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_model_terms_and_the_model_in_the_output(grid, tmp_path, capsys):
+    res = run(["design", "d", "--arms", str(grid), "--model", "quadratic",
+               "--costs", "cost", "--budget", "10"], tmp_path)
+    assert res["model"]["terms"] == ["1", "temp", "press", "temp*press", "temp^2", "press^2"]
+    assert "quadratic model in 2 factors" in capsys.readouterr().out
+    # the budget does not bind: the D-optimal 3^2 design (Atkinson, Donev & Tobias 2007)
+    w = np.array(res["weights"])
+    assert w[0] == pytest.approx(0.1458, abs=1e-4) and w[4] == pytest.approx(0.0962, abs=1e-4)
+
+
+def test_without_model_the_output_says_no_intercept(tmp_path):
+    grid = tmp_path / "settings.csv"
+    np.savetxt(grid, box_grid(3, 2), delimiter=",")
+    res = run(["design", "g", "--arms", str(grid)], tmp_path)
+    assert res["model"]["intercept"] is False
+    assert "no intercept added" in res["model"]["description"]
+    res = run(["design", "g", "--arms", str(grid), "--intercept"], tmp_path)
+    assert res["model"]["terms"] == ["1", "x1", "x2"]
+
+
+def test_a_i_ds_and_budget(grid, tmp_path):
+    a = run(["design", "a", "--arms", str(grid), "--model", "quadratic", "--costs", "cost",
+             "--budget", "10"], tmp_path)
+    assert a["criterion"] == "A" and a["converged"]
+    i = run(["design", "i", "--arms", str(grid), "--model", "quadratic", "--costs", "cost",
+             "--budget", "10"], tmp_path)
+    assert i["criterion"] == "I" and i["gap"] <= 1e-4
+    ds = run(["design", "ds", "--arms", str(grid), "--model", "quadratic", "--costs", "cost",
+              "--budget", "10", "--interest", "temp^2,press^2"], tmp_path)
+    assert ds["criterion"] == "Ds"
+    cheap = run(["design", "d", "--arms", str(grid), "--model", "quadratic", "--costs", "cost",
+                 "--budget", "1.4"], tmp_path)
+    cost = 1.0 + (box_grid(3, 2)[:, 0] + 1) / 2
+    assert cost @ np.array(cheap["weights"]) <= 1.4
+
+
+def test_exact_bin_and_fixed(tmp_path):
+    grid = tmp_path / "settings.csv"
+    np.savetxt(grid, box_grid(3, 2), delimiter=",", header="temp,press", comments="")
+    res = run(["design", "d", "--arms", str(grid), "--model", "quadratic", "--exact", "7",
+               "--bin"], tmp_path)
+    assert sum(res["counts"]) == 7 and max(res["counts"]) == 1
+    assert 0 < res["efficiency_bound"] <= 1
+    fixed = tmp_path / "fixed.csv"
+    np.savetxt(fixed, [[0.0, 0.0]], delimiter=",")
+    aug = run(["design", "d", "--arms", str(grid), "--model", "quadratic", "--exact", "6",
+               "--fixed", str(fixed)], tmp_path)
+    assert sum(aug["counts"]) == 6
+
+
+def test_bad_input(grid, tmp_path, capsys):
+    base = ["design", "ds", "--arms", str(grid), "--model", "quadratic"]
+    assert main(base) == 2
+    assert "--interest is required" in capsys.readouterr().err
+    assert main(["design", "d", "--arms", str(grid), "--costs", "cost"]) == 2
+    assert "--costs and --budget go together" in capsys.readouterr().err
+    assert main(["design", "d", "--arms", str(grid), "--costs", "-1", "--budget", "1"]) == 2
+    assert main(["design", "c", "--arms", str(grid), "--exact", "4", "--target", "1,0,0"]) == 2
+    assert main(["design", "d", "--arms", str(grid), "--model", "linear", "--costs", "cost",
+                 "--exact", "2"]) == 2
+    assert "--costs and --budget go together" in capsys.readouterr().err
+    assert main(["design", "d", "--arms", str(grid), "--model", "linear", "--caps", "cost",
+                 "--exact", "2"]) == 2
+    assert "n=2 runs" in capsys.readouterr().err

@@ -1,0 +1,135 @@
+"""Exact designs by exchange (design.exact): known designs, brute force, certificates,
+bin / caps / fixed runs, bad input."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from design import ExactDesign, d_optimal, exact, exact_value, model_matrix
+
+CRITERIA = [("d", {}), ("a", {}), ("i", {}), ("ds", {"interest": [2]})]
+
+
+def brute_force(X, n, criterion, **kw):
+    """Best exact design of n runs by enumerating every multiset of candidates."""
+    K = X.shape[0]
+    best = np.inf
+    for combo in itertools.combinations_with_replacement(range(K), n):
+        best = min(best, exact_value(X, np.bincount(combo, minlength=K), criterion, **kw))
+    return best
+
+
+def test_three_run_d_optimal_quadratic_design_is_minus1_0_1():
+    # f = (1, x, x^2) on {-1, 0, 1}: the 3-run D-optimal design is one run at each point
+    # (det M = 4 is the largest 3x3 Vandermonde determinant on the grid).
+    x = np.array([-1.0, 0.0, 1.0])
+    res = exact(model_matrix(x, 2), 3)
+    np.testing.assert_array_equal(res.counts, [1, 1, 1])
+    # on a finer grid of [-1, 1] as well
+    x5 = np.linspace(-1, 1, 5)
+    res5 = exact(model_matrix(x5, 2), 3)
+    np.testing.assert_array_equal(x5[res5.support], [-1, 0, 1])
+
+
+@pytest.mark.parametrize(("criterion", "kw"), CRITERIA, ids=[c[0] for c in CRITERIA])
+@pytest.mark.parametrize("n", [3, 4, 5, 7])
+def test_matches_brute_force_on_a_small_grid(criterion, kw, n):
+    X = model_matrix(np.linspace(-1, 1, 7), 2)
+    res = exact(X, n, criterion, **kw)
+    best = brute_force(X, n, criterion, **kw)
+    assert res.value == pytest.approx(best, rel=1e-12)
+    # the certificate: lower bound of the approximate optimum <= best exact design
+    assert res.lower_bound <= best * (1 + 1e-12)
+    assert res.efficiency_bound == pytest.approx(res.lower_bound / res.value)
+    assert 0 < res.efficiency_bound <= 1 + 1e-12
+
+
+@pytest.mark.parametrize(("criterion", "kw"), CRITERIA, ids=[c[0] for c in CRITERIA])
+def test_matches_brute_force_on_random_candidates(criterion, kw):
+    X = model_matrix(np.random.default_rng(3).uniform(-1, 1, (9, 1)), 2)
+    res = exact(X, 5, criterion, **kw)
+    assert res.value == pytest.approx(brute_force(X, 5, criterion, **kw), rel=1e-12)
+
+
+@pytest.mark.parametrize(("criterion", "kw"), CRITERIA, ids=[c[0] for c in CRITERIA])
+def test_never_worse_than_the_rounding_of_the_approximate_design(criterion, kw):
+    X = model_matrix(np.random.default_rng(4).uniform(-1, 1, (200, 2)), "quadratic")
+    kw = {"interest": [3, 4, 5]} if criterion == "ds" else kw
+    for n in (20, 40):
+        res = exact(X, n, criterion, **kw)
+        assert np.isfinite(res.rounding_value)
+        assert res.value <= res.rounding_value * (1 + 1e-12)
+        assert res.counts.sum() == n
+
+
+def test_n_below_the_support_size_works():
+    # the issue's case: a quadratic model whose approximate D-optimal support is larger than
+    # n, so efficient rounding cannot be used; n = 12 >= p must still work.
+    X = model_matrix(np.random.default_rng(1).uniform(-1, 1, (500, 3)), "quadratic")
+    p = X.shape[1]
+    assert d_optimal(X).support.size > 12 >= p
+    res = exact(X, 12)
+    assert res.counts.sum() == 12 and np.isnan(res.rounding_value)
+    assert np.isfinite(res.value) and 0.9 < res.efficiency_bound <= 1
+
+
+def test_efficiency_approaches_one_for_large_n():
+    X = model_matrix(np.linspace(-1, 1, 21), 2)
+    res = exact(X, 400)
+    # the approximate optimum is 1/3 on -1, 0, 1; 400 runs round it almost exactly
+    assert res.efficiency_bound > 1 - 1e-4
+
+
+def test_bin_caps_and_fixed_runs():
+    rng = np.random.default_rng(5)
+    X = model_matrix(rng.uniform(-1, 1, (60, 2)), "quadratic")
+    res = exact(X, 20, bin=True)
+    assert res.counts.max() == 1 and res.counts.sum() == 20
+    caps = np.full(60, 2)
+    caps[:10] = 0
+    res = exact(X, 30, caps=caps)
+    assert np.all(res.counts <= caps) and res.counts.sum() == 30
+    free = exact(X, 30)
+    assert res.value >= free.value * (1 - 1e-12)  # a constraint never helps
+    # augmentation: 8 runs already made at candidate 0 (a bad design on its own)
+    fixed = np.zeros(60, dtype=int)
+    fixed[0] = 8
+    aug = exact(X, 10, fixed=fixed)
+    assert aug.counts.sum() == 10
+    assert aug.value == pytest.approx(exact_value(X, aug.counts, fixed=fixed))
+    # the same runs given as regressor rows
+    aug_rows = exact(X, 10, fixed=np.repeat(X[:1], 8, axis=0))
+    assert aug_rows.value == pytest.approx(aug.value, rel=1e-9)
+    # bin counts the fixed runs: candidate 0 cannot be used again
+    aug_bin = exact(X, 10, fixed=fixed * 0 + (np.arange(60) == 0), bin=True)
+    assert aug_bin.counts[0] == 0
+
+
+def test_result_and_reproducibility():
+    X = model_matrix(np.random.default_rng(6).uniform(-1, 1, (100, 2)), "quadratic")
+    a = exact(X, 9, seed=3)
+    b = exact(X, 9, seed=3)
+    assert isinstance(a, ExactDesign)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    assert "efficiency >=" in repr(a) and a.message
+
+
+def test_bad_input():
+    X = model_matrix(np.linspace(-1, 1, 5), 2)
+    with pytest.raises(ValueError, match="n=2 runs"):
+        exact(X, 2)
+    with pytest.raises(ValueError, match="n must be a positive integer"):
+        exact(X, 0)
+    with pytest.raises(ValueError, match="caps/bin allow only 5 new runs"):
+        exact(X, 6, bin=True)
+    with pytest.raises(ValueError, match="criterion must be one of"):
+        exact(X, 4, "e")
+    with pytest.raises(ValueError, match="interest .* is required"):
+        exact(X, 4, "ds")
+    with pytest.raises(ValueError, match="caps must be non-negative integers"):
+        exact(X, 4, caps=[1, 1, -1, 1, 1])
+    with pytest.raises(ValueError, match="fixed has more runs on candidate 0"):
+        exact(X, 4, fixed=[2, 0, 0, 0, 0], bin=True)
+    with pytest.raises(ValueError, match="do not span"):
+        exact(X, 4, caps=[2, 2, 0, 0, 0])

@@ -1,0 +1,97 @@
+"""Model matrices and candidate grids (design.models)."""
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from design import box_grid, d_optimal, model_matrix, model_terms, simplex_grid
+
+
+def test_quadratic_model_in_two_factors():
+    F = np.array([[0.5, -2.0], [1.0, 3.0]])
+    X = model_matrix(F, "quadratic")
+    assert model_terms(2, "quadratic") == ["1", "x1", "x2", "x1*x2", "x1^2", "x2^2"]
+    a, b = F[:, 0], F[:, 1]
+    np.testing.assert_array_equal(X, np.c_[np.ones(2), a, b, a * b, a**2, b**2])
+
+
+@pytest.mark.parametrize(("terms", "p"), [
+    ("linear", 1 + 3), ("interactions", 1 + 3 + 3), ("pure-quadratic", 1 + 3 + 3),
+    ("quadratic", 1 + 3 + 3 + 3), ("cubic", comb(3 + 3, 3)), (2, comb(3 + 2, 2)),
+    (4, comb(3 + 4, 4)),
+])
+def test_number_of_terms(terms, p):
+    # a full polynomial of degree k in q factors has binom(q + k, k) terms
+    assert model_matrix(box_grid(3, 3), terms).shape == (27, p)
+    assert len(model_terms(3, terms)) == p
+
+
+def test_cubic_is_the_full_degree_3_polynomial():
+    assert sorted(model_terms(3, "cubic")) == sorted(model_terms(3, 3))
+    assert sorted(model_terms(2, "quadratic")) == sorted(model_terms(2, 2))
+
+
+def test_intercept_flag_and_explicit_exponents():
+    F = box_grid(2, 2)
+    X = model_matrix(F, [[1, 0], [1, 1]], intercept=False)
+    np.testing.assert_array_equal(X, np.c_[F[:, 0], F[:, 0] * F[:, 1]])
+    assert model_terms(2, [[1, 0], [1, 1]], intercept=False, names=["T", "P"]) == ["T", "T*P"]
+    # a 1-D array is one factor
+    np.testing.assert_array_equal(model_matrix([1.0, 2.0], 2), [[1, 1, 1], [1, 2, 4]])
+
+
+def test_box_grid():
+    G = box_grid([2, [0.0, 5.0, 10.0]])
+    assert G.shape == (6, 2)
+    np.testing.assert_array_equal(G[:3], [[-1, 0], [-1, 5], [-1, 10]])
+    assert box_grid(5, 3, low=0, high=4).shape == (125, 3)
+    assert set(box_grid(5, 3, low=0, high=4)[:, 2]) == {0, 1, 2, 3, 4}
+
+
+@pytest.mark.parametrize(("q", "m"), [(3, 2), (3, 3), (4, 4), (6, 2)])
+def test_simplex_lattice(q, m):
+    S = simplex_grid(q, m)
+    assert S.shape == (comb(q + m - 1, m), q)  # Scheffé (1958): binom(q + m - 1, m) points
+    np.testing.assert_allclose(S.sum(axis=1), 1.0)
+    assert np.all(S >= 0)
+    np.testing.assert_allclose(S * m, np.round(S * m))
+    assert np.unique(S, axis=0).shape[0] == S.shape[0]
+
+
+def test_d_optimal_second_order_design_on_the_3x3_factorial():
+    # D-optimal continuous design for the full quadratic model in two factors on the 3^2
+    # grid: 0.1458 on each corner, 0.0802 on each edge centre, 0.0962 at the centre
+    # (Atkinson, Donev & Tobias 2007, Optimum Experimental Designs, with SAS, ch. 11).
+    F = box_grid(3, 2)
+    w = d_optimal(model_matrix(F, "quadratic"), tol=1e-9).weights
+    nonzero = np.count_nonzero(F, axis=1)
+    np.testing.assert_allclose(w[nonzero == 2], 0.1458, atol=5e-5)
+    np.testing.assert_allclose(w[nonzero == 1], 0.0802, atol=5e-5)
+    np.testing.assert_allclose(w[nonzero == 0], 0.0962, atol=5e-5)
+
+
+def test_scheffe_quadratic_mixture_design():
+    # Scheffé's quadratic mixture model (no intercept) on the {3, 2} lattice: six
+    # parameters, six points, so the D-optimal design is uniform on the lattice
+    # (Kiefer 1961).
+    S = simplex_grid(3, 2)
+    res = d_optimal(model_matrix(S, "interactions", intercept=False))
+    np.testing.assert_allclose(res.weights, 1 / 6, atol=1e-6)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="terms must be one of"):
+        model_matrix(box_grid(2, 2), "quartic")
+    with pytest.raises(ValueError, match="F contains NaN"):
+        model_matrix([[np.nan, 1.0]], "linear")
+    with pytest.raises(ValueError, match="exponent rows"):
+        model_matrix(box_grid(2, 2), [[1, 0, 0]])
+    with pytest.raises(ValueError, match="n_factors is required"):
+        box_grid(3)
+    with pytest.raises(ValueError, match=r"levels\[0\] must be >= 2"):
+        box_grid([1, 2])
+    with pytest.raises(ValueError, match="m must be an integer"):
+        simplex_grid(3, 0)
+    with pytest.raises(ValueError, match="degree must be >= 1"):
+        model_matrix(box_grid(2, 2), 0)
