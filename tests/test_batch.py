@@ -169,7 +169,7 @@ def test_warm_start_with_enough_data_stops_on_the_truth(name: str) -> None:
 def test_warm_start_counts_and_saves_new_samples(name: str) -> None:
     """Historical measurements (a third of the cold runs' mean budget) are counted, and the
     runs that start from them spend fewer new samples than the cold runs on the same
-    reward streams, summed over 8 seeds."""
+    reward streams, summed over 6 seeds."""
     inst = example(name)
     K = inst.X.shape[0]
 
@@ -185,9 +185,9 @@ def test_warm_start_counts_and_saves_new_samples(name: str) -> None:
             pol.tell(a, draw(a))
         return pol.samples - min(len(hist), pol.samples)
 
-    cold = [new_samples(seed, 0) for seed in range(8)]
+    cold = [new_samples(seed, 0) for seed in range(6)]
     warm_n = max(1, int(np.mean(cold) / (3 * K)))
-    warm = [new_samples(seed, warm_n) for seed in range(8)]
+    warm = [new_samples(seed, warm_n) for seed in range(6)]
     assert sum(warm) < sum(cold)
 
 
@@ -201,7 +201,7 @@ def test_observe_refuses_bad_arms() -> None:
 
 @pytest.mark.parametrize("name", BATCHED)
 def test_save_and_load_resume_exactly(name: str, tmp_path) -> None:
-    """A run saved every day (outstanding asks included) and reloaded asks exactly what
+    """A run saved and reloaded on many days (outstanding asks included) asks exactly what
     the uninterrupted run asks, and ends in the same state."""
     inst = example(name)
     draws = {k: _noisy(inst, 9) for k in ("ref", "saved")}
@@ -210,15 +210,16 @@ def test_save_and_load_resume_exactly(name: str, tmp_path) -> None:
     path = tmp_path / "state.json"
     day = 0
     while not ref.done and day < 3000:
-        a_ref, a_pol = ref.ask(6), pol.ask(6)
+        a_ref, a_pol = ref.ask(20), pol.ask(20)
         assert a_ref == a_pol
         half = len(a_ref) // 2
         r1 = [draws["ref"](a) for a in a_ref[:half]]
         r2 = [draws["saved"](a) for a in a_pol[:half]]
         ref.tell(a_ref[:half], r1)
         pol.tell(a_pol[:half], r2)
-        pol.save(path)  # saved with outstanding arms
-        pol = load_policy(path)
+        if day < 5 or day % 10 == 0:  # a reload replays the whole log: not every day
+            pol.save(path)  # saved with outstanding arms
+            pol = load_policy(path)
         rest_ref = [draws["ref"](a) for a in a_ref[half:]]
         rest_pol = [draws["saved"](a) for a in a_pol[half:]]
         if not ref.done:
