@@ -354,12 +354,68 @@ def _common_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _instance(args: argparse.Namespace):
+    """A registered instance (``--instance NAME``) or the user's own (``--arms FILE`` with
+    ``--theta`` or per-arm ``--means``, ``--noise``, ``--m``)."""
     from bandits.replicate import instance_by_name
 
+    if getattr(args, "arms", None) is not None:
+        return _user_instance(args)
+    if args.instance is None:
+        raise ValueError("--instance: give a registered instance name, or your own arms "
+                         "with --arms FILE and --theta (or --means)")
     params = {k: _param_value(v) for k, v in _key_values(args.param or [], "--param").items()}
     if args.m is not None:
         params["m"] = args.m
     return instance_by_name(args.instance, **params)
+
+
+def _user_instance(args: argparse.Namespace):
+    """The user's instance: arms with IDs from a file; ``--theta`` (linear means
+    ``X theta``) or ``--means`` (one mean per arm: an unstructured instance, features
+    ``I_K``); ``--noise`` is the standard deviation of a measurement."""
+    from pathlib import Path
+
+    from bandits.instances import Instance
+    from bandits.io import load_candidates
+
+    if args.instance is not None or args.param:
+        raise ValueError("--arms: give either --instance (with --param) or your own --arms")
+    cand = load_candidates(args.arms, id_column=args.id_column, columns=args.columns)
+    if (args.theta is None) == (args.means is None):
+        raise ValueError("--theta/--means: give exactly one: --theta (d values, a linear "
+                         "model) or --means (one value per arm)")
+    if args.theta is not None:
+        theta = load_vector(args.theta, "--theta")
+        if theta.shape[0] != cand.X.shape[1]:
+            raise ValueError(f"--theta: {theta.shape[0]} values for {cand.X.shape[1]} "
+                             f"feature columns {cand.columns}")
+        X = cand.X
+    else:
+        theta = load_vector(args.means, "--means")
+        if theta.shape[0] != cand.X.shape[0]:
+            raise ValueError(f"--means: {theta.shape[0]} values for {cand.X.shape[0]} arms")
+        X = np.eye(cand.X.shape[0])
+    return Instance(name=Path(args.arms).stem, X=X, theta=theta, sigma=args.noise,
+                    m=1 if args.m is None else args.m,
+                    reference=f"user file {args.arms}", extra={"ids": cand.ids})
+
+
+def _add_user_instance(p: argparse.ArgumentParser, noise_flag: bool = True) -> None:
+    """The flags of a user's own instance (see :func:`_user_instance`)."""
+    g = p.add_argument_group("your own instance (instead of --instance)")
+    g.add_argument("--arms", help="candidate file (CSV/TSV/NPY/Parquet)")
+    g.add_argument("--id-column", help="column with the arms' IDs")
+    g.add_argument("--columns", help="feature columns, comma-separated")
+    g.add_argument("--theta", help="parameter: comma-separated values or a file "
+                   "(use --theta=-1,2 for a leading minus)")
+    g.add_argument("--means", help="one mean per arm (values or a file): unstructured")
+    if noise_flag:
+        g.add_argument("--noise", type=_POS, default=1.0,
+                       help="standard deviation of one measurement (1.0)")
+
+
+def _ids(inst) -> list[str] | None:
+    return (getattr(inst, "extra", None) or {}).get("ids")
 
 
 def _result_dict(res, inst) -> dict[str, Any]:
@@ -369,6 +425,8 @@ def _result_dict(res, inst) -> dict[str, Any]:
         "recommendation": res.recommendation.tolist(), "correct": res.correct,
         "best": sorted(int(a) for a in inst.best), "counts": res.counts.tolist(),
         "wall_time": res.wall_time,
+        **({"recommendation_ids": [_ids(inst)[a] for a in res.recommendation.tolist()]}
+           if _ids(inst) else {}),
     }
 
 
@@ -380,6 +438,9 @@ def format_result(res, inst=None) -> str:
                                              "certified)" if res.stopped_by == "budget"
                                              else "")),
             ("recommendation", res.recommendation.tolist())]
+    ids = None if inst is None else _ids(inst)
+    if ids:
+        rows.append(("recommended IDs", ", ".join(ids[a] for a in res.recommendation)))
     best = "" if inst is None else f"  (true top-{inst.m}: {sorted(int(a) for a in inst.best)})"
     rows += [("correct", f"{res.correct}{best}"), ("counts", res.counts.tolist()),
              ("wall_time", f"{res.wall_time * 1e3:.3f} ms")]
@@ -467,7 +528,9 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
         known = ", ".join(INSTANCES)
     except ImportError:  # pragma: no cover - the registry ships with the package
         known = "soare"
-    p.add_argument("--instance", required=True, help=f"registered instance name ({known})")
+    p.add_argument("--instance", help=f"registered instance name ({known}), or your own "
+                   "with --arms")
+    _add_user_instance(p)
     p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                    help="instance parameter, repeatable (e.g. --param K=3 --param "
                         "omega=0.1)")
@@ -686,7 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cx = sub.add_parser("complexity", help="complexity constants of an instance "
                         "(Reda et al. Table 2, LinGapE, Soare et al. H_LB / N* / rho)")
-    cx.add_argument("--instance", required=True, help="instance name (see oed run --help)")
+    cx.add_argument("--instance", help="instance name (see oed run --help), or your own "
+                    "with --arms")
+    _add_user_instance(cx)
     cx.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                     help="instance parameter, repeatable (e.g. --param d=5)")
     cx.add_argument("--m", type=_COUNT, default=None, help="size of the top set")

@@ -112,3 +112,22 @@ def test_plan_shows_both_thresholds(tmp_path, capsys, runs) -> None:
     assert set(sims) == {"theoretical", "heuristic"}
     assert sims["heuristic"]["median"] < sims["theoretical"]["median"]
     assert out["top"] == [ids[a] for a in np.argsort(-(X @ theta))[:3]]
+
+
+def test_run_and_complexity_on_the_users_own_file(tmp_path, capsys) -> None:
+    """`oed run` / `oed complexity` take --arms with IDs and --theta or --means; the
+    recommendation is printed by ID."""
+    p = tmp_path / "arms.csv"
+    p.write_text("name,f1,f2\nA,1,0\nB,0,1\nC,0.7,0.7\nD,-1,0.2\n")
+    out = json.loads(_oed("run", "m-lingape", "--arms", str(p), "--id-column", "name",
+                          "--theta", "1,0.2", "--S", "2", "--json", capsys=capsys))
+    assert out["best"] == [0] and out["recommendation_ids"] == ["A"]
+    out = json.loads(_oed("complexity", "--arms", str(p), "--id-column", "name", "--means",
+                          "1,0.5,0.9,0", "--json", capsys=capsys))
+    gap = out["Reda et al. (2021) Table 2"]["gap"]
+    assert gap == pytest.approx(0.1)  # mu_(1) - mu_(2) of the given means
+    assert main(["run", "lucb", "--arms", str(p), "--id-column", "name"]) == 2
+    assert "exactly one" in capsys.readouterr().err
+    assert main(["run", "lucb", "--arms", str(p), "--id-column", "name",
+                 "--theta", "1,2,3"]) == 2
+    assert "3 values for 2 feature columns" in capsys.readouterr().err
