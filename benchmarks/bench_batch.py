@@ -81,6 +81,10 @@ def part_b(seeds: int) -> None:
     for label, top_m, best in cases:
         for name in ("m-lingape", "lingifa", "xy-adaptive", "rage"):
             inst = top_m if name in ("m-lingape", "lingifa") else best
+            if name in ("xy-adaptive", "rage") and inst.X.shape[0] < inst.X.shape[1]:
+                print(f"{label:<18} {name:<12} not applicable: K = {inst.X.shape[0]} arms do "
+                      f"not span R^{inst.X.shape[1]} (unregularised least squares)")
+                continue
             t0 = time.perf_counter()
             means = [np.mean([_samples(name, inst, n, s) for s in range(seeds)])
                      for n in (1, 10, 100)]

@@ -139,6 +139,10 @@ class AskTellProtocol:
     #: The number of asked-but-untold arms besides the one being observed (read by
     #: ``_observe``: a decision made before outstanding rewards arrive is stale).
     _outstanding: int = 0
+    #: Of those, the arms taken from the real queue (an allocation's or initialisation's
+    #: arms: a phase or the initial pulls end only when none of them is outstanding;
+    #: look-ahead arms do not hold them up, they fill the next allocation).
+    _outstanding_real: int = 0
     #: Whether the reward being observed was not taken from the real queue.
     _unasked: bool = False
     #: Event log ``[kind, arms, rewards-or-None]`` (replayed by :func:`load_policy`).
@@ -242,10 +246,11 @@ class AskTellProtocol:
             if r is None:
                 return out
             clone._outstanding, clone._unasked = len(feed) - 1 - i, True
+            clone._outstanding_real = sum(1 for _, q in pending[i + 1:] if q)
             clone._observe(a, float(r))
             if clone.done:
                 return out
-        clone._outstanding, clone._unasked = 0, False
+        clone._outstanding, clone._outstanding_real, clone._unasked = 0, 0, False
         while len(out) < k and clone._queue and not clone.done:
             a = clone._queue.popleft()
             r = clone._predict(a)
@@ -310,10 +315,12 @@ class AskTellProtocol:
         self._reward_sum = self.reward_sum + r
         if unasked:
             self._queue.remove(arm)
-        self._outstanding = len(self._pending_list())
+        pending = self._pending_list()
+        self._outstanding = len(pending)
+        self._outstanding_real = sum(1 for _, from_queue in pending if from_queue)
         self._unasked = unasked
         self._observe(int(arm), r)
-        self._outstanding, self._unasked = 0, False
+        self._outstanding, self._outstanding_real, self._unasked = 0, 0, False
 
     def _observe(self, arm: int, reward: float) -> None:  # pragma: no cover - abstract
         """The subclass's step: update with ``reward`` of ``arm``, then decide."""

@@ -393,7 +393,7 @@ class Policy(AskTellProtocol):
         if budget and self._queue:
             self._queue = ArmQueue()
         if self._in_init and not budget:
-            if not self._queue and not self._outstanding:
+            if not self._queue and not self._outstanding_real:
                 self._advance()
             return
         if self._outstanding or self._unasked:

@@ -395,7 +395,7 @@ class AdaptivePolicy(_PhasePolicy):
         if self._st.ints[T_INIT] >= 0:  # a phase's initial pulls: wait for all of them
             if self._t >= self._max:
                 self._finish("budget")
-            elif not self._queue and not self._outstanding:
+            elif not self._queue and not self._outstanding_real:
                 self._advance()
             return
         self._advance()
@@ -626,7 +626,7 @@ class RagePolicy(_PhasePolicy):
         self._ps[a] += r
         self._counts[a] += 1
         self._t += 1
-        if self._queue or self._outstanding:  # the phase ends when all of it is told
+        if self._queue or self._outstanding_real:  # the phase ends when all of it is told
             if self._max is not None and self._t >= self._max:
                 self._finish("budget")
             return

@@ -425,7 +425,7 @@ class StaticPolicy(AskTellProtocol):
         if self._state.ints[T_INIT] >= 0:  # initial pulls: wait for all of them
             if self.samples >= self._cfg.max_samples:
                 self._stop_in_init()
-            elif not self._queue and not self._outstanding:
+            elif not self._queue and not self._outstanding_real:
                 self._advance()
             return
         self._advance()
