@@ -268,3 +268,22 @@ def test_families_without_batches_refuse_ask_n(name: str) -> None:
     pol = policy_for(name, example(name), seed=0, **opts)
     with pytest.raises(TypeError):
         pol.ask(3)
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_pipelined_feedback_one_ask_ahead_finishes(name: str) -> None:
+    """The next arm is always asked before the previous result is told (one measurement
+    in flight at all times): the initial pulls and phases still end, and the run stops by
+    its rule on the right answer within a few times the sequential budget."""
+    inst = example(name)
+    seq = run(name, inst, seed=0, max_samples=BUDGET).samples
+    pol = make(name, seed=0)
+    draw = _noisy(inst, 3)
+    late: list[int] = []
+    while not pol.done and pol.samples < 5 * seq + 1000:
+        arms = pol.ask(1)
+        if late:
+            pol.tell(late, [draw(a) for a in late])
+        late = arms
+    assert pol.done and pol.stopped_by == "rule"
+    assert np.array_equal(np.sort(pol.recommendation), _best(inst))
