@@ -6,8 +6,10 @@ A. Cost of one ask+tell step of m-LinGapE's policy (greedy selection) in microse
    (rank-one updates, a periodic exact refresh). Also ``ask(10)`` + ``tell`` per arm.
 B. Sample complexity vs batch size (1, 10, 100) for m-LinGapE, LinGIFA, XY-adaptive and
    RAGE on reda_classic and drug-repurposing (the best-arm algorithms on the m = 1
-   versions), results told a batch later in a random order: mean samples over seeds and
-   the ratio to batch size 1.
+   versions), results told a batch later in a random order: mean measurements asked (used
+   by the stop + still in flight when it stopped) over seeds and the ratio to batch
+   size 1 (which here is "one measurement in flight": the result of an ask arrives after
+   the next ask).
 
 Usage: ``python benchmarks/bench_batch.py [A|B] [seeds]`` (default both, 5 seeds).
 """
@@ -68,7 +70,7 @@ def _samples(name: str, inst, n: int, seed: int) -> int:
             told = [late[i] for i in rng.permutation(len(late))]
             pol.tell(told, [draw(a) for a in told])
         late = arms
-    return pol.samples
+    return pol.samples + len(pol.outstanding)  # asked = used + still in flight at the stop
 
 
 def part_b(seeds: int) -> None:
