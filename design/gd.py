@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from design import _gd_batch as batch_solver
 from design import _gd_numba as kern
+from design._gd_batch import ArmRows, Certified, _hp_threshold
 from design._validation import (
+    _CHOLQR_MAX_COND,
+    _UNIT_ROUNDOFF,
     ArmBasis,
     arm_basis,
     as_arms,
@@ -84,7 +88,7 @@ def _variances_fast(Xc: np.ndarray, Xs: np.ndarray, ws: np.ndarray) -> np.ndarra
     return np.einsum("ij,ij->i", Z, Z).astype(np.float64)
 
 
-_SCREEN_MARGIN = 1e-4  # relative safety margin of the single-precision screening passes
+from design._gd_batch import _SCREEN_MARGIN  # noqa: E402  (one definition of the margin)
 
 
 def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
@@ -127,14 +131,6 @@ def kw_check(X: object, weights: object, *, tol: float = 1e-6) -> Certificate:
     eff = d / (mv * (1.0 + eta)) if np.isfinite(mv) else 0.0
     return Certificate(max_variance=mv, argmax=k, d=d, g_efficiency=eff,
                        within_tol=bool(eff >= 1.0 - tol), tol=tol, rounding_error=eta)
-
-
-def _hp_threshold(eps: float, d: int) -> float:
-    """Harman & Pronzato (2007) bound: with ``max_a omega_a = d + eps``, no arm with
-    ``omega_a < d (1 + eps/2 - sqrt(eps (4 + eps - 4/d)) / 2)`` supports a D-optimal design."""
-    if eps <= 0.0:
-        return float(d)
-    return d * (1.0 + eps / 2.0 - np.sqrt(eps * (4.0 + eps - 4.0 / d)) / 2.0)
 
 
 def _initial_support(X: np.ndarray) -> np.ndarray:
@@ -264,26 +260,134 @@ def _solve_cvxpy(X: np.ndarray, solver: str | None = None) -> tuple[np.ndarray, 
     return wv / wv.sum(), f"cvxpy-{solver.lower()}"
 
 
-def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion: str
-             ) -> DesignResult:
+_LAZY_MIN_ELEMENTS = 1 << 26  # K d (512 MB of float64) from which Q is never stored
+
+
+def _lazy_basis(X: np.ndarray, threads: int) -> tuple[ArmBasis, ArmRows] | None:
+    """The Cholesky-QR basis of :func:`design._validation.arm_basis` without storing ``Q``.
+
+    Same ``R``, ``cond`` and ``error`` as ``arm_basis`` (its fast branch: the equilibrated
+    Gram matrix has ``cond <= 1e5``), and the rows ``q_a = x_a T``, ``T = R^{-1}``, are
+    formed in blocks by the same product whenever a pass needs them, so a solve at
+    ``K = 10^7`` holds ``X`` and no copy of it. ``None`` when the fast branch does not
+    apply (then ``arm_basis`` runs its Householder QR). The returned ``ArmBasis.Q`` is a
+    zero-stride placeholder of the right shape (only its shape is used).
+    """
+    from scipy.linalg import cholesky, solve_triangular
+
+    K, d = X.shape
+    G = X.T @ X
+    if not (np.all(np.isfinite(G)) and np.all(np.diag(G) > 1e-290)):
+        return None
+    scales = np.sqrt(np.diag(G))
+    Gs = G / np.outer(scales, scales)
+    ev = np.linalg.eigvalsh(Gs)
+    if not (ev[0] > 0.0 and ev[-1] <= _CHOLQR_MAX_COND**2 * ev[0]):
+        return None
+    R0 = cholesky(Gs, lower=False, check_finite=False)
+    T = solve_triangular(R0, np.eye(d), check_finite=False) / scales[:, None]
+    cond = float(np.sqrt(ev[-1] / ev[0]))
+    basis = ArmBasis(Q=np.broadcast_to(np.float64(0.0), (K, d)), R=R0 * scales[None, :],
+                     cond=cond, error=float(np.sqrt(K * d) * _UNIT_ROUNDOFF * cond))
+    return basis, ArmRows(X, np.ascontiguousarray(T), threads=threads)
+
+
+def _basis_rows(Xa: np.ndarray, threads: int) -> tuple[ArmBasis, ArmRows]:
+    """Basis of the arms and the row source of the solver (stored ``Q`` or lazy).
+
+    The Cholesky-QR branch is computed by :func:`_lazy_basis` (its Gram product on one BLAS
+    thread); below ``_LAZY_MIN_ELEMENTS`` the rows ``Q = X T`` are then stored, formed by
+    the same product as in ``arm_basis`` in row blocks on ``threads`` threads.
+    """
+    K, d = Xa.shape
+    lazy = _lazy_basis(Xa, threads)
+    if lazy is not None:
+        basis, rows = lazy
+        if K * d >= _LAZY_MIN_ELEMENTS:
+            return lazy
+        Q = np.empty((K, d))
+
+        def fn(sl: slice) -> None:
+            np.matmul(Xa[sl], rows.T, out=Q[sl])
+
+        rows._each_block(K, fn)
+        return (ArmBasis(Q=Q, R=basis.R, cond=basis.cond, error=basis.error),
+                ArmRows(Q, None, threads=threads))
+    basis = arm_basis(Xa)
+    return basis, ArmRows(basis.Q, None, threads=threads)
+
+
+def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray, d_criterion: bool = False
+             ) -> Certified:
+    """Float64 certificate of ``w`` (:func:`_basis_variances`, computed in row blocks)."""
+    from scipy.linalg import solve_triangular
+
+    K, d = rows.K, rows.d
+    S = np.flatnonzero(w > 0.0)
+    B = np.sqrt(w[S])[:, None] * rows.rows(S)
+    eta = rounding_error_factor(basis, B)
+    if not np.isfinite(eta) or eta >= 1.0:
+        return Certified(np.full(K, np.inf), np.inf, None, d_criterion)
+    Rw = np.linalg.qr(B, mode="r")
+    om = rows.certify_variances(solve_triangular(Rw, np.eye(d), check_finite=False))
+    return Certified(om, eta, Rw, d_criterion)
+
+
+def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion: str,
+             engine: str = "batch") -> DesignResult:
+    """Shared body of :func:`g_optimal` / :func:`d_optimal`.
+
+    ``engine="reference"`` runs the solver of the previous release (stored ``Q``, greedy
+    exchange kernel :func:`_solve_fw`, whole-array certificate, BLAS threads as set by the
+    caller), kept for the side-by-side benchmarks (``benchmarks/bench_gd_scale.py``). The
+    default engine runs with BLAS limited to one thread and ``threads`` worker threads (the
+    BLAS setting on entry) for the passes over the arms.
+    """
+    if engine not in ("batch", "reference"):
+        raise ValueError(f"engine must be 'batch' or 'reference'; got {engine!r}")
+    if engine == "reference":
+        return _optimal_body(X, tol, method, max_iter, criterion, engine, 0)
+    threads = batch_solver.max_threads()
+    with batch_solver.blas_threads(1):
+        return _optimal_body(X, tol, method, max_iter, criterion, engine, threads)
+
+
+def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, criterion: str,
+                  engine: str, threads: int) -> DesignResult:
     Xa = as_arms(X)
     tol = as_tol(tol)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
     max_iter = as_max_iter(max_iter, 200_000)
     K, d = Xa.shape
-    # one QR per call: the solvers run on Q (condition number 1), weights are invariant
-    basis = arm_basis(Xa)
-    if method == "cvxpy":
-        w, solver = _solve_cvxpy(basis.Q)
-        its, info = 0, {}
+    info: dict = {}
+    its = 0
+    if method == "cvxpy" or method == "fw-away" or engine == "reference":
+        # one QR per call: the solvers run on Q (condition number 1), weights are invariant
+        basis = arm_basis(Xa)
+        if method == "cvxpy":
+            w, solver = _solve_cvxpy(basis.Q)
+        else:
+            pairwise = method != "fw-away"
+            # leave room for the certified rounding error (eta >= basis.error) in the gap
+            solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
+            w, _, its, info = _solve_fw(basis.Q, solve_tol, max_iter, pairwise=pairwise)
+            solver = "fw-exchange" if pairwise else "fw-away"
+        # the certificate as computed before the batched solver (one product over all arms)
+        om, eta = _basis_variances(basis, w)
+        Rw = (np.linalg.qr(np.sqrt(w[w > 0.0])[:, None] * basis.Q[w > 0.0], mode="r")
+              if np.isfinite(eta) else None)
+        cert = Certified(om, eta, Rw)
     else:
-        pairwise = method != "fw-away"
-        # leave room for the certified rounding error (eta >= basis.error) in the gap
+        basis, rows = _basis_rows(Xa, threads)
         solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
-        w, _, its, info = _solve_fw(basis.Q, solve_tol, max_iter, pairwise=pairwise)
-        solver = "fw-exchange" if pairwise else "fw-away"
-    om, eta = _basis_variances(basis, w)
+        w, cert, _, its, info = batch_solver.solve(
+            rows, solve_tol, max_iter, lambda w: _certify(basis, rows, w, criterion == "D"),
+            cert_tol=tol)
+        if cert is None:
+            cert = _certify(basis, rows, w)
+        solver = "fw-rex"
+    om, eta = cert.omega, cert.eta
     max_var = float(om.max())
     # certified: the true max variance is <= (1 + eta) max_var and the optimum is exactly
     # d (Kiefer-Wolfowitz), so gap = value (1 + eta) / lower_bound - 1 is a true bound
@@ -291,8 +395,9 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
     if criterion == "G":
         value, lower = max_var, float(d)
     else:
-        Rw = np.linalg.qr(np.sqrt(w[w > 0.0])[:, None] * basis.Q[w > 0.0], mode="r")
-        logdet = 2.0 * float(np.sum(np.log(np.abs(np.diag(Rw))))) + 2.0 * basis.log_abs_det()
+        Rw = cert.Rw
+        logdet = (2.0 * float(np.sum(np.log(np.abs(np.diag(Rw))))) + 2.0 * basis.log_abs_det()
+                  if Rw is not None else -np.inf)
         value = float(np.exp(-logdet / d)) if np.isfinite(logdet) else np.inf
         # phi_D(w*) >= phi_D(w) d / max_a omega_a, both sides' rounding error <= eta
         lower = value * (1.0 - eta) * d / (max_var * (1.0 + eta))
@@ -301,15 +406,34 @@ def _optimal(X: object, tol: float, method: str, max_iter: int | None, criterion
     info = {**info, "max_variance": max_var, "argmax": int(np.argmax(om)),
             "cond": basis.cond, "rounding_error": eta}
     if gap > tol:
-        why = ("max_iter was reached" if its >= max_iter else
-               f"the arms' condition number {basis.cond:.3g} (after column scaling) bounds "
-               f"the relative rounding error of the variances only by {eta:.3g}; "
-               "reparametrise the arms (X @ T) or use a larger tol")
+        if its >= max_iter:
+            why = "max_iter was reached"
+        elif solver.startswith("cvxpy"):
+            why = (f"the {solver} solver's own tolerance limits it (certified gap {gap:.3g}); "
+                   "try method='auto'")
+        elif eta >= 0.1 * tol:
+            why = (f"float64 cannot certify it for this instance: the rounding-error bound "
+                   f"of the certificate is eta = {eta:.3g} (the arms' condition number "
+                   f"after column scaling is {basis.cond:.3g}), so no gap below about "
+                   f"{eta:.2g} can be certified; the certified gap reached is {gap:.3g}. "
+                   "Use a larger tol, or reparametrise the arms (X @ T) if they are "
+                   "ill-conditioned")
+        else:
+            why = (f"the solver stalled at the certified gap {gap:.3g} (rounding-error "
+                   f"bound eta = {eta:.3g})")
         info["message"] = f"tol={tol:g} cannot be certified: {why}"
+        info["attainable_gap"] = eta
+        if its >= max_iter:
+            why += "; raise max_iter or loosen tol"
+        message = (f"not converged: certified gap {gap:.3g} > tol={tol:g} after {its} "
+                   f"iterations ({solver}); {why}")
+    else:
+        message = ""
     return DesignResult(
         weights=w, value=value, lower_bound=lower, gap=gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its),
         solver=solver, converged=bool(gap <= tol), criterion=criterion, info=info,
+        message=message,
     )
 
 
@@ -330,20 +454,21 @@ def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
         Stop when ``max_a omega_a <= d (1 + tol)``, i.e. the certified gap
         ``value / d - 1 <= tol`` (G-efficiency ``>= 1/(1 + tol)``).
     method : {"auto", "fw", "fw-away", "cvxpy"}
-        ``"fw-away"``: Wolfe–Atwood (Fedorov–Wynn toward steps, away steps and drop steps
-        with the exact log-det line search; Atwood 1973, Todd 2016, Mason et al. 2022
-        Alg. 5). ``"auto"``/``"fw"``: the same scheme with vertex-exchange (pairwise) steps
-        that move weight from the away arm to the toward arm with the exact line search
-        (Böhning 1986), measured about 2x faster (``benchmarks/bench_gd.py``). Both are
-        jitted with numba and run inside a working-set loop: started from a Kumar–Yildirim
-        support (Mason et al. 2022, Alg. 4), rank-one (Sherman–Morrison / Woodbury) updates
-        of ``A^{-1}`` and of every variance per step, an exact Cholesky refresh every
-        ``max(100, 10 d)`` steps and before convergence is declared, a full variance pass
-        over all candidates (one GEMM) between rounds, and Harman–Pronzato (2007) deletion
-        of candidates that cannot be support points. ``"cvxpy"``: the log-det formulation
-        (Clarabel if installed, else SCS) as a reference path.
+        ``"auto"``/``"fw"``: working-set vertex exchanges (Böhning 1986) in REX-style
+        batches (Harman, Filová & Richtárik 2020; ``O(d^2)`` per exchange, exact BLAS-3
+        recomputation of the variances after each batch; the greedy kernel below for
+        working sets with ``|S| d <= 20000``), a primal-dual interior-point
+        polish of ``log det`` on the working set below a working tolerance of 1e-7,
+        Kumar–Yildirim initial support (Mason et al. 2022, Alg. 4), float32 screening
+        passes over the candidates with Harman–Pronzato (2007) deletion, and a float64
+        certificate (:mod:`design._gd_batch`). For ``K d >= 2^26`` and well-conditioned
+        arms the rows of ``Q`` are formed in blocks and never stored. ``"fw-away"``:
+        Wolfe–Atwood (Fedorov–Wynn toward, away and drop steps with the exact log-det line
+        search; Atwood 1973, Todd 2016, Mason et al. 2022 Alg. 5), greedy, jitted, with
+        rank-one updates of ``A^{-1}`` and every variance per step. ``"cvxpy"``: the
+        log-det formulation (Clarabel if installed, else SCS) as a reference path.
     max_iter : int, optional
-        Cap on the Wolfe–Atwood steps (default 200,000). Reaching it gives
+        Cap on the exchange and Newton steps (default 200,000). Reaching it gives
         ``converged=False``.
 
     Returns
@@ -354,7 +479,9 @@ def g_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
         (about 1e-13 for well-conditioned arms, about ``1e-16 cond(X)`` otherwise; the
         solver runs on ``Q`` from ``X = Q R``, one QR per call). ``info`` has the solver's
         rounds, deleted candidates, the argmax arm, ``cond`` (of the column-equilibrated
-        arms) and, when ``tol`` is not certified, ``message`` saying why.
+        arms), ``threads`` (per stage) and, when ``tol`` is not certified, ``message``
+        saying why and ``attainable_gap`` (``eta``: no smaller gap can be certified in
+        float64 for the instance).
     """
     return _optimal(X, tol, method, max_iter, "G")
 
