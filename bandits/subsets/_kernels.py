@@ -162,7 +162,7 @@ def _top_k_of(idx, n, values, k, out, offset):
         out[offset + c] = idx[best]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_plays(action, plays):
     """One more play of every arm of ``action`` (``plays``: per-arm plays while exploring)."""
     for j in range(action.size):
@@ -222,7 +222,7 @@ def dart_state(N: int, K: int) -> DartState:
                      np.zeros(N, dtype=np.int64), np.empty(N))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dart_new_epoch(st, pol_state):
     """Partition Arms (Algorithm 2): a random permutation of N_e cut into groups."""
     n_und = st.ints[D_UNDECIDED]
@@ -235,7 +235,7 @@ def _dart_new_epoch(st, pol_state):
     st.ints[D_EPOCH] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dart_reset(st, cfg, pol_state):
     """Start a DART run: every arm undecided, Delta = 1, the first epoch partitioned."""
     N = st.mu_hat.size
@@ -256,7 +256,7 @@ def dart_reset(st, cfg, pol_state):
     _dart_new_epoch(st, pol_state)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dart_action(st, cfg, action):
     """The step kernel's decision: the subset ``A_e u G_ell`` to play now (into ``action``)."""
     n_acc = st.ints[D_ACCEPTED]
@@ -269,7 +269,7 @@ def dart_action(st, cfg, action):
         action[n_acc + j] = st.perm[(Ke * ell + j) % n_und]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dart_test(st, cfg):
     """The accept/reject test at the end of an epoch with ``e >= c ln(NT) / Delta^2``."""
     e = st.ints[D_EPOCH]
@@ -307,7 +307,7 @@ def _dart_test(st, cfg):
     st.floats[F_THRESHOLD] = cfg.c_thr * st.floats[F_LOGNT] / (delta * delta)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dart_observe(st, cfg, r, pol_state):
     """The step kernel's update: joint reward ``r`` of the group just played (the action
     of :func:`dart_action`); at the end of an epoch the test, the stopping checks and the
@@ -355,7 +355,7 @@ def dart_observe(st, cfg, r, pol_state):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dart_commit(st, cfg, chosen):
     """The subset DART commits to: ``A`` plus the top ``K - |A|`` undecided arms by mu_hat."""
     n_acc = st.ints[D_ACCEPTED]
