@@ -869,6 +869,8 @@ def _run_dask(client: Any, n_workers: int, token: str, specs: list, instance: An
     if own:
         import logging
 
+        # dask's own log lines (a nanny's traceback when Ctrl-C reaches the workers) are
+        # silenced: a failing run surfaces as the exception of its future instead.
         # the workers' scratch space (lock files included) in a folder of our own, removed
         # in the finally below even when Ctrl-C killed the workers before they cleaned up
         import dask
@@ -877,7 +879,9 @@ def _run_dask(client: Any, n_workers: int, token: str, specs: list, instance: An
         with dask.config.set({"temporary-directory": scratch}):
             cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1,
                                    processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR, local_directory=scratch)
+                                   # no dashboard; its HTTP routes on a free port, not 8787
+                                   scheduler_kwargs={"dashboard_address": ":0"},
+                                   silence_logs=logging.CRITICAL, local_directory=scratch)
         client = Client(cluster)
     try:
         futures = [client.submit(_run_chunk, token, specs, instance, common, ch, pure=False)

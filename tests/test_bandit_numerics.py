@@ -201,3 +201,17 @@ def test_homer_counts_sum_to_samples_when_the_horizon_cuts_a_design():
     for T in (1000, 1234, 4321):
         res = run("homer", circle30(), seed=0, max_samples=T)
         assert res.samples == T == int(res.counts.sum())
+
+
+@pytest.mark.parametrize("algorithm", ["xy-oracle", "xy-static", "g-static"])
+def test_ill_conditioned_arms_are_refused_with_their_condition_number(algorithm):
+    """Arms whose last column is scaled by 1e-10 span R^d, but ``sum x x^T`` is singular in
+    float64: the static simulations refuse naming the condition number and the remedy
+    (issue 12, item 3) instead of a bare "the initial pulls do not span R^d"."""
+    rng = np.random.default_rng(0)
+    X0 = np.vstack([np.eye(4), rng.standard_normal((6, 4))])
+    T = np.diag([1.0, 1.0, 1.0, 1e-10])
+    inst = Instance(X=X0 @ T, theta=np.linalg.solve(T, np.array([1.0, 0.5, 0.2, 0.1])),
+                    sigma=1.0, m=1, name="ill-conditioned")
+    with pytest.raises(ValueError, match=r"condition number is 1\.\d+e\+10.*Reparametrise"):
+        run(algorithm, inst, seed=0, max_samples=10**5)

@@ -58,6 +58,22 @@ def check_arms_span(X: np.ndarray, name: str = "X") -> None:
                          "is not identifiable otherwise")
 
 
+def singular_pulls_error(X: np.ndarray, name: str, what: str) -> ValueError:
+    """The error for a least-squares kernel whose ``what`` (e.g. "the initial pulls") left
+    ``sum x x^T`` numerically singular although the rows of ``X`` span R^d: it names the
+    condition number of ``X`` (the kernels' singularity test is relative to the largest
+    eigenvalue of ``sum x x^T``, whose condition number is its square), so that an
+    ill-conditioned instance is refused with the cause and the remedy instead of a bare
+    "do not span"."""
+    sv = np.linalg.svd(X, compute_uv=False)
+    cond = float(sv[0] / sv[-1]) if sv[-1] > 0 else float("inf")
+    return ValueError(
+        f"{name}: {what} do not give an invertible sum x x^T in float64: the arms' "
+        f"condition number is {cond:.3g} (squared in x x^T). Reparametrise the arms "
+        "(X -> X T with theta -> T^-1 theta, e.g. scale the columns or use the Q of "
+        "X = QR), which leaves the identification problem unchanged")
+
+
 def as_arms_and_targets(X: object, Z: object = None) -> tuple[np.ndarray, np.ndarray]:
     """The arms ``X`` (at least 2, spanning R^d) and the decision set ``Z`` (default ``X``;
     at least 2 rows with X's ``d`` columns) of a linear best-arm problem, checked."""

@@ -99,6 +99,7 @@ from bandits._core.validate import (
     check_positive,
     check_probability,
     check_seed,
+    singular_pulls_error,
 )
 from bandits.phased import _kernels as S
 from bandits.static import confidence_constants, pair_targets, spanning_arms
@@ -296,7 +297,7 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
         t += n
         counts += st.counts
         if status == S.PHASE_SINGULAR:
-            raise ValueError("phase_init: the initial pulls of a phase do not span R^d")
+            raise singular_pulls_error(eng.X, "phase_init", "the initial pulls of a phase")
         if status == S.PHASE_BUDGET:
             break
         u = float(S.max_val(st.vals, st.ints[S.T_M]))
@@ -370,7 +371,7 @@ class AdaptivePolicy(_PhasePolicy):
         status = st.ints[S.T_STATUS]
         n = int(st.ints[S.T_PULLS])
         if status == S.PHASE_SINGULAR:
-            raise ValueError("phase_init: the initial pulls do not span R^d")
+            raise singular_pulls_error(eng.X, "phase_init", "the initial pulls")
         if status == S.PHASE_BUDGET:
             self._finish("budget")
             return

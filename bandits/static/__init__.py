@@ -65,6 +65,7 @@ from bandits._core.validate import (  # re-exported: bandits.static.as_matrix et
     check_positive,
     check_probability,
     check_seed,
+    singular_pulls_error,
 )
 from bandits.static import _kernels as S
 from rounding.tracking import track_ratio
@@ -318,7 +319,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     status = S.simulate_static(state, cfg, env, rng_pol, rng_env)
     wall = time.perf_counter() - t0
     if status == S.STATUS_SINGULAR:
-        raise ValueError("instance: the initial pulls do not span R^d")
+        raise singular_pulls_error(st.X, "instance", "the initial pulls")
     theta, counts = state.theta, state.counts
     rec = np.array([int(S.argmax_all(st.Z, theta))])
     n = int(state.ints[S.T_PULLS])
@@ -411,7 +412,7 @@ class StaticPolicy(AskTellProtocol):
             return
         status = self._state.ints[S.T_STATUS]
         if status == S.STATUS_SINGULAR:
-            raise ValueError("X: the initial pulls do not span R^d")
+            raise singular_pulls_error(self._st.X, "X", "the initial pulls")
         self.done = True
         self.stopped_by = "rule" if status == S.STATUS_RULE else "budget"
         self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._state.theta))])
