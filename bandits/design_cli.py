@@ -185,9 +185,10 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
     if caps is not None and caps.size == 1:
         caps = np.full(K, float(caps[0]))
     if args.exact is not None:
-        if costs is not None:
-            raise ValueError("--costs/--budget are for approximate designs (without --exact)")
+        # --budget is the most average cost per run: the total for N runs is budget * N
         res = design.exact(X, args.exact, crit, bin=args.bin, fixed=fixed, caps=caps,
+                           costs=costs,
+                           budget=None if costs is None else args.budget * args.exact,
                            **kw)
         out = {"criterion": res.criterion, "n": res.n, "value": res.value,
                "efficiency_bound": res.efficiency_bound, "lower_bound": res.lower_bound,

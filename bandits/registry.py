@@ -59,7 +59,7 @@ class Entry:
     name : str
         Registry key (``bandits.run(name, ...)``, ``oed run NAME``).
     family : str
-        ``"gifa"``, ``"static"``, ``"phased"``, ``"logistic"`` or ``"subsets"``.
+        ``"gifa"``, ``"game"``, ``"static"``, ``"phased"``, ``"logistic"`` or ``"subsets"``.
     label : str
         Human-readable name (tables, plots).
     summary : str
@@ -182,7 +182,8 @@ def run(algorithm: Any, instance: Any, *, delta: float = 0.05, epsilon: float = 
     ----------
     algorithm : str or GIFA
         A registered name (:func:`bandits.registry.names`: the GIFA family ``"lingape"``,
-        ``"m-lingape"``, ``"lingifa"``, ``"lucb"``, ``"ugape"``; the static ``"g-static"``,
+        ``"m-lingape"``, ``"lingifa"``, ``"lucb"``, ``"ugape"``; the game ``"lingame"``;
+        the static ``"g-static"``,
         ``"xy-static"``, ``"xy-oracle"``; the phased ``"xy-adaptive"``, ``"rage"``; the
         logistic ``"homer"``, ``"war"``; the subset ``"dart"``, ``"dart-anytime"``,
         ``"csar"``, ``"lints"``, ``"lints-unscaled"``, ``"ucb"``) or a
@@ -413,6 +414,12 @@ def _policy_gifa(name: str, arms: Any, **kw: Any) -> Any:
     return Policy(name, arms, **kw)
 
 
+def _policy_game(name: str, arms: Any, **kw: Any) -> Any:
+    from bandits.game import GamePolicy
+
+    return GamePolicy(arms, **kw)
+
+
 def _policy_static(name: str, arms: Any, **kw: Any) -> Any:
     from bandits.static import StaticPolicy
 
@@ -504,6 +511,16 @@ def _register_builtin() -> None:
         register(Entry(name, "gifa", label, summary, ref, "bandits.gifa:run_gifa",
                        "bandits.registry:_policy_gifa", _gifa_options(name),
                        _GIFA_POLICY_ARGS, call="name"))
+    from bandits.game import BONUSES, GamePolicy, run_lingame
+
+    register(Entry("lingame", "game", "LinGame",
+                   "best arm (m = 1), a game: AdaHedge per candidate answer against Nature's "
+                   "closest alternative, D-tracking, GLR stopping (heuristic threshold)",
+                   "Degenne, Ménard, Shang & Valko 2020 (ICML), as run by Réda et al. 2021",
+                   "bandits.game:run_lingame", "bandits.registry:_policy_game",
+                   _signature_options(run_lingame, skip=("name", "instance", *COMMON_RUN_ARGS),
+                                      choices={"bonus": tuple(BONUSES)}),
+                   _init_args(GamePolicy), call="name", exact=True))
     static_opts = _signature_options(
         run_static, skip=("algorithm", "instance", *COMMON_RUN_ARGS),
         choices={"method": METHODS, "init": INITS})
@@ -547,7 +564,8 @@ def _register_builtin() -> None:
                    "logistic warm-up: probing, then a planned G-type allocation",
                    "Mason, Jun & Jain 2022 (AAAI), Algorithm 1",
                    "bandits.logistic.warmup:run_war", "bandits.registry:_policy_war",
-                   _signature_options(war_warmup, skip=("X", "S", "theta", "delta", "seed")),
+                   _signature_options(war_warmup, skip=("X", "S", "theta", "delta", "seed"),
+                                      choices={"pessimistic": ("exact", "relaxed")}),
                    _init_args(WarPolicy),
                    instance="logistic", example="bandits.registry:_example_logistic",
                    call="instance",

@@ -21,6 +21,14 @@ Part 2 -- exact D-optimal designs for the full quadratic model in ``k`` factors 
 * ``pydoe3`` -- ``pyDOE3.doe_optimal.optimal_design(..., criterion="D",
   method="modified_fedorov")`` (install pyDOE3 for this part; skipped otherwise).
 
+Part 3 (``--part3``) -- equal work: ours with ``restarts=0`` and ``5`` against the plain
+exchange from the same number of random starts (best kept), with the time of the
+approximate optimum (which ours computes for the certificate) shown apart and the time per
+start.
+
+Part 4 (``--part4``) -- constrained D-optimal (caps ``2/d``) by our exchange against
+cvxpy with the same constraints, and the Ds exchange at ``K = 1e4``.
+
 Reported: D-efficiency relative to the approximate optimum's certified lower bound
 (``phi_LB / det(M/N)^{-1/p}``; higher is better, a true lower bound on the efficiency), wall
 time and the time ratio to ``ours``.
@@ -49,7 +57,9 @@ from design import (  # noqa: E402
     DesignConvergenceWarning,
     a_optimal,
     box_grid,
+    constrained_optimal,
     criterion_check,
+    ds_optimal,
     exact,
     i_optimal,
     model_matrix,
@@ -177,14 +187,77 @@ def part2(configs: list[tuple[int, int]], pydoe: bool) -> None:
                       f"{lb / d_value(model_matrix(D, 'quadratic')):>8.4f} {t / t_ours:>7.1f}x")
 
 
+def best_plain(X: np.ndarray, n: int, starts: int) -> np.ndarray:
+    """The plain exchange from ``starts`` random starts (equal work to ours): best design."""
+    rng = np.random.default_rng(0)
+    best, best_v = None, np.inf
+    for _ in range(starts):
+        idx = plain_fedorov(X, n, rng)
+        v = d_value(X[idx])
+        if v < best_v:
+            best, best_v = idx, v
+    return best
+
+
+def part3(configs: list[tuple[int, int]]) -> None:
+    """Equal work: the same number of starts, and where our time goes."""
+    from design.gd import d_optimal
+
+    print("\nPart 3: equal work (S starts each), and where the time of design.exact goes")
+    print(f"{'k':>2} {'lev':>3} {'N':>4} {'S':>2} {'approx s':>9} {'ours s':>8} "
+          f"{'per start':>10} {'plain s':>8} {'per start':>10} {'eff ours':>8} "
+          f"{'eff plain':>9} {'ratio':>6}")
+    for k, lev in configs:
+        X = model_matrix(box_grid(lev, k), "quadratic")
+        K, p = X.shape
+        _, t_apx = timed(d_optimal, X, tol=1e-6)
+        for N in (p, 2 * p, 3 * p):
+            for restarts in (0, 5):
+                res, t_ours = timed(exact, X, N, restarts=restarts)
+                S = res.starts
+                idx, t_plain = timed(best_plain, X, N, S)
+                t_ex = max(t_ours - t_apx, 1e-9)
+                print(f"{k:>2} {lev:>3} {N:>4} {S:>2} {t_apx:>9.3f} {t_ours:>8.3f} "
+                      f"{t_ex / S:>10.4f} {t_plain:>8.3f} {t_plain / S:>10.4f} "
+                      f"{res.efficiency_bound:>8.4f} {res.lower_bound / d_value(X[idx]):>9.4f} "
+                      f"{t_plain / t_ours:>5.1f}x")
+
+
+def part4(sizes: list[tuple[int, int]]) -> None:
+    """Constrained D-optimal (caps) and Ds at large K: ours against cvxpy, same constraints."""
+    print("\nPart 4: constrained D-optimal (caps 2/d) vs cvxpy, same constraints; Ds")
+    print(f"{'K':>6} {'d':>3} {'what':>12} {'method':>9} {'wall s':>8} {'gap':>10} {'ratio':>7}")
+    for K, d in sizes:
+        X = np.random.default_rng(1).standard_normal((K, d))
+        cap = 2.0 / d
+        res, t0 = timed(constrained_optimal, X, "d", caps=cap, tol=1e-6)
+        print(f"{K:>6} {d:>3} {'D caps':>12} {'exchange':>9} {t0:>8.3f} {res.gap:>10.2e} "
+              f"{1.0:>6.1f}x")
+        if K <= 2000:
+            rc, t = timed(constrained_optimal, X, "d", caps=cap, method="cvxpy", tol=1e-4)
+            print(f"{'':>23} {'cvxpy':>9} {t:>8.3f} {rc.gap:>10.2e} {t / t0:>6.1f}x")
+        rd, t = timed(ds_optimal, X, list(range(d // 2)), tol=1e-6)
+        print(f"{K:>6} {d:>3} {'Ds (s=d/2)':>12} {'exchange':>9} {t:>8.3f} {rd.gap:>10.2e}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-cvxpy", action="store_true")
     ap.add_argument("--no-pydoe", action="store_true")
     ap.add_argument("--big", action="store_true", help="also (1e5, 50), ours only")
+    ap.add_argument("--part3", action="store_true", help="only part 3 (equal work)")
+    ap.add_argument("--part4", action="store_true", help="only part 4 (constrained, Ds)")
     args = ap.parse_args()
     warnings.simplefilter("ignore", DesignConvergenceWarning)
+    if args.part4:
+        constrained_optimal(np.eye(3), "d", caps=0.5)  # compile outside the timing
+        part4([(500, 10), (2000, 20), (10_000, 20)])
+        return
+    if args.part3:
+        exact(model_matrix(box_grid(3, 2), "quadratic"), 6)  # compile outside the timing
+        part3([(4, 5), (5, 3), (5, 5), (6, 3)])
+        return
     sizes = [(2000, 20)] if args.quick else [(2000, 20), (10_000, 30)]
     part1(sizes, not args.no_cvxpy)
     if args.big:
@@ -192,6 +265,7 @@ def main() -> None:
     configs = [(3, 3), (3, 5)] if args.quick else [(3, 3), (3, 5), (4, 3), (4, 5), (5, 3),
                                                    (5, 5), (6, 3), (6, 5)]
     part2(configs, not args.no_pydoe)
+    part3([(4, 5), (5, 3), (5, 5), (6, 3)] if not args.quick else [(4, 5)])
 
 
 if __name__ == "__main__":

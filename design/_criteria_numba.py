@@ -16,41 +16,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._linalg import cholesky_lower, lower_inverse
+from design._linalg import (
+    inverse_spd,
+    linear_pair_terms,
+    linear_rank2_update,
+    pair_terms,
+    rank2_core,
+    rowwise_dot,
+    trace_product,
+    woodbury_pair,
+)
 from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
 
 # STALLED (design._status, one definition for every kernel) here: no exchange along the
 # chosen pair improves the criterion.
-
-
-@njit(cache=True)
-def mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``A @ x`` as a plain loop: small matrix-vector products inside the kernels must not
-    go through a multithreaded BLAS call (its thread wake-ups dominate, 20-40x slower on a
-    loaded machine)."""
-    n, m = A.shape
-    out = np.empty(n)
-    for r in range(n):
-        s = 0.0
-        for c in range(m):
-            s += A[r, c] * x[c]
-        out[r] = s
-    return out
-
-
-@njit(cache=True)
-def _inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
-    """``Minv = M^{-1}`` through the Cholesky factor; False if ``M`` is not PD."""
-    d = M.shape[0]
-    if d == 0:
-        return True
-    L = np.zeros((d, d))
-    if not cholesky_lower(M, L):
-        return False
-    Linv = np.empty((d, d))
-    lower_inverse(L, Linv)
-    Minv[:, :] = Linv.T @ Linv
-    return True
 
 
 @njit(cache=True)
@@ -109,21 +88,11 @@ def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
 
     Returns ``phi = tr(L A^{-1})``, or -1 when ``A`` is not numerically PD.
     """
-    K, d = X.shape
-    if not _inverse_spd(_info(X, w) + M0, Ainv):
+    if not inverse_spd(_info(X, w) + M0, Ainv):
         return -1.0
     Z = X @ Ainv
-    ZL = Z @ L
-    for a in range(K):
-        s = 0.0
-        for r in range(d):
-            s += ZL[a, r] * Z[a, r]
-        g[a] = s
-    phi = 0.0
-    for r in range(d):
-        for c in range(d):
-            phi += L[r, c] * Ainv[c, r]
-    return phi
+    rowwise_dot(Z @ L, Z, g)
+    return trace_product(L, Ainv)
 
 
 @njit(cache=True)
@@ -142,25 +111,8 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
     PD). Updates ``w``, ``A^{-1}`` and all ``g`` in ``O(K d + d^2)``; returns the new phi,
     or -1 when no step along this pair improves phi (nothing is changed then).
     """
-    K, d = X.shape
-    ui = mv(Ainv, X[i])
-    uj = mv(Ainv, X[j])
-    om_i = 0.0
-    om_j = 0.0
-    om_ij = 0.0
-    for r in range(d):
-        om_i += X[i, r] * ui[r]
-        om_j += X[j, r] * uj[r]
-        om_ij += X[i, r] * uj[r]
-    Lui = mv(L, ui)
-    Luj = mv(L, uj)
-    b_ii = 0.0
-    b_jj = 0.0
-    b_ij = 0.0
-    for r in range(d):
-        b_ii += ui[r] * Lui[r]
-        b_jj += uj[r] * Luj[r]
-        b_ij += ui[r] * Luj[r]
+    ui, uj, om_i, om_j, om_ij = pair_terms(X, Ainv, i, j)
+    Lui, Luj, b_ii, b_jj, b_ij = linear_pair_terms(L, ui, uj)
     a = b_ii - b_jj
     e = om_i - om_j
     D = om_i * om_j - om_ij * om_ij
@@ -185,42 +137,9 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
     if alpha <= 0.0:
         return -1.0
     # S = (C^{-1} + U^T A^{-1} U)^{-1}, C = diag(alpha, -alpha)
-    p11 = 1.0 / alpha + om_i
-    p22 = -1.0 / alpha + om_j
-    p12 = om_ij
-    det = p11 * p22 - p12 * p12
-    s11 = p22 / det
-    s22 = p11 / det
-    s12 = -p12 / det
-    # Q = A^{-1} L V; g'_x = g_x - 2 q_x^T S h_x + h_x^T S B S h_x with h_x = V^T x, q_x = Q^T x
-    qi = mv(Ainv, Lui)
-    qj = mv(Ainv, Luj)
-    # T = S B S (B = V^T L V)
-    t11a = s11 * b_ii + s12 * b_ij
-    t12a = s11 * b_ij + s12 * b_jj
-    t21a = s12 * b_ii + s22 * b_ij
-    t22a = s12 * b_ij + s22 * b_jj
-    T11 = t11a * s11 + t12a * s12
-    T12 = t11a * s12 + t12a * s22
-    T22 = t21a * s12 + t22a * s22
-    for x in range(K):
-        h1 = 0.0
-        h2 = 0.0
-        q1 = 0.0
-        q2 = 0.0
-        for r in range(d):
-            xr = X[x, r]
-            h1 += xr * ui[r]
-            h2 += xr * uj[r]
-            q1 += xr * qi[r]
-            q2 += xr * qj[r]
-        sh1 = s11 * h1 + s12 * h2
-        sh2 = s12 * h1 + s22 * h2
-        g[x] += -2.0 * (q1 * sh1 + q2 * sh2) + T11 * h1 * h1 + 2.0 * T12 * h1 * h2 + T22 * h2 * h2
-    for r in range(d):
-        for cc in range(d):
-            Ainv[r, cc] -= (s11 * ui[r] * ui[cc] + s12 * (ui[r] * uj[cc] + uj[r] * ui[cc])
-                            + s22 * uj[r] * uj[cc])
+    s11, s12, s22 = rank2_core(om_i, om_j, om_ij, alpha, alpha)
+    linear_rank2_update(X, Ainv, ui, uj, Lui, Luj, b_ii, b_jj, b_ij, s11, s12, s22, g, g,
+                        False)
     w[i] += alpha
     if alpha >= w[j]:
         w[j] = 0.0
@@ -318,82 +237,21 @@ def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarra
                    om: np.ndarray) -> bool:
     """Exact ``M^{-1}``, ``M = M0 + sum_a w_a x_a x_a^T``, and variances
     ``om_a = x_a^T M^{-1} x_a`` (``d = 0`` allowed)."""
-    K, d = X.shape
-    if d == 0:
+    if X.shape[1] == 0:
         om[:] = 0.0
         return True
-    if not _inverse_spd(_info(X, w) + M0, Minv):
+    if not inverse_spd(_info(X, w) + M0, Minv):
         return False
-    Z = X @ Minv
-    for a in range(K):
-        s = 0.0
-        for r in range(d):
-            s += Z[a, r] * X[a, r]
-        om[a] = s
+    rowwise_dot(X @ Minv, X, om)
     return True
 
 
 @njit(cache=True)
-def _pair_terms(X: np.ndarray, Minv: np.ndarray, i: int, j: int
-                ) -> tuple[np.ndarray, np.ndarray, float, float, float]:
-    d = X.shape[1]
-    ui = mv(Minv, X[i])
-    uj = mv(Minv, X[j])
-    om_i = 0.0
-    om_j = 0.0
-    om_ij = 0.0
-    for r in range(d):
-        om_i += X[i, r] * ui[r]
-        om_j += X[j, r] * uj[r]
-        om_ij += X[i, r] * uj[r]
-    return ui, uj, om_i, om_j, om_ij
-
-
-@njit(cache=True)
-def woodbury_pair(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, i: int, j: int,
-                  alpha: float, beta: float) -> None:
-    """``M <- M + alpha x_i x_i^T - beta x_j x_j^T``: update ``M^{-1}`` and all variances.
-
-    Rank-two Woodbury; ``beta = 0`` (or ``alpha = 0``) is a Sherman–Morrison update.
-    The caller guarantees the updated matrix is PD. ``O(K d + d^2)``.
-    """
-    K, d = X.shape
-    if d == 0:
-        return
-    ui, uj, om_i, om_j, om_ij = _pair_terms(X, Minv, i, j)
-    if beta == 0.0 or alpha == 0.0:
-        if beta == 0.0:
-            u, s, om_k = ui, alpha, om_i
-        else:
-            u, s, om_k = uj, -beta, om_j
-        cst = s / (1.0 + s * om_k)
-        for a in range(K):
-            t = 0.0
-            for r in range(d):
-                t += X[a, r] * u[r]
-            om[a] -= cst * t * t
-        for r in range(d):
-            for c in range(d):
-                Minv[r, c] -= cst * u[r] * u[c]
-        return
-    p11 = 1.0 / alpha + om_i
-    p22 = -1.0 / beta + om_j
-    p12 = om_ij
-    det = p11 * p22 - p12 * p12
-    s11 = p22 / det
-    s22 = p11 / det
-    s12 = -p12 / det
-    for a in range(K):
-        gi = 0.0
-        gj = 0.0
-        for r in range(d):
-            gi += X[a, r] * ui[r]
-            gj += X[a, r] * uj[r]
-        om[a] -= s11 * gi * gi + 2.0 * s12 * gi * gj + s22 * gj * gj
-    for r in range(d):
-        for c in range(d):
-            Minv[r, c] -= (s11 * ui[r] * ui[c] + s12 * (ui[r] * uj[c] + uj[r] * ui[c])
-                           + s22 * uj[r] * uj[c])
+def _ds_state(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
+              Minv: np.ndarray, om: np.ndarray, Ninv: np.ndarray, nu: np.ndarray) -> bool:
+    """Exact refresh of both the full and the nuisance inverse and variances."""
+    return (variance_state(X, w, M0, Minv, om)
+            and variance_state(XN, w, M0N, Ninv, nu))
 
 
 @njit(cache=True)
@@ -419,7 +277,7 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
     om = np.empty(K)
     nu = np.empty(K)
     dv = np.empty(K)
-    if not (variance_state(X, w, M0, Minv, om) and variance_state(XN, w, M0N, Ninv, nu)):
+    if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
         return SINGULAR, 0
     cand = np.empty(3)
     since = 0
@@ -434,21 +292,20 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
         if dv[i] <= thr * (1.0 + tol) or j == i:
             if since == 0:
                 return CONVERGED, it
-            if not (variance_state(X, w, M0, Minv, om)
-                    and variance_state(XN, w, M0N, Ninv, nu)):
+            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
                 return SINGULAR, it
             since = 0
             continue
         if it >= max_iter:
             return MAX_ITER, it
         amax = min(w[j], cap[i] - w[i])
-        _, _, fi, fj, fij = _pair_terms(X, Minv, i, j)
+        _, _, fi, fj, fij = pair_terms(X, Minv, i, j)
         e1 = fi - fj
         D1 = fi * fj - fij * fij
         e2 = 0.0
         D2 = 0.0
         if m > 0:
-            _, _, ni, nj, nij = _pair_terms(XN, Ninv, i, j)
+            _, _, ni, nj, nij = pair_terms(XN, Ninv, i, j)
             e2 = ni - nj
             D2 = ni * nj - nij * nij
         n = _quad_roots(e1 * D2 - D1 * e2, -2.0 * (D1 - D2), e1 - e2, cand)
@@ -473,8 +330,7 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
             # no improving exchange along this pair: refresh once, else stop honestly
             if since == 0:
                 return STALLED, it
-            if not (variance_state(X, w, M0, Minv, om)
-                    and variance_state(XN, w, M0N, Ninv, nu)):
+            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
                 return SINGULAR, it
             since = 0
             continue
@@ -488,7 +344,6 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
         it += 1
         since += 1
         if since >= refresh:
-            if not (variance_state(X, w, M0, Minv, om)
-                    and variance_state(XN, w, M0N, Ninv, nu)):
+            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
                 return SINGULAR, it
             since = 0

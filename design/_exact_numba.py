@@ -13,7 +13,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._criteria_numba import _info, _inverse_spd, mv, woodbury_pair
+from design._criteria_numba import _info
+from design._linalg import (
+    inverse_spd,
+    linear_pair_terms,
+    linear_rank2_update,
+    mv,
+    pair_terms,
+    rank2_core,
+    rowwise_dot,
+    trace_product,
+    woodbury_pair,
+)
 
 CRIT_D = 0
 CRIT_LINEAR = 1
@@ -25,35 +36,29 @@ def full_state(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
                Mfix: np.ndarray, MfixN: np.ndarray, crit: int, Minv: np.ndarray,
                om: np.ndarray, g: np.ndarray, Ninv: np.ndarray, nu: np.ndarray) -> bool:
     """Recompute the whole state from the counts; False if ``M`` is not PD."""
-    K, d = X.shape
     w = counts.astype(np.float64)
-    M = _info(X, w) + Mfix
-    if not _inverse_spd(M, Minv):
+    if not inverse_spd(_info(X, w) + Mfix, Minv):
         return False
     Z = X @ Minv
-    for a in range(K):
-        s = 0.0
-        for r in range(d):
-            s += Z[a, r] * X[a, r]
-        om[a] = s
+    rowwise_dot(Z, X, om)
     if crit == CRIT_LINEAR:
-        ZL = Z @ L
-        for a in range(K):
-            s = 0.0
-            for r in range(d):
-                s += ZL[a, r] * Z[a, r]
-            g[a] = s
+        rowwise_dot(Z @ L, Z, g)
     if crit == CRIT_DS and XN.shape[1] > 0:
-        MN = _info(XN, w) + MfixN
-        if not _inverse_spd(MN, Ninv):
+        if not inverse_spd(_info(XN, w) + MfixN, Ninv):
             return False
-        ZN = XN @ Ninv
-        for a in range(K):
-            s = 0.0
-            for r in range(XN.shape[1]):
-                s += ZN[a, r] * XN[a, r]
-            nu[a] = s
+        rowwise_dot(XN @ Ninv, XN, nu)
     return True
+
+
+@njit(cache=True)
+def _refresh(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
+             Mfix: np.ndarray, MfixN: np.ndarray, crit: int, Minv: np.ndarray,
+             om: np.ndarray, g: np.ndarray, Ninv: np.ndarray, nu: np.ndarray) -> float:
+    """:func:`full_state`, then ``phi = tr(L M^{-1})`` for the linear criteria (0 for the
+    others); -1 if ``M`` is not PD."""
+    if not full_state(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu):
+        return -1.0
+    return trace_product(L, Minv) if crit == CRIT_LINEAR else 0.0
 
 
 @njit(cache=True)
@@ -65,89 +70,47 @@ def _linear_pair_update(X: np.ndarray, L: np.ndarray, Minv: np.ndarray, om: np.n
     U)^{-1}``: ``om'_x = om_x - h^T S h`` and ``g'_x = g_x - 2 q^T S h + h^T S B S h`` with
     ``h = V^T x``, ``q = (M^{-1} L V)^T x``, ``V = M^{-1} U``, ``B = V^T L V``.
     """
-    K, d = X.shape
-    ua = mv(Minv, X[add])
-    ur = mv(Minv, X[rem])
-    oa = 0.0
-    orr = 0.0
-    oar = 0.0
-    for r in range(d):
-        oa += X[add, r] * ua[r]
-        orr += X[rem, r] * ur[r]
-        oar += X[add, r] * ur[r]
-    Lua = mv(L, ua)
-    Lur = mv(L, ur)
-    b11 = 0.0
-    b22 = 0.0
-    b12 = 0.0
-    for r in range(d):
-        b11 += ua[r] * Lua[r]
-        b22 += ur[r] * Lur[r]
-        b12 += ua[r] * Lur[r]
-    p11 = 1.0 + oa
-    p22 = -1.0 + orr
-    p12 = oar
-    det = p11 * p22 - p12 * p12
-    s11 = p22 / det
-    s22 = p11 / det
-    s12 = -p12 / det
-    qa = mv(Minv, Lua)
-    qr = mv(Minv, Lur)
-    t11a = s11 * b11 + s12 * b12
-    t12a = s11 * b12 + s12 * b22
-    t21a = s12 * b11 + s22 * b12
-    t22a = s12 * b12 + s22 * b22
-    T11 = t11a * s11 + t12a * s12
-    T12 = t11a * s12 + t12a * s22
-    T22 = t21a * s12 + t22a * s22
-    for x in range(K):
-        h1 = 0.0
-        h2 = 0.0
-        q1 = 0.0
-        q2 = 0.0
-        for r in range(d):
-            xr = X[x, r]
-            h1 += xr * ua[r]
-            h2 += xr * ur[r]
-            q1 += xr * qa[r]
-            q2 += xr * qr[r]
-        sh1 = s11 * h1 + s12 * h2
-        sh2 = s12 * h1 + s22 * h2
-        om[x] -= h1 * sh1 + h2 * sh2
-        g[x] += -2.0 * (q1 * sh1 + q2 * sh2) + T11 * h1 * h1 + 2.0 * T12 * h1 * h2 + T22 * h2 * h2
-    for r in range(d):
-        for c in range(d):
-            Minv[r, c] -= (s11 * ua[r] * ua[c] + s12 * (ua[r] * ur[c] + ur[r] * ua[c])
-                           + s22 * ur[r] * ur[c])
+    ua, ur, oa, orr, oar = pair_terms(X, Minv, add, rem)
+    Lua, Lur, b11, b22, b12 = linear_pair_terms(L, ua, ur)
+    s11, s12, s22 = rank2_core(oa, orr, oar, 1.0, 1.0)
+    linear_rank2_update(X, Minv, ua, ur, Lua, Lur, b11, b22, b12, s11, s12, s22, g, om, True)
 
 
 @njit(cache=True)
 def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarray,
-                n_add: int) -> bool:
+                n_add: int, costs: np.ndarray, budget: float) -> bool:
     """Add ``n_add`` runs one at a time, each at ``argmax_a x_a^T M^{-1} x_a`` among the
     candidates below their cap (sequential D-greedy, Wynn 1970), from ``M0`` (which the
-    caller makes PD with a small ridge). Returns False if no candidate is left."""
+    caller makes PD with a small ridge). With costs, a candidate is allowed only if the
+    runs left can still be paid at the cheapest cost: ``spent + c_a + (left - 1) c_min <=
+    budget`` (``budget = inf``: no constraint). Returns False if no candidate is left."""
     K, d = X.shape
     Minv = np.empty((d, d))
-    if not _inverse_spd(M0.copy(), Minv):
+    if not inverse_spd(M0.copy(), Minv):
         return False
     om = np.empty(K)
-    Z = X @ Minv
+    rowwise_dot(X @ Minv, X, om)
+    cmin = np.inf
     for a in range(K):
-        s = 0.0
-        for r in range(d):
-            s += Z[a, r] * X[a, r]
-        om[a] = s
-    for _ in range(n_add):
+        if cap[a] > 0 and costs[a] < cmin:
+            cmin = costs[a]
+    spent = 0.0
+    for a in range(K):
+        spent += costs[a] * counts[a]
+    for t in range(n_add):
         best = -1.0
         k = -1
+        reserve = (n_add - t - 1) * cmin
         for a in range(K):
+            if spent + costs[a] + reserve > budget:
+                continue
             if counts[a] < cap[a] and om[a] > best:
                 best = om[a]
                 k = a
         if k < 0:
             return False
         counts[k] += 1
+        spent += costs[k]
         woodbury_pair(X, Minv, om, k, k, 1.0, 0.0)
     return True
 
@@ -155,7 +118,8 @@ def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarr
 @njit(cache=True)
 def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
              cap: np.ndarray, Mfix: np.ndarray, MfixN: np.ndarray, crit: int,
-             max_passes: int, refresh: int) -> tuple[int, int, bool]:
+             max_passes: int, refresh: int, costs: np.ndarray, budget: float
+             ) -> tuple[int, int, bool]:
     """Modified Fedorov exchange (Cook & Nachtsheim 1980) on the counts, in place.
 
     A pass visits every candidate ``r`` with a run; for it, the best ``a`` (below its cap)
@@ -167,7 +131,10 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
       ``a = g_a - g_r``, ``c = om_r g_a - 2 om_ar b_ar + om_a g_r`` (as in
       :func:`design._criteria_numba.linear_exchange` at step 1).
 
-    The exchange is made when it improves the criterion by a relative ``1e-10``. Stops after
+    With costs, only exchanges that keep ``sum_a c_a n_a <= budget`` are considered (the
+    spent total is recomputed from the counts after every exchange, so no drift; a feasible
+    start stays feasible). The exchange is made when it improves the criterion by a
+    relative ``1e-10``. Stops after
     a pass without exchange. Returns ``(exchanges, passes, ok)``; ``ok`` is False if the
     state became singular.
     """
@@ -178,18 +145,17 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
     om = np.empty(K)
     g = np.zeros(K)
     nu = np.zeros(K)
-    if not full_state(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu):
+    phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
+    if phi < 0.0:
         return 0, 0, False
-    phi = 0.0
-    if crit == CRIT_LINEAR:
-        for r in range(d):
-            for c in range(d):
-                phi += L[r, c] * Minv[c, r]
     hN = np.zeros(K)
     b = np.zeros(K)
     n_ex = 0
     since = 0
     passes = 0
+    spent = 0.0
+    for a in range(K):
+        spent += costs[a] * counts[a]
     while passes < max_passes:
         passes += 1
         changed = False
@@ -206,6 +172,8 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
             add = -1
             for a in range(K):
                 if a == rem or counts[a] >= cap[a]:
+                    continue
+                if spent - costs[rem] + costs[a] > budget:
                     continue
                 ratio = (1.0 + om[a]) * (1.0 - om[rem]) + h[a] * h[a]
                 if crit == CRIT_D:
@@ -235,29 +203,23 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
                         woodbury_pair(XN, Ninv, nu, add, rem, 1.0, 1.0)
                 counts[add] += 1
                 counts[rem] -= 1
+                spent = 0.0
+                for a in range(K):
+                    spent += costs[a] * counts[a]
                 n_ex += 1
                 since += 1
                 changed = True
                 if since >= refresh:
-                    if not full_state(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g,
-                                      Ninv, nu):
+                    phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
+                    if phi < 0.0:
                         return n_ex, passes, False
-                    if crit == CRIT_LINEAR:
-                        phi = 0.0
-                        for r in range(d):
-                            for c in range(d):
-                                phi += L[r, c] * Minv[c, r]
                     since = 0
         if not changed:
             break
         # exact refresh at the end of every pass with exchanges
-        if not full_state(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu):
+        phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
+        if phi < 0.0:
             return n_ex, passes, False
-        if crit == CRIT_LINEAR:
-            phi = 0.0
-            for r in range(d):
-                for c in range(d):
-                    phi += L[r, c] * Minv[c, r]
         since = 0
     return n_ex, passes, True
 

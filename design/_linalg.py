@@ -46,3 +46,214 @@ def lower_inverse(L: np.ndarray, Linv: np.ndarray) -> None:
             for k in range(j, i):
                 s -= L[i, k] * Linv[k, j]
             Linv[i, j] = s / L[i, i]
+
+
+@njit(cache=True)
+def mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A @ x`` as a plain loop: small matrix-vector products inside the kernels must not
+    go through a multithreaded BLAS call (its thread wake-ups dominate, 20-40x slower on a
+    loaded machine)."""
+    n, m = A.shape
+    out = np.empty(n)
+    for r in range(n):
+        s = 0.0
+        for c in range(m):
+            s += A[r, c] * x[c]
+        out[r] = s
+    return out
+
+
+@njit(cache=True)
+def inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
+    """``Minv = M^{-1}`` through the Cholesky factor; False if ``M`` is not PD."""
+    d = M.shape[0]
+    if d == 0:
+        return True
+    L = np.zeros((d, d))
+    if not cholesky_lower(M, L):
+        return False
+    Linv = np.empty((d, d))
+    lower_inverse(L, Linv)
+    Minv[:, :] = Linv.T @ Linv
+    return True
+
+
+@njit(cache=True)
+def rowwise_dot(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
+    """``out[a] = sum_r A[a, r] B[a, r]`` (e.g. the variances ``x_a^T M^{-1} x_a`` from
+    ``A = X M^{-1}``, ``B = X``)."""
+    K, d = A.shape
+    for a in range(K):
+        s = 0.0
+        for r in range(d):
+            s += A[a, r] * B[a, r]
+        out[a] = s
+
+
+@njit(cache=True)
+def trace_product(L: np.ndarray, Minv: np.ndarray) -> float:
+    """``tr(L M^{-1})`` for symmetric ``L`` and ``M^{-1}``."""
+    d = L.shape[0]
+    phi = 0.0
+    for r in range(d):
+        for c in range(d):
+            phi += L[r, c] * Minv[c, r]
+    return phi
+
+
+@njit(cache=True)
+def pair_terms(X: np.ndarray, Minv: np.ndarray, i: int, j: int
+               ) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    """``u_i = M^{-1} x_i``, ``u_j``, and ``omega_i, omega_j, omega_ij`` (the entries of
+    ``U^T M^{-1} U`` for ``U = [x_i, x_j]``)."""
+    d = X.shape[1]
+    ui = mv(Minv, X[i])
+    uj = mv(Minv, X[j])
+    om_i = 0.0
+    om_j = 0.0
+    om_ij = 0.0
+    for r in range(d):
+        om_i += X[i, r] * ui[r]
+        om_j += X[j, r] * uj[r]
+        om_ij += X[i, r] * uj[r]
+    return ui, uj, om_i, om_j, om_ij
+
+
+@njit(cache=True)
+def rank2_core(om_i: float, om_j: float, om_ij: float, alpha: float, beta: float
+               ) -> tuple[float, float, float]:
+    """The 2x2 Woodbury core ``S = (C^{-1} + U^T M^{-1} U)^{-1}`` of the change
+    ``M + U C U^T``, ``U = [x_i, x_j]``, ``C = diag(alpha, -beta)`` (``alpha, beta > 0``):
+    returns ``(s11, s12, s22)``; then ``(M + U C U^T)^{-1} = M^{-1} - V S V^T`` with
+    ``V = M^{-1} U``."""
+    p11 = 1.0 / alpha + om_i
+    p22 = -1.0 / beta + om_j
+    p12 = om_ij
+    det = p11 * p22 - p12 * p12
+    return p22 / det, -p12 / det, p11 / det
+
+
+@njit(cache=True)
+def rank2_inverse_update(Minv: np.ndarray, ui: np.ndarray, uj: np.ndarray, s11: float,
+                         s12: float, s22: float) -> None:
+    """``M^{-1} <- M^{-1} - V S V^T``, ``V = [u_i, u_j]``, ``S = [[s11, s12], [s12, s22]]``."""
+    d = Minv.shape[0]
+    for r in range(d):
+        for c in range(d):
+            Minv[r, c] -= (s11 * ui[r] * ui[c] + s12 * (ui[r] * uj[c] + uj[r] * ui[c])
+                           + s22 * uj[r] * uj[c])
+
+
+@njit(cache=True)
+def rank2_variance_update(X: np.ndarray, om: np.ndarray, ui: np.ndarray, uj: np.ndarray,
+                          s11: float, s12: float, s22: float) -> None:
+    """``om_a <- om_a - h_a^T S h_a``, ``h_a = (x_a^T u_i, x_a^T u_j)``: the variances
+    ``x_a^T M^{-1} x_a`` after the rank-two change, for every row of ``X``."""
+    K, d = X.shape
+    for a in range(K):
+        gi = 0.0
+        gj = 0.0
+        for r in range(d):
+            gi += X[a, r] * ui[r]
+            gj += X[a, r] * uj[r]
+        om[a] -= s11 * gi * gi + 2.0 * s12 * gi * gj + s22 * gj * gj
+
+
+@njit(cache=True)
+def rank1_update(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, u: np.ndarray, s: float,
+                 om_k: float) -> None:
+    """Sherman–Morrison for ``M + s x x^T`` with ``u = M^{-1} x``, ``om_k = x^T u``:
+    update ``M^{-1}`` and the variances ``om`` of every row of ``X``."""
+    K, d = X.shape
+    cst = s / (1.0 + s * om_k)
+    for a in range(K):
+        t = 0.0
+        for r in range(d):
+            t += X[a, r] * u[r]
+        om[a] -= cst * t * t
+    for r in range(d):
+        for c in range(d):
+            Minv[r, c] -= cst * u[r] * u[c]
+
+
+@njit(cache=True)
+def woodbury_pair(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, i: int, j: int,
+                  alpha: float, beta: float) -> None:
+    """``M <- M + alpha x_i x_i^T - beta x_j x_j^T``: update ``M^{-1}`` and all variances.
+
+    Rank-two Woodbury; ``beta = 0`` (or ``alpha = 0``) is a Sherman–Morrison update.
+    The caller guarantees the updated matrix is PD. ``O(K d + d^2)``.
+    """
+    d = X.shape[1]
+    if d == 0:
+        return
+    ui, uj, om_i, om_j, om_ij = pair_terms(X, Minv, i, j)
+    if beta == 0.0:
+        rank1_update(X, Minv, om, ui, alpha, om_i)
+        return
+    if alpha == 0.0:
+        rank1_update(X, Minv, om, uj, -beta, om_j)
+        return
+    s11, s12, s22 = rank2_core(om_i, om_j, om_ij, alpha, beta)
+    rank2_variance_update(X, om, ui, uj, s11, s12, s22)
+    rank2_inverse_update(Minv, ui, uj, s11, s12, s22)
+
+
+@njit(cache=True)
+def linear_rank2_update(X: np.ndarray, Minv: np.ndarray, ui: np.ndarray, uj: np.ndarray,
+                        Lui: np.ndarray, Luj: np.ndarray, b_ii: float, b_jj: float,
+                        b_ij: float, s11: float, s12: float, s22: float, g: np.ndarray,
+                        om: np.ndarray, with_variances: bool) -> None:
+    """The rank-two change for the linear criteria ``tr(L M^{-1})``: update
+    ``g_x = x^T M^{-1} L M^{-1} x`` (and, with ``with_variances``, ``om_x``) for every row,
+    then ``M^{-1}``.
+
+    With ``V = [u_i, u_j]``, ``h_x = V^T x``, ``q_x = (M^{-1} L V)^T x`` and
+    ``B = V^T L V = [[b_ii, b_ij], [b_ij, b_jj]]``: ``g'_x = g_x - 2 q_x^T S h_x +
+    h_x^T S B S h_x`` and ``om'_x = om_x - h_x^T S h_x``.
+    """
+    K, d = X.shape
+    qi = mv(Minv, Lui)
+    qj = mv(Minv, Luj)
+    # T = S B S
+    t11a = s11 * b_ii + s12 * b_ij
+    t12a = s11 * b_ij + s12 * b_jj
+    t21a = s12 * b_ii + s22 * b_ij
+    t22a = s12 * b_ij + s22 * b_jj
+    T11 = t11a * s11 + t12a * s12
+    T12 = t11a * s12 + t12a * s22
+    T22 = t21a * s12 + t22a * s22
+    for x in range(K):
+        h1 = 0.0
+        h2 = 0.0
+        q1 = 0.0
+        q2 = 0.0
+        for r in range(d):
+            xr = X[x, r]
+            h1 += xr * ui[r]
+            h2 += xr * uj[r]
+            q1 += xr * qi[r]
+            q2 += xr * qj[r]
+        sh1 = s11 * h1 + s12 * h2
+        sh2 = s12 * h1 + s22 * h2
+        if with_variances:
+            om[x] -= h1 * sh1 + h2 * sh2
+        g[x] += -2.0 * (q1 * sh1 + q2 * sh2) + T11 * h1 * h1 + 2.0 * T12 * h1 * h2 + T22 * h2 * h2
+    rank2_inverse_update(Minv, ui, uj, s11, s12, s22)
+
+
+@njit(cache=True)
+def linear_pair_terms(L: np.ndarray, ui: np.ndarray, uj: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    """``L u_i``, ``L u_j`` and ``b_ii = u_i^T L u_i``, ``b_jj``, ``b_ij = u_i^T L u_j``."""
+    d = L.shape[0]
+    Lui = mv(L, ui)
+    Luj = mv(L, uj)
+    b_ii = 0.0
+    b_jj = 0.0
+    b_ij = 0.0
+    for r in range(d):
+        b_ii += ui[r] * Lui[r]
+        b_jj += uj[r] * Luj[r]
+        b_ij += ui[r] * Luj[r]
+    return Lui, Luj, b_ii, b_jj, b_ij

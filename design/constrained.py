@@ -19,8 +19,14 @@ import numpy as np
 
 from design import _criteria_numba as kern
 from design._validation import as_arms, as_max_iter, as_tol
-from design.criteria import _as_interest, _check_method, _cvxpy_solver, _i_matrix
-from design.exact import _fixed_info
+from design.criteria import (
+    _as_interest,
+    _check_method,
+    _cvxpy_solver,
+    _i_matrix,
+    criterion_basis,
+)
+from design.exact import _fixed_info, _fixed_info_q
 from design.result import DesignResult, warns_if_not_converged
 
 __all__ = ["constrained_optimal"]
@@ -312,18 +318,22 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
     idx = _as_interest(interest, d) if crit == "ds" else np.arange(d, dtype=np.int64)
     if crit == "ds" and interest is None:  # pragma: no cover - _as_interest refuses None
         raise ValueError("interest is required for criterion='ds'")
+    # work in the well-conditioned basis X = Q R: the designs are invariant under X -> X T,
+    # values are those on Q times cb.value_scale
+    cb = criterion_basis(Xa, crit, L_m, idx)
+    L_m, idx = cb.L, cb.interest
     if fixed is not None:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError("n (the number of new runs, a positive integer) is required "
                              "with fixed")
-        Mfix, nfix = _fixed_info(Xa, fixed)
+        _, nfix = _fixed_info(Xa, fixed)  # validates fixed
         beta = n / (nfix + n)
-        M0 = Mfix / (nfix + n)
+        M0 = _fixed_info_q(cb, fixed) / (nfix + n)
     else:
         if n is not None:
             raise ValueError("n is only used with fixed (the number of new runs)")
         beta, M0 = 1.0, np.zeros((d, d))
-    Xs = np.ascontiguousarray(Xa * np.sqrt(beta))  # A(w) = M0 + sum w_a xs_a xs_a^T
+    Xs = np.ascontiguousarray(cb.Q * np.sqrt(beta))  # A(w) = M0 + sum w_a xs_a xs_a^T
     if A.shape[0]:
         _max_over_P(np.zeros(K), capv, A, b)  # raises on infeasible constraints
     its = 0
@@ -353,7 +363,18 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
             if gap <= tol or status != kern.CONVERGED or its >= max_iter or tol_in < 1e-12:
                 break
             tol_in /= 10.0
+        w = _make_feasible(w, capv, A, b)  # renormalising can leave an ulp above a cap
     value, lb, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b)
+    # rounding: the basis' perturbation and the Cholesky of A_Q(w) (relative error
+    # d u cond(A_Q)) on both the value and the derivatives; keep the bound true
+    ev = np.linalg.eigvalsh((Xs * w[:, None]).T @ Xs + M0)
+    err = 2.0 * (cb.basis.error + d * np.finfo(np.float64).eps * ev[-1] / max(ev[0], 1e-300))
+    if err < 0.5 and np.isfinite(value):
+        lb = lb * (1.0 - err) / (1.0 + err)
+        gap = value / lb - 1.0 if lb > 0 else np.inf
+    else:
+        lb, gap = 0.0, np.inf
+    value, lb = value * cb.value_scale, lb * cb.value_scale
     return DesignResult(
         weights=w, value=value, lower_bound=lb, gap=gap,
         support=np.flatnonzero(w > 0).astype(np.int64), iterations=int(its), solver=solver,

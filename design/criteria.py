@@ -29,12 +29,22 @@ from typing import NamedTuple
 import numpy as np
 
 from design import _criteria_numba as kern
-from design._validation import as_arms, as_max_iter, as_tol, as_weights
+from design._validation import (
+    ArmBasis,
+    arm_basis,
+    as_arms,
+    as_max_iter,
+    as_tol,
+    as_weights,
+    rounding_error_factor,
+)
 from design.gd import d_optimal
 from design.result import DesignResult, warns_if_not_converged
 
 __all__ = [
+    "CriterionBasis",
     "CriterionCertificate",
+    "criterion_basis",
     "a_optimal",
     "criterion_check",
     "ds_optimal",
@@ -44,6 +54,7 @@ __all__ = [
 ]
 
 _METHODS = ("auto", "exchange", "cvxpy")
+_EPS = float(np.finfo(np.float64).eps)
 _STATUS = {kern.CONVERGED: "converged", kern.MAX_ITER: "max_iter reached",
            kern.SINGULAR: "information matrix became singular",
            kern.STALLED: "no improving exchange left (numerical floor)"}
@@ -140,6 +151,11 @@ class CriterionCertificate(NamedTuple):
         Largest directional derivative (``g_a`` for linear criteria, ``d_a`` for Ds).
     argmax : int
         Arm attaining it (-1 if ``A(w)`` is singular).
+    rounding_error : float
+        Bound on the relative rounding error of the computed derivatives and value (from
+        the arms' condition number after column scaling and the design's; see
+        :func:`design._validation.rounding_error_factor`), already accounted for in
+        ``lower_bound`` and ``gap``.
     """
 
     value: float
@@ -147,6 +163,7 @@ class CriterionCertificate(NamedTuple):
     gap: float
     max_derivative: float
     argmax: int
+    rounding_error: float = 0.0
 
 
 _SINGULAR = CriterionCertificate(np.inf, 0.0, np.inf, np.inf, -1)
@@ -163,39 +180,195 @@ def _chol_inverse(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     return Li.T @ Li
 
 
-def _linear_certificate(X: np.ndarray, w: np.ndarray, L: np.ndarray) -> CriterionCertificate:
-    Ainv = _chol_inverse(X, w)
-    if Ainv is None:
+# Designs are invariant under X -> X T; the values are computed in the well-conditioned
+# basis X = Q R (design._validation.arm_basis) with the criterion carried over:
+# x_a = R^T q_a, so A_X(w) = R^T A_Q(w) R and A_X^{-1} = R^{-1} A_Q^{-1} R^{-T}.
+# * linear: tr(L A_X^{-1}) = tr(L_Q A_Q^{-1}) with L_Q = R^{-T} L R^{-1} = H^T H,
+#   H = F^T R^{-1} for L = F F^T (so A with L = I is the linear criterion L_Q = R^{-T} R^{-1}
+#   on Q); g_a = x_a^T A_X^{-1} L A_X^{-1} x_a = q_a^T A_Q^{-1} L_Q A_Q^{-1} q_a.
+# * Ds: with the nuisance columns first, R = [[R_NN, R_NI], [0, R_II]] is block upper
+#   triangular, the interest parameters of Q are phi_I = R_II theta_I (the last s columns),
+#   d_a is invariant and log det C_X = log det C_Q + 2 log |det R_II|.
+
+
+def _psd_factor_in_basis(basis: ArmBasis, L: np.ndarray, rows: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, float]:
+    """``(H, delta)`` with ``L_Q = H^T H = R^{-T} L R^{-1}``.
+
+    From the region's points (``rows``, ``L = rows^T rows / n``): ``H = rows R^{-1} /
+    sqrt(n)``, formed without ``L`` (no squared condition number), ``delta = 0``. From a
+    matrix ``L``: ``L = F F^T`` by ``eigh`` (eigenvalues clipped at 0), ``H = F^T R^{-1}``;
+    ``F F^T`` differs from ``L`` by ``delta = 4 d u ||L||_2`` at most (backward stability of
+    the symmetric eigensolver), which the certificate accounts for.
+    """
+    from scipy.linalg import solve_triangular
+
+    if rows is not None:
+        return basis.targets(rows) / np.sqrt(rows.shape[0]), 0.0
+    lam, V = np.linalg.eigh(L)
+    F = V * np.sqrt(np.clip(lam, 0.0, None))
+    delta = 4.0 * L.shape[0] * _EPS / 2.0 * float(np.max(np.abs(lam)))
+    # F^T R^{-1} = (R^{-T} F)^T: a triangular solve, no explicit inverse of R
+    H = np.ascontiguousarray(solve_triangular(basis.R, F, trans="T", check_finite=False).T)
+    return H, delta
+
+
+def _design_factor(basis: ArmBasis, w: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``(R_w^{-1}, eta)``: ``A_Q(w) = R_w^T R_w`` from the QR of ``diag(sqrt(w_S)) Q_S``
+    (no normal equations) and :func:`design._validation.rounding_error_factor`; None for a
+    singular design."""
+    from scipy.linalg import solve_triangular
+
+    S = np.flatnonzero(w > 0.0)
+    B = np.sqrt(w[S])[:, None] * basis.Q[S]
+    eta = rounding_error_factor(basis, B)
+    if not np.isfinite(eta):
+        return None
+    Rw = np.linalg.qr(B, mode="r")
+    return solve_triangular(Rw, np.eye(Rw.shape[0]), check_finite=False), eta
+
+
+def _certified(value: float, dmax: float, scale: float, err: float
+               ) -> tuple[float, float]:
+    """``(lower_bound, gap)`` from the computed value and largest derivative, each with
+    relative error at most ``err``: ``lower = value (1 - err) scale / (dmax (1 + err))``
+    (``scale = value`` for the linear criteria, ``s`` for Ds) and
+    ``gap = value (1 + err) / lower - 1`` bounds the gap of the true value. An error
+    ``err >= 1/2`` gives the trivial bound ``(0, inf)``."""
+    if not err < 0.5:
+        return 0.0, np.inf
+    lower = value * (1.0 - err) * scale / (dmax * (1.0 + err))
+    return lower, value * (1.0 + err) / lower - 1.0
+
+
+def _linear_certificate(basis: ArmBasis, w: np.ndarray, H: np.ndarray, delta: float = 0.0
+                        ) -> CriterionCertificate:
+    """Certificate of ``tr(L A_X^{-1})`` computed on ``Q`` with ``L_Q = H^T H``: every
+    quantity is a sum of squares (``g_a = ||H A_Q^{-1} q_a||^2``, ``phi = ||H R_w^{-1}||_F^2``),
+    with relative error ``err = 2 e + e^2``, ``e = eta + basis.error`` (``eta``: the design's
+    rounding error factor; ``basis.error``: forming ``H`` with ``R``). When ``H^T H``
+    represents ``L`` only up to ``||Delta L||_2 <= delta`` (an eigen-factor of a given
+    matrix), ``|Delta phi| <= delta tr(A_X^{-1})`` and ``|Delta g_a| <= delta
+    ||A_X^{-1} x_a||^2`` are added (the A-criterion's terms, computed the same way)."""
+    from scipy.linalg import solve_triangular
+
+    fac = _design_factor(basis, w)
+    if fac is None:
         return _SINGULAR
-    Z = X @ Ainv
-    g = np.einsum("ij,ij->i", Z @ L, Z)
-    phi = float(np.einsum("ij,ji->", L, Ainv))
+    Rwinv, eta = fac
+    QR = basis.Q @ Rwinv  # row a: (R_w^{-T} q_a)^T
+
+    def terms(Hm: np.ndarray) -> tuple[float, np.ndarray]:
+        HR = Hm @ Rwinv
+        P = QR @ HR.T  # row a: (H A_Q^{-1} q_a)^T
+        return float(np.sum(HR * HR)), np.einsum("ij,ij->i", P, P)
+
+    phi, g = terms(H)
+    e = eta + basis.error
+    err = 2.0 * e + e * e
+    if delta > 0.0:
+        d = basis.R.shape[0]
+        HA = solve_triangular(basis.R, np.eye(d), check_finite=False)  # L = I: H = R^{-1}
+        trA, gA = terms(HA)
+        g = g + delta * gA * (1.0 + err) / (1.0 - err)
+        phi_lo = phi * (1.0 - err) - delta * trA * (1.0 + err)
+        if not phi_lo > 0.0:
+            return CriterionCertificate(phi, 0.0, np.inf, float(g.max()), int(np.argmax(g)),
+                                        np.inf)
+        err = max(err, 1.0 - phi_lo / phi)
     k = int(np.argmax(g))
     gmax = float(g[k])
     if not (phi > 0.0 and gmax > 0.0):
         return _SINGULAR
-    return CriterionCertificate(phi, phi * phi / gmax, gmax / phi - 1.0, gmax, k)
+    lower, gap = _certified(phi, gmax, phi, err)
+    return CriterionCertificate(phi, lower, gap, gmax, k, err)
 
 
-def _ds_certificate(X: np.ndarray, w: np.ndarray, interest: np.ndarray
+def _ds_basis(Xa: np.ndarray, interest: np.ndarray) -> tuple[ArmBasis, int]:
+    """Basis of the arms with the nuisance columns first: ``(basis, m)``; the parameters of
+    interest are the last ``s = d - m`` columns of ``basis.Q``."""
+    d = Xa.shape[1]
+    nuis = np.setdiff1d(np.arange(d), interest)
+    perm = np.concatenate([nuis, interest])
+    return arm_basis(np.ascontiguousarray(Xa[:, perm])), nuis.size
+
+
+class CriterionBasis(NamedTuple):
+    """A criterion carried over to the well-conditioned basis (for exact and constrained
+    designs, which are invariant under ``X -> X T`` as the approximate ones are).
+
+    ``Q`` (columns permuted, nuisance first, for Ds), ``L`` (``L_Q = R^{-T} L R^{-1}``),
+    ``interest`` (the last ``s`` columns for Ds), ``value_scale``: criterion values on ``X``
+    are those on ``Q`` times it (D: ``|det R|^{-2/d}``; Ds: ``|det R_II|^{-2/s}``; A/I: 1),
+    ``basis`` (with ``R`` for the columns in ``perm`` order) and ``perm``.
+    """
+
+    Q: np.ndarray
+    L: np.ndarray
+    interest: np.ndarray
+    value_scale: float
+    basis: ArmBasis
+    perm: np.ndarray
+
+    def info(self, M: np.ndarray) -> np.ndarray:
+        """An information matrix on ``X`` carried to ``Q``: ``R^{-T} M_perm R^{-1}``."""
+        from scipy.linalg import solve_triangular
+
+        Mp = M[np.ix_(self.perm, self.perm)]
+        T = solve_triangular(self.basis.R, Mp, trans="T", check_finite=False)
+        T = solve_triangular(self.basis.R, T.T, trans="T", check_finite=False)
+        return np.ascontiguousarray(0.5 * (T + T.T))
+
+    def rows(self, Y: np.ndarray) -> np.ndarray:
+        """Rows on ``X`` (e.g. runs already made) carried to ``Q``: ``y_perm R^{-1}``."""
+        return self.basis.targets(np.ascontiguousarray(Y[:, self.perm]))
+
+
+def criterion_basis(Xa: np.ndarray, crit: str, L: np.ndarray, interest: np.ndarray,
+                    rows: np.ndarray | None = None) -> CriterionBasis:
+    """The criterion ``crit`` ("d", "a", "i", "ds") of the arms ``Xa`` in their
+    well-conditioned basis (:func:`design._validation.arm_basis`)."""
+    d = Xa.shape[1]
+    if crit == "ds":
+        basis, m = _ds_basis(Xa, interest)
+        perm = np.concatenate([np.setdiff1d(np.arange(d), interest), interest])
+        s = d - m
+        log_det = float(np.sum(np.log(np.abs(np.diag(basis.R)[m:]))))
+        return CriterionBasis(basis.Q, np.zeros((d, d)), np.arange(m, d, dtype=np.int64),
+                              float(np.exp(-2.0 * log_det / s)), basis, perm)
+    basis = arm_basis(Xa)
+    perm = np.arange(d, dtype=np.int64)
+    if crit == "d":
+        return CriterionBasis(basis.Q, np.zeros((d, d)), perm,
+                              float(np.exp(-2.0 * basis.log_abs_det() / d)), basis, perm)
+    H, _ = _psd_factor_in_basis(basis, L, rows)
+    return CriterionBasis(basis.Q, np.ascontiguousarray(H.T @ H), perm, 1.0, basis, perm)
+
+
+def _ds_certificate(basis: ArmBasis, m: int, w: np.ndarray
                     ) -> tuple[CriterionCertificate, float]:
-    Ainv = _chol_inverse(X, w)
-    if Ainv is None:
+    """Ds certificate on ``Q`` (nuisance columns first): with ``A_Q(w) = R_w^T R_w`` and
+    ``z_a = R_w^{-T} q_a``, ``d_a = ||z_{a,I}||^2`` (the nuisance part of ``z`` is exactly
+    ``R_{w,NN}^{-T} q_{a,N}``: no difference of two variances) and ``C_Q = R_{w,II}^T
+    R_{w,II}``; ``log det C_X = log det C_Q + 2 log |det R_II|``."""
+    fac = _design_factor(basis, w)
+    if fac is None:
         return _SINGULAR, -np.inf
-    s = interest.size
-    Vs = Ainv[np.ix_(interest, interest)]  # covariance block of the interest parameters
-    try:
-        Lv = np.linalg.cholesky(Vs)
-    except np.linalg.LinAlgError:
-        return _SINGULAR, -np.inf
-    # d_a = z_I^T Vs^{-1} z_I with z = A^{-1} x_a (no difference of two variances)
-    Zi = (X @ Ainv[:, interest]) @ np.linalg.inv(Lv).T
+    Rwinv, eta = fac
+    d = Rwinv.shape[0]
+    s = d - m
+    Zi = basis.Q @ Rwinv[:, m:]
     dv = np.einsum("ij,ij->i", Zi, Zi)
-    logdet_c = -2.0 * float(np.log(np.diag(Lv)).sum())  # log det C = -log det Vs
+    # diag(R_w^{-1}) = 1 / diag(R_w)
+    logdet_c = (-2.0 * float(np.sum(np.log(np.abs(np.diag(Rwinv)[m:]))))
+                + 2.0 * float(np.sum(np.log(np.abs(np.diag(basis.R)[m:])))))
     value = float(np.exp(-logdet_c / s))
     k = int(np.argmax(dv))
     dmax = float(dv[k])
-    return CriterionCertificate(value, value * s / dmax, dmax / s - 1.0, dmax, k), logdet_c
+    e = eta + basis.error
+    err = 2.0 * e + e * e
+    lower, gap = _certified(value, dmax, float(s), err)
+    return CriterionCertificate(value, lower, gap, dmax, k, err), logdet_c
 
 
 def criterion_check(X: object, weights: object, criterion: str = "a", *, L: object = None,
@@ -223,15 +396,17 @@ def criterion_check(X: object, weights: object, criterion: str = "a", *, L: obje
     Xa = as_arms(X)
     w = as_weights(weights, Xa.shape[0])
     crit = str(criterion).lower()
-    if crit == "a":
-        return _linear_certificate(Xa, w, np.eye(Xa.shape[1]))
-    if crit == "i":
-        return _linear_certificate(Xa, w, _i_matrix(Xa, L, region))
+    if crit in ("a", "i"):
+        Lm = np.eye(Xa.shape[1]) if crit == "a" else _i_matrix(Xa, L, region)
+        rows = None if crit == "a" else _i_rows(Xa, L, region)
+        basis = arm_basis(Xa)
+        return _linear_certificate(basis, w, *_psd_factor_in_basis(basis, Lm, rows))
     if crit == "ds":
         if interest is None:
             raise ValueError("interest (the column indices of the parameters of interest) is "
                              "required for criterion='ds'")
-        return _ds_certificate(Xa, w, _as_interest(interest, Xa.shape[1]))[0]
+        basis, m = _ds_basis(Xa, _as_interest(interest, Xa.shape[1]))
+        return _ds_certificate(basis, m, w)[0]
     raise ValueError(f"criterion must be one of 'a', 'i', 'ds'; got {criterion!r}")
 
 
@@ -381,23 +556,39 @@ def _refresh(d: int) -> int:
 
 
 def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: int | None,
-            criterion: str, info: dict | None = None) -> DesignResult:
+            criterion: str, info: dict | None = None, rows: np.ndarray | None = None
+            ) -> DesignResult:
     tol = as_tol(tol)
     _check_method(method)
     max_iter = as_max_iter(max_iter, 200_000)
-    K, d = Xa.shape
+    basis = arm_basis(Xa)
+    H, delta = _psd_factor_in_basis(basis, L, rows)
+    LQ = np.ascontiguousarray(H.T @ H)
     status_txt = ""
     if method == "cvxpy":
-        w, solver = _linear_cvxpy(Xa, L)
+        w, solver = _linear_cvxpy(basis.Q, LQ)
         its = 0
     else:
-        w, status, its = _linear_working_set(Xa, L, _start(Xa), tol, max_iter)
+        w, status, its = _linear_working_set(basis.Q, LQ, _start(basis.Q), tol, max_iter)
         solver = "exchange"
         status_txt = _STATUS[int(status)]
-    cert = _linear_certificate(Xa, w, L)
+    cert = _linear_certificate(basis, w, H, delta)
+    return _result(w, cert, its, solver, status_txt, tol, criterion, info or {})
+
+
+def _result(w: np.ndarray, cert: CriterionCertificate, its: int, solver: str,
+            status_txt: str, tol: float, criterion: str, info: dict) -> DesignResult:
+    """The :class:`DesignResult` of a first-order or cvxpy solve, with its certificate and,
+    when the certified gap exceeds ``tol``, the message saying why it stopped."""
     converged = bool(cert.gap <= tol)
     message = ""
-    if not converged and status_txt:
+    if not converged and cert.rounding_error * 4.0 >= tol:
+        message = (f"tol={tol:g} cannot be certified: the conditioning of the arms (after "
+                   "column scaling) and of L bounds the relative rounding error of the "
+                   f"certificate only by {cert.rounding_error:.3g} (certified gap "
+                   f"{cert.gap:.3g}); reparametrise the arms (X @ T), give the region's "
+                   "points instead of L, or use a larger tol")
+    elif not converged and status_txt:
         message = (f"not converged: certified gap {cert.gap:.3g} > tol={tol:g} after {its} "
                    f"exchanges ({status_txt}); raise max_iter, loosen tol, or try "
                    "method='cvxpy'")
@@ -405,7 +596,8 @@ def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: in
         weights=w, value=cert.value, lower_bound=cert.lower_bound, gap=cert.gap,
         support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its), solver=solver,
         converged=converged, criterion=criterion,
-        info={**(info or {}), "max_derivative": cert.max_derivative, "argmax": cert.argmax},
+        info={**info, "max_derivative": cert.max_derivative, "argmax": cert.argmax,
+              "rounding_error": cert.rounding_error},
         message=message,
     )
 
@@ -485,6 +677,14 @@ def _i_matrix(Xa: np.ndarray, L: object, region: object) -> np.ndarray:
     return moment_matrix(R, name="region")
 
 
+def _i_rows(Xa: np.ndarray, L: object, region: object) -> np.ndarray | None:
+    """The points behind the I-criterion's moment matrix (``region``, or ``X`` when neither
+    ``L`` nor ``region`` is given), None when ``L`` was given as a matrix."""
+    if L is not None:
+        return None
+    return Xa if region is None else as_arms(region, "region", need_span=False)
+
+
 @warns_if_not_converged
 def i_optimal(X: object, *, L: object = None, region: object = None, tol: float = 1e-6,
               method: str = "auto", max_iter: int | None = None) -> DesignResult:
@@ -517,7 +717,8 @@ def i_optimal(X: object, *, L: object = None, region: object = None, tol: float 
     """
     Xa = as_arms(X)
     Lm = _i_matrix(Xa, L, region)
-    return _linear(Xa, Lm, tol, method, max_iter, "I", info={"L": Lm})
+    return _linear(Xa, Lm, tol, method, max_iter, "I", info={"L": Lm},
+                   rows=_i_rows(Xa, L, region))
 
 
 @warns_if_not_converged
@@ -565,32 +766,21 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
     _check_method(method)
     max_iter = as_max_iter(max_iter, 200_000)
     status_txt = ""
+    basis, m = _ds_basis(Xa, idx)
+    Q = basis.Q
     if method == "cvxpy":
-        w, solver = _ds_cvxpy(Xa, idx)
+        w, solver = _ds_cvxpy(Q, np.arange(m, d))
         its = 0
     else:
-        w = _start(Xa)
-        XN = np.ascontiguousarray(Xa[:, np.setdiff1d(np.arange(d), idx)])
-        m = XN.shape[1]
-        status, its = kern.ds_solve(Xa, XN, w, np.zeros((d, d)), np.zeros((m, m)),
+        w = _start(Q)
+        XN = np.ascontiguousarray(Q[:, :m])
+        status, its = kern.ds_solve(Q, XN, w, np.zeros((d, d)), np.zeros((m, m)),
                                     np.full(K, 2.0), False, idx.size, tol, max_iter,
                                     _refresh(d))
         w = np.clip(w, 0.0, None)
         w /= w.sum()
         solver = "exchange"
         status_txt = _STATUS[int(status)]
-    cert, logdet_c = _ds_certificate(Xa, w, idx)
-    converged = bool(cert.gap <= tol)
-    message = ""
-    if not converged and status_txt:
-        message = (f"not converged: certified gap {cert.gap:.3g} > tol={tol:g} after {its} "
-                   f"exchanges ({status_txt}); raise max_iter, loosen tol, or try "
-                   "method='cvxpy'")
-    return DesignResult(
-        weights=w, value=cert.value, lower_bound=cert.lower_bound, gap=cert.gap,
-        support=np.flatnonzero(w > 0.0).astype(np.int64), iterations=int(its), solver=solver,
-        converged=converged, criterion="Ds",
-        info={"interest": idx, "log_det_schur": logdet_c,
-              "max_derivative": cert.max_derivative, "argmax": cert.argmax},
-        message=message,
-    )
+    cert, logdet_c = _ds_certificate(basis, m, w)
+    return _result(w, cert, its, solver, status_txt, tol, "Ds",
+                   {"interest": idx, "log_det_schur": logdet_c})

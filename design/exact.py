@@ -16,6 +16,7 @@ efficiency relative to the approximate optimum, and hence to the best exact desi
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -23,7 +24,15 @@ import numpy as np
 
 from design import _exact_numba as kern
 from design._validation import as_arms
-from design.criteria import _as_interest, _i_matrix, a_optimal, ds_optimal, i_optimal
+from design.criteria import (
+    CriterionBasis,
+    _as_interest,
+    _i_matrix,
+    a_optimal,
+    criterion_basis,
+    ds_optimal,
+    i_optimal,
+)
 from design.gd import d_optimal
 from design.result import DesignConvergenceWarning, DesignResult
 
@@ -118,8 +127,10 @@ def exact_value(X: object, counts: object, criterion: str = "d", *, fixed: objec
     K, d = Xa.shape
     c = _as_count_vector(counts, K, "counts")
     crit, L_m, idx = _criterion(Xa, criterion, L, region, interest)
-    Mfix, nfix = _fixed_info(Xa, fixed)
-    return _value(Xa, c, Mfix, nfix, crit, L_m, idx)
+    _, nfix = _fixed_info(Xa, fixed)  # validates fixed
+    cb = criterion_basis(Xa, crit, L_m, idx)
+    return _value(cb.Q, c, _fixed_info_q(cb, fixed), nfix, crit, cb.L, cb.interest) \
+        * cb.value_scale
 
 
 def _criterion(Xa: np.ndarray, criterion: str, L: object, region: object, interest: object
@@ -157,6 +168,20 @@ def _fixed_info(Xa: np.ndarray, fixed: object) -> tuple[np.ndarray, int]:
     return (Xa * c[:, None]).T @ Xa, int(c.sum())
 
 
+def _fixed_info_q(cb: CriterionBasis, fixed: object) -> np.ndarray:
+    """Information of the runs already made, formed in the basis ``Q`` (rows carried over
+    by ``R^{-1}``; counts on the candidates' ``q_a``), never as ``R^{-T} X^T C X R^{-1}``."""
+    d = cb.Q.shape[1]
+    if fixed is None:
+        return np.zeros((d, d))
+    arr = np.asarray(fixed)
+    if arr.ndim == 2:
+        rows = cb.rows(np.asarray(arr, dtype=np.float64))
+        return rows.T @ rows
+    c = _as_count_vector(arr, cb.Q.shape[0], "fixed")
+    return (cb.Q * c[:, None]).T @ cb.Q
+
+
 def _fixed_counts(Xa: np.ndarray, fixed: object) -> np.ndarray:
     if fixed is None or np.asarray(fixed).ndim == 2:
         return np.zeros(Xa.shape[0], dtype=np.int64)
@@ -172,6 +197,10 @@ def _value(Xa: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, nfix: int, crit
     except np.linalg.LinAlgError:
         return float("inf")
     d = M.shape[0]
+    # numerically singular (a pivot at rounding level; on Q the scale of M is ~1): no value
+    if float(np.min(np.diag(C))) ** 2 <= 1e3 * d * np.finfo(np.float64).eps * float(
+            np.max(np.diag(M))):
+        return float("inf")
     if crit == "d":
         return float(np.exp(-2.0 * np.log(np.diag(C)).sum() / d))
     Ci = np.linalg.inv(C)
@@ -181,6 +210,54 @@ def _value(Xa: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, nfix: int, crit
     Vs = Minv[np.ix_(idx, idx)]
     sign, logdet = np.linalg.slogdet(Vs)
     return float(np.exp(logdet / idx.size)) if sign > 0 else float("inf")
+
+
+def _info_error(Xq: np.ndarray, counts: np.ndarray, Mq: np.ndarray) -> float:
+    """``d u cond(M)`` (``u = eps / 2``) for the information ``M`` of the counts on ``Q``:
+    the relative error of its Cholesky-based criterion values."""
+    M = (Xq * counts[:, None]).T @ Xq + Mq
+    ev = np.linalg.eigvalsh(M)
+    if not ev[0] > 0.0:
+        return np.inf
+    return float(M.shape[0] * np.finfo(np.float64).eps / 2.0 * ev[-1] / ev[0])
+
+
+def _as_costs(costs: object, budget: object, K: int, n: int, cap: np.ndarray
+              ) -> tuple[np.ndarray, float]:
+    """``(costs, budget for the kernel)``: zeros and ``inf`` without a constraint. The
+    kernel's budget is lowered by a few ulps of the largest total so that its running sums
+    can never pass a total that the exactly rounded check would refuse."""
+    if (costs is None) != (budget is None):
+        raise ValueError("costs and budget go together (sum_a costs_a n_a <= budget)")
+    if costs is None:
+        return np.zeros(K), np.inf
+    c = np.asarray(costs, dtype=np.float64)
+    if c.shape != (K,):
+        raise ValueError(f"costs must be a vector of length K={K}; got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c <= 0.0):
+        raise ValueError("costs must be positive and finite")
+    b = float(budget)
+    if not np.isfinite(b) or b <= 0.0:
+        raise ValueError(f"budget must be positive and finite; got {budget!r}")
+    # the cheapest n runs within the caps
+    order = np.argsort(c)
+    take = np.minimum(cap[order], n)
+    fill = np.minimum(np.cumsum(take), n)
+    per = np.diff(np.r_[0, fill])
+    if int(per.sum()) < n or math.fsum(c[order] * per) > b:
+        cheapest = math.fsum(c[order] * per)
+        raise ValueError(f"budget={b:g} is infeasible: the {n} cheapest allowed runs cost "
+                         f"{cheapest:g}")
+    return np.ascontiguousarray(c), b - 4.0 * K * np.finfo(np.float64).eps * float(c.max()) * n
+
+
+def _within(costs: np.ndarray, counts: np.ndarray, budget: float) -> bool:
+    """``sum_a c_a n_a <= budget`` in exact rational arithmetic (over the support)."""
+    from fractions import Fraction
+
+    sup = np.flatnonzero(counts)
+    total = sum((Fraction(float(costs[a])) * int(counts[a]) for a in sup), Fraction(0))
+    return total <= Fraction(float(budget))
 
 
 def _approximate(Xa: np.ndarray, crit: str, L: object, region: object, interest: object,
@@ -198,7 +275,8 @@ def _approximate(Xa: np.ndarray, crit: str, L: object, region: object, interest:
 
 def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa: A002
           fixed: object = None, caps: object = None, L: object = None, region: object = None,
-          interest: object = None, restarts: int = 5, seed: int | np.random.Generator | None = 0,
+          interest: object = None, costs: object = None, budget: float | None = None,
+          restarts: int = 5, seed: int | np.random.Generator | None = 0,
           tol: float = 1e-6, max_passes: int = 100) -> ExactDesign:
     """Exact optimal design of ``n`` runs on the candidates by exchange.
 
@@ -221,6 +299,14 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         (m, d) of runs anywhere. Their information is part of ``M``; they are not moved.
     caps : int or array_like (K,), optional
         Most runs allowed per candidate, counting ``fixed`` runs on it.
+    costs, budget : array_like (K,) and float, optional
+        Linear resource constraint ``sum_a c_a n_a <= budget`` on the new runs (costs
+        positive; ``budget`` the total for the ``n`` runs). Every start is built within the
+        budget (greedy with a reserve for the runs left at the cheapest cost) and the
+        exchange only makes budget-feasible exchanges; the result is checked with an
+        exactly rounded sum. Infeasible (the ``n`` cheapest allowed runs cost more):
+        ``ValueError``. The efficiency bound is still relative to the unconstrained
+        approximate optimum, so it is a true but possibly loose bound.
     L, region, interest
         Criterion parameters (see :func:`design.i_optimal`, :func:`design.ds_optimal`).
     restarts : int, default 5
@@ -258,7 +344,7 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
             or max_passes < 1:
         raise ValueError(f"max_passes must be a positive integer; got {max_passes!r}")
     crit, L_m, idx = _criterion(Xa, criterion, L, region, interest)
-    Mfix, nfix = _fixed_info(Xa, fixed)
+    _, nfix = _fixed_info(Xa, fixed)  # validates fixed
     if n + nfix < d:
         raise ValueError(f"n={n} runs (plus {nfix} fixed) < d={d} parameters: the "
                          "information matrix cannot be invertible")
@@ -274,17 +360,21 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         raise ValueError(f"fixed has more runs on candidate {k} than caps/bin allow")
     if int(cap.sum()) < n:
         raise ValueError(f"caps/bin allow only {int(cap.sum())} new runs, fewer than n={n}")
+    cost_v, budget_k = _as_costs(costs, budget, K, n, cap)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     approx = _approximate(Xa, crit, L, region, interest, tol)
 
+    # work in the well-conditioned basis X = Q R (exact designs are invariant under X -> X T)
+    cb = criterion_basis(Xa, crit, L_m, idx)
+    Xq, Lq, idq, Mq = cb.Q, cb.L, cb.interest, _fixed_info_q(cb, fixed)
     kcrit = {"d": kern.CRIT_D, "a": kern.CRIT_LINEAR, "i": kern.CRIT_LINEAR,
              "ds": kern.CRIT_DS}[crit]
-    nuis = np.setdiff1d(np.arange(d), idx) if crit == "ds" else np.empty(0, np.int64)
-    XN = np.ascontiguousarray(Xa[:, nuis])
-    MfixN = np.ascontiguousarray(Mfix[np.ix_(nuis, nuis)])
-    Lk = np.ascontiguousarray(L_m)
+    nuis = np.setdiff1d(np.arange(d), idq) if crit == "ds" else np.empty(0, np.int64)
+    XN = np.ascontiguousarray(Xq[:, nuis])
+    MfixN = np.ascontiguousarray(Mq[np.ix_(nuis, nuis)])
+    Lk = np.ascontiguousarray(Lq)
     refresh = max(50, 5 * d)
-    ridge = 1e-8 * float(np.trace(Xa.T @ Xa)) / K
+    ridge = 1e-8 * float(np.trace(Xq.T @ Xq)) / K
 
     starts: list[tuple[str, np.ndarray]] = []
     rounding_value = float("nan")
@@ -293,9 +383,10 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
 
         w = approx.weights
         w = np.where(w > 1e-9 * w.max(), w, 0.0)
-        if n >= np.count_nonzero(w):
+        if n >= np.count_nonzero(w) and (costs is None or _within(cost_v, efficient_round(
+                w / w.sum(), n), budget)):
             c0 = efficient_round(w / w.sum(), n)
-            rounding_value = _value(Xa, c0, Mfix, nfix, crit, L_m, idx)
+            rounding_value = _value(Xq, c0, Mq, nfix, crit, Lq, idq) * cb.value_scale
             starts.append(("rounding", c0))
 
     def greedy(n_random: int) -> np.ndarray | None:
@@ -304,8 +395,11 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         if n_random:
             pick = rng.choice(allowed, size=min(n_random, allowed.size), replace=False)
             c[pick] = 1
-        M0 = (Xa * c[:, None]).T @ Xa + Mfix + ridge * np.eye(d)
-        ok = kern.greedy_fill(Xa, M0, c, cap, n - int(c.sum()))
+            if float(cost_v @ c) + (n - int(c.sum())) * float(cost_v[cap > 0].min()) \
+                    > budget_k:
+                c[:] = 0  # the random picks would break the budget: plain greedy
+        M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
+        ok = kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k)
         return c if ok else None
 
     c = greedy(0)
@@ -319,9 +413,11 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     best: tuple[float, str, np.ndarray, int] | None = None
     for name, c in starts:
         c = c.copy()
-        n_ex, _, ok = kern.exchange(Xa, XN, Lk, c, cap, Mfix, MfixN, kcrit, max_passes,
-                                    refresh)
-        v = _value(Xa, c, Mfix, nfix, crit, L_m, idx)
+        n_ex, _, ok = kern.exchange(Xq, XN, Lk, c, cap, Mq, MfixN, kcrit, max_passes,
+                                    refresh, cost_v, budget_k)
+        if costs is not None and not _within(cost_v, c, budget):
+            continue  # pragma: no cover - the kernel keeps a margin below the budget
+        v = _value(Xq, c, Mq, nfix, crit, Lq, idq) * cb.value_scale
         if not ok or not np.isfinite(v):
             continue
         if best is None or v < best[0]:
@@ -331,7 +427,10 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
                          "within caps/bin: the allowed candidates do not span R^d")
     value, name, counts, n_ex = best
     lb = approx.lower_bound
-    eff = lb / value
+    # the value is computed on Q with relative error <= err (the basis' perturbation and the
+    # Cholesky of M_Q); dividing by value (1 + err) keeps the efficiency bound a true bound
+    err = 2.0 * (cb.basis.error + _info_error(Xq, counts, Mq))
+    eff = lb / (value * (1.0 + err))
     label = {"d": "D", "a": "A", "i": "I", "ds": "Ds"}[crit]
     msg = (f"{label}-exact design of {n} runs from the best of {len(starts)} starts "
            f"({name}); efficiency >= {eff:.6f} relative to the approximate optimum")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FAMILIES = ("gifa", "static", "phased", "logistic", "subsets")
+FAMILIES = ("gifa", "game", "static", "phased", "logistic", "subsets")
 
 
 def imports_of(path: Path) -> list[str]:

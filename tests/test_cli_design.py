@@ -88,3 +88,21 @@ def test_bad_input(grid, tmp_path, capsys):
     assert main(["design", "d", "--arms", str(grid), "--model", "linear", "--caps", "cost",
                  "--exact", "2"]) == 2
     assert "n=2 runs" in capsys.readouterr().err
+
+
+def test_exact_with_costs_and_budget(grid, tmp_path):
+    """--costs with --exact: average cost per run <= --budget, checked exactly on the
+    counts; a tight budget changes the design (runs at high temperature cost up to 2)."""
+    from fractions import Fraction
+
+    cost = np.loadtxt(grid, delimiter=",", skiprows=1)[:, 2]
+    free = run(["design", "d", "--arms", str(grid), "--model", "quadratic", "--exact", "8",
+                "--costs", "cost", "--budget", "100"], tmp_path)  # budget not binding
+    res = run(["design", "d", "--arms", str(grid), "--model", "quadratic", "--exact", "8",
+               "--costs", "cost", "--budget", "1.4"], tmp_path)
+    counts = np.array(res["counts"])
+    assert counts.sum() == 8
+    total = sum(Fraction(float(c)) * int(k) for c, k in zip(cost, counts, strict=True))
+    assert total <= Fraction(1.4 * 8)
+    assert float(np.dot(cost, free["counts"])) > 1.4 * 8  # the budget binds
+    assert res["value"] >= free["value"]

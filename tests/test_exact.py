@@ -133,3 +133,51 @@ def test_bad_input():
         exact(X, 4, fixed=[2, 0, 0, 0, 0], bin=True)
     with pytest.raises(ValueError, match="do not span"):
         exact(X, 4, caps=[2, 2, 0, 0, 0])
+
+
+def _brute_force_budget(X, n, crit, costs, budget, **kw):
+    """Best exact design of n runs with sum costs n_a <= budget, by enumeration."""
+    from fractions import Fraction
+    from itertools import combinations_with_replacement
+
+    K = X.shape[0]
+    best = np.inf
+    for combo in combinations_with_replacement(range(K), n):
+        c = np.bincount(np.array(combo), minlength=K)
+        if sum(Fraction(float(costs[a])) * int(c[a]) for a in range(K)) > Fraction(budget):
+            continue
+        best = min(best, exact_value(X, c, crit, **kw))
+    return best
+
+
+@pytest.mark.parametrize("crit", ["d", "a"])
+@pytest.mark.parametrize("budget", [6.0, 7.5, 9.0])
+def test_budget_exact_matches_brute_force(crit: str, budget: float) -> None:
+    """Quadratic regression on 7 levels of [-1, 1], 5 runs, runs at the ends cost more:
+    the exchange's design is feasible (exact rational sum) and as good as the best
+    budget-feasible design found by enumerating all C(11, 5) = 462 designs."""
+    from fractions import Fraction
+
+    t = np.linspace(-1.0, 1.0, 7)
+    X = np.c_[np.ones(7), t, t * t]
+    costs = 1.0 + np.abs(t) * 1.3
+    ex = exact(X, 5, crit, costs=costs, budget=budget, restarts=8)
+    assert sum(Fraction(float(costs[a])) * int(ex.counts[a]) for a in range(7)) \
+        <= Fraction(budget)
+    assert ex.counts.sum() == 5
+    best = _brute_force_budget(X, 5, crit, costs, budget)
+    assert ex.value <= best * (1.0 + 1e-12)
+
+
+def test_budget_bad_input() -> None:
+    t = np.linspace(-1.0, 1.0, 7)
+    X = np.c_[np.ones(7), t, t * t]
+    costs = 1.0 + np.abs(t)
+    with pytest.raises(ValueError, match="budget=4 is infeasible"):
+        exact(X, 5, costs=costs, budget=4.0)
+    with pytest.raises(ValueError, match="costs must be positive"):
+        exact(X, 5, costs=np.r_[costs[:-1], 0.0], budget=10.0)
+    with pytest.raises(ValueError, match="costs and budget go together"):
+        exact(X, 5, costs=costs)
+    with pytest.raises(ValueError, match="budget must be positive"):
+        exact(X, 5, costs=costs, budget=-1.0)

@@ -33,7 +33,7 @@ def budget(name: str) -> int:
 
 def test_registry_lists_every_family() -> None:
     families = {e.family for e in REGISTRY.values()}
-    assert families == {"gifa", "static", "phased", "logistic", "subsets"}
+    assert families == {"gifa", "game", "static", "phased", "logistic", "subsets"}
     assert {"dart", "homer", "rage", "m-lingape", "xy-static"} <= set(NAMES)
 
 

@@ -60,3 +60,20 @@ def test_reproduction_page_lists_every_row(tmp_path, capsys):
     assert main(["reproduce", "reda-table5", "--out", str(tmp_path),
                  "--markdown", str(tmp_path / "p.md")]) == 0
     assert (tmp_path / "p.md").read_text().count("## `") == 1
+
+
+def test_dart_figure_rows_matched_and_printed_rules(tmp_path):
+    # DART figures: the matched confidence rule (c = 2) is the "dart" row, the printed
+    # c = 32 its own row; every claim with DART is reported for both; CMAB-SM says why it
+    # is not run; the files carry the figure's name.
+    from bandits.reproduce.dart import DART_PRINTED_LABEL, _dart_figure
+
+    rows = _dart_figure(tmp_path, "mean", (2,), 1, 1, 0, False, 1, "dartx", T=20_000)
+    q = [r.quantity for r in rows]
+    assert any(x.startswith("K=2 dart: final regret") for x in q)
+    assert any(x.startswith(f"K=2 {DART_PRINTED_LABEL}: final regret") for x in q)
+    assert "K=2 claim: dart < csar" in q and f"K=2 claim: {DART_PRINTED_LABEL} < csar" in q
+    assert q.count("K=2 claim: lints < csar") == 1
+    assert q[-1] == "cmab-sm: final regret" and "no text of its algorithm" in rows[-1].note
+    for f in ("dartx.csv", "dartx.png", "dartx-K2.csv"):
+        assert (tmp_path / f).exists()

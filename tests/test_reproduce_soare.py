@@ -43,7 +43,7 @@ def test_plots_return_exactly_what_they_draw(tmp_path):
 
 def test_figure5_pipeline_on_an_easier_angle(tmp_path):
     # omega = 0.3 keeps every run to a few thousand samples; the pipeline is the paper's.
-    rows = soare_figure5(tmp_path, runs=2, jobs=1, omega=0.3)
+    rows = soare_figure5(tmp_path, runs=2, jobs=1, omega=0.3, const_runs=4)
     by = {r.quantity.split(" (")[0]: r for r in rows}
     assert by["xy-oracle: budget"].ours <= by["xy-adaptive: budget"].ours
     # the static designs (relaxation + rounding) are uniform over e1..e5, as in the paper
@@ -57,6 +57,22 @@ def test_figure5_pipeline_on_an_easier_angle(tmp_path):
     assert (tmp_path / "soare-figure5.png").stat().st_size > 0
     with open(tmp_path / "soare-figure5.csv") as fh:
         assert [float(r["ours"]) for r in csv.DictReader(fh)] == [r.ours for r in rows]
+
+
+def test_constant_that_reproduces_the_oracle_is_not_a_confidence_bound():
+    # Soare et al. App. E (Fig. 5, d = 5): the oracle's 41,652 samples, [207, 41440, 2, 2, 1, 0]
+    from bandits import run
+    from bandits.instances import soare
+    from bandits.reproduce.soare import ORACLE_CONSTANT, _runs
+
+    inst = soare(d=5, omega=0.01)
+    oracle = run("xy-oracle", inst, confidence=ORACLE_CONSTANT, max_samples=10**7)
+    assert oracle.samples == pytest.approx(41652, rel=0.005)
+    assert oracle.counts[1] == pytest.approx(41440, rel=0.005)
+    # The same constant is no delta = 0.05 bound: XY-adaptive is wrong in far more than 5%
+    # of 100 runs (P(Bin(100, 0.05) >= 20) < 1e-6; measured 80/200 wrong).
+    _, _, ok = _runs("xy-adaptive", inst, list(range(100)), 1, confidence=ORACLE_CONSTANT)
+    assert np.sum(~ok) >= 20
 
 
 def test_figure4_pipeline_on_an_easier_angle(tmp_path):

@@ -307,3 +307,40 @@ def test_subset_policy_replays_the_simulation_at_every_horizon(name, T):
     assert pol.stopped_by == res.stopped_by
     assert np.array_equal(pol.recommendation, res.recommendation)
     assert np.array_equal(pol.counts, res.counts)
+
+
+def test_dart_csar_and_ucb_derive_their_sample_sizes_from_one_confidence_rule():
+    # One rule n(r) = c v log L / r^2 (bandits.subsets.confidence): DART's test epochs,
+    # CSAR's repetitions per phase and improved UCB's samples per round all come from it,
+    # for every constant c (issue 17). DART as printed (c = 32, L = NT) tests level 1 after
+    # ceil(32 ln(45e6)) = 564 epochs at N = 45, T = 1e6; matched (c = 2, L = 2NT) after 37.
+    from bandits.subsets import DART_PRINTED, MATCHED, ConfidenceRule
+    from bandits.subsets.algorithms import csar_designs
+    from bandits.subsets.policy import CsarPolicy, DartPolicy, UcbPolicy
+
+    assert math.ceil(DART_PRINTED.dart_epochs(45, 10**6, 1.0)) == 564
+    assert math.ceil(MATCHED.dart_epochs(45, 10**6, 1.0)) == math.ceil(2 * math.log(9e7)) == 37
+    N, K, T = 12, 2, 10**5
+    d = csar_designs(K)
+    b, q = d.size[1, K]  # Hadamard design for k = 2 open slots (12 >= 4 undecided arms)
+    v = 0.25 * K * K * max(float(np.sum(d.coef[1, K, i, :q] ** 2)) for i in range(b))
+    for rule in (MATCHED, DART_PRINTED, ConfidenceRule(8.0, 2.0), ConfidenceRule(0.5, 1.0)):
+        dart_pol = DartPolicy(N, K, T, c=rule.c, union=rule.union)
+        assert dart_pol._st.floats[_k.F_THRESHOLD] == pytest.approx(
+            rule.dart_epochs(N, T, 1.0), rel=1e-12)
+        assert dart_test_epochs(N, T, 3, rule.c, rule.union).tolist() == [
+            math.ceil(rule.dart_epochs(N, T, 0.5**k)) for k in range(3)]
+        csar_pol = CsarPolicy(N, K, T, c=rule.c)
+        assert csar_pol._st.ints[_k.C_REPS] == rule.csar_repetitions(v, N, T, 0.5)
+        assert csar_pol._st.ints[_k.C_REPS] == math.ceil(rule.c * v * math.log(2 * N * T) / 0.25)
+        ucb_pol = UcbPolicy(N, K, T, c=rule.c)
+        assert ucb_pol._st.ints[_k.U_NEED] == rule.ucb_samples(T, 1.0)
+    # the defaults: DART as printed, CSAR and UCB at c = 2 (the matched constant)
+    assert DartPolicy(N, K, T)._st.floats[_k.F_THRESHOLD] == pytest.approx(
+        DART_PRINTED.dart_epochs(N, T, 1.0))
+    assert CsarPolicy(N, K, T)._st.ints[_k.C_REPS] == MATCHED.csar_repetitions(v, N, T, 0.5)
+    assert UcbPolicy(N, K, T)._st.ints[_k.U_NEED] == MATCHED.ucb_samples(T, 1.0)
+    with pytest.raises(ValueError, match="c must be"):
+        dart(SubsetEnv.bernoulli(N, K, seed=0), T, c=0.0)
+    with pytest.raises(ValueError, match="union must be"):
+        DartPolicy(N, K, T, union=-1.0)

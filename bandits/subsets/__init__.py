@@ -24,6 +24,7 @@ from bandits.subsets.algorithms import (
     run_subset,
     ucb,
 )
+from bandits.subsets.confidence import DART_PRINTED, MATCHED, ConfidenceRule
 from bandits.subsets.env import REWARDS, SubsetEnv, reward_table
 from bandits.subsets.lemma3 import lemma3_expected_difference, lemma3_mean_formula
 from bandits.subsets.plots import plot_regret
@@ -31,6 +32,9 @@ from bandits.subsets.runner import RegretCurves, regret_curves
 
 __all__ = [
     "ALGORITHMS",
+    "ConfidenceRule",
+    "DART_PRINTED",
+    "MATCHED",
     "REWARDS",
     "RegretCurves",
     "SubsetEnv",

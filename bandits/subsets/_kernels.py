@@ -25,6 +25,29 @@ from numba import njit
 
 from bandits._core.rng import integer, normal, uniform
 
+# ----------------------------------------------------------------------------------------
+# The confidence rule shared by DART, CSAR and improved UCB (bandits.subsets.confidence)
+# ----------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def confidence_samples(c, variance, log_term, radius):
+    """Samples for the radius ``radius``: ``n = c variance log_term / radius^2``.
+
+    With ``c = 2`` this is the sub-Gaussian tail bound: ``n`` samples of an estimate with
+    variance proxy ``variance`` are within ``radius`` of its mean with probability at least
+    ``1 - 2 exp(-log_term)``."""
+    return c * variance * log_term / (radius * radius)
+
+
+@njit(cache=True)
+def confidence_radius(c, variance, log_term, n):
+    """The radius of ``n`` samples under the same rule, ``sqrt(c variance log_term / n)``."""
+    return np.sqrt(c * variance * log_term / n)
+
+
+#: Variance proxy of a mean of rewards in [0, 1] (Hoeffding).
+UNIT_VARIANCE = 0.25
+
 
 @njit(cache=True)
 def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
@@ -205,13 +228,17 @@ STOP_HORIZON, STOP_ALL_DECIDED, STOP_LAMBDA = 0, 1, 2
 
 
 class DartConfig(NamedTuple):
-    """Constants of a DART run: subset size, horizon, lambda rule and test constant."""
+    """Constants of a DART run: subset size, horizon, lambda rule and the confidence rule
+    (``c``, ``union``: the test at level Delta comes after
+    ``confidence_samples(c, 1/4, log(union N T), Delta / 2) = c log(union N T) / Delta^2``
+    epochs; the paper prints ``c = 32``, ``union = 1``)."""
 
     K: int
     T: int
     lam: float
     auto: bool
     c_thr: float
+    union: float
 
 
 def dart_state(N: int, K: int) -> DartState:
@@ -250,8 +277,9 @@ def dart_reset(st, cfg, pol_state):
     st.ints[D_UNDECIDED] = N
     st.ints[D_OPEN] = cfg.K
     st.floats[F_DELTA] = 1.0
-    st.floats[F_LOGNT] = np.log(float(N) * float(cfg.T))
-    st.floats[F_THRESHOLD] = cfg.c_thr * st.floats[F_LOGNT]
+    st.floats[F_LOGNT] = np.log(cfg.union * float(N) * float(cfg.T))
+    st.floats[F_THRESHOLD] = confidence_samples(cfg.c_thr, UNIT_VARIANCE, st.floats[F_LOGNT],
+                                                0.5)
     st.floats[F_LAST_TESTED] = 0.0
     _dart_new_epoch(st, pol_state)
 
@@ -304,7 +332,8 @@ def _dart_test(st, cfg):
     st.ints[D_OPEN] = cfg.K - st.ints[D_ACCEPTED]
     delta *= 0.5
     st.floats[F_DELTA] = delta
-    st.floats[F_THRESHOLD] = cfg.c_thr * st.floats[F_LOGNT] / (delta * delta)
+    st.floats[F_THRESHOLD] = confidence_samples(cfg.c_thr, UNIT_VARIANCE, st.floats[F_LOGNT],
+                                                0.5 * delta)
 
 
 @njit(cache=True, inline="always")
@@ -410,7 +439,8 @@ class CsarState(NamedTuple):
     (``b``), :data:`C_QUERIES` (``q``), :data:`C_HADAMARD`, :data:`C_REPS` (``m_s``),
     :data:`C_BLOCKS`, :data:`C_REP`, :data:`C_BLOCK`, :data:`C_QUERY` (position in the
     phase), :data:`C_STOP` (1 all decided, 2 the next phase does not fit), :data:`C_DONE`;
-    ``floats``: :data:`C_EPS` (``eps_s``), :data:`C_LOG` (``log(2NT)``)."""
+    ``floats``: :data:`C_EPS` (``eps_s``), :data:`C_LOG` (``log(2NT)``), :data:`C_CONF`
+    (the confidence rule's ``c``, set by :func:`csar_state`)."""
 
     undecided: np.ndarray
     perm: np.ndarray
@@ -425,22 +455,24 @@ class CsarState(NamedTuple):
 
 C_STEPS, C_PHASE, C_UNDECIDED, C_ACCEPTED, C_OPEN, C_BLOCK_SIZE, C_QUERIES, C_HADAMARD, \
     C_REPS, C_BLOCKS, C_REP, C_BLOCK, C_QUERY, C_STOP, C_DONE = range(15)
-C_EPS, C_LOG = range(2)
+C_EPS, C_LOG, C_CONF = range(3)
 
 
-def csar_state(N: int, K: int) -> CsarState:
-    """Fresh arrays for N arms and subsets of size K."""
+def csar_state(N: int, K: int, c: float = 2.0) -> CsarState:
+    """Fresh arrays for N arms and subsets of size K; ``c`` the confidence rule's constant."""
     return CsarState(np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64),
                      np.empty(K, dtype=np.int64), np.zeros(N), np.zeros(N),
                      np.zeros(N, dtype=np.int64), np.empty(N), np.zeros(15, dtype=np.int64),
-                     np.zeros(2))
+                     np.array([0.0, 0.0, float(c)]))
 
 
 @njit(cache=True)
 def _csar_start_phase(st, K, T, designs, pol_state):
     """Open phase ``s``: ``eps_s = 2^-s``, the design for ``k_s`` open slots repeated
-    ``m_s = ceil(2 v K^2 log(2NT) / eps_s^2)`` times over blocks of a fresh permutation;
-    stop (code 2) when it does not fit in the remaining horizon."""
+    ``m_s = ceil(confidence_samples(c, v, log(2NT), eps_s)) = ceil(c v log(2NT) / eps_s^2)``
+    times (``c = 2``: the sub-Gaussian bound; ``v`` the variance proxy of one repetition's
+    estimate of ``phi_i``) over blocks of a fresh permutation; stop (code 2) when it does
+    not fit in the remaining horizon."""
     ints = st.ints
     n_und = ints[C_UNDECIDED]
     k = K - ints[C_ACCEPTED]
@@ -458,8 +490,8 @@ def _csar_start_phase(st, K, T, designs, pol_state):
             s2 += Hc[i, j] * Hc[i, j]
         if s2 > v:
             v = s2
-    v *= 0.25 * K * K
-    reps = int(np.ceil(2.0 * v * st.floats[C_LOG] / (eps * eps)))
+    v *= UNIT_VARIANCE * K * K
+    reps = int(np.ceil(confidence_samples(st.floats[C_CONF], v, st.floats[C_LOG], eps)))
     nblocks = (n_und + b - 1) // b
     if reps * nblocks * q > T - ints[C_STEPS]:
         ints[C_STOP] = 2
@@ -736,7 +768,8 @@ class UcbState(NamedTuple):
     ``ints`` slots :data:`U_STEPS`, :data:`U_ROUNDS`, :data:`U_ALIVE` (actions left),
     :data:`U_POS` (position in ``alive`` of the action to play), :data:`U_NEED` (samples per
     action this round, ``n_m``), :data:`U_IN_ROUND`, :data:`U_DONE`; ``floats`` slots
-    :data:`U_DM` (``Delta_m``) and :data:`U_LOG` (``log(T Delta_m^2)``).
+    :data:`U_DM` (``Delta_m``), :data:`U_LOG` (``log(T Delta_m^2)``) and :data:`U_CONF` (the
+    confidence rule's ``c``, set by :func:`ucb_state`).
     """
 
     actions: np.ndarray
@@ -748,14 +781,15 @@ class UcbState(NamedTuple):
 
 
 U_STEPS, U_ROUNDS, U_ALIVE, U_POS, U_NEED, U_IN_ROUND, U_DONE = range(7)
-U_DM, U_LOG = range(2)
+U_DM, U_LOG, U_CONF = range(3)
 
 
-def ucb_state(actions: np.ndarray) -> UcbState:
-    """Fresh arrays for the action table ``actions`` (M, K)."""
+def ucb_state(actions: np.ndarray, c: float = 2.0) -> UcbState:
+    """Fresh arrays for the action table ``actions`` (M, K); ``c`` the confidence rule's
+    constant (Auer & Ortner: 2)."""
     M = actions.shape[0]
     return UcbState(actions, np.arange(M), np.zeros(M, dtype=np.int64), np.zeros(M),
-                    np.zeros(7, dtype=np.int64), np.zeros(2))
+                    np.zeros(7, dtype=np.int64), np.array([0.0, 0.0, float(c)]))
 
 
 @njit(cache=True)
@@ -770,7 +804,9 @@ def _ucb_next(st, T):
                 return
             dm = fl[U_DM]
             fl[U_LOG] = np.log(T * dm * dm)
-            ints[U_NEED] = int(np.ceil(2.0 * fl[U_LOG] / (dm * dm)))
+            # n_m = c log(T Delta_m^2) / Delta_m^2: radius Delta_m / 2 for a [0, 1] mean
+            ints[U_NEED] = int(np.ceil(confidence_samples(fl[U_CONF], UNIT_VARIANCE,
+                                                          fl[U_LOG], 0.5 * dm)))
             ints[U_POS] = 0
             ints[U_IN_ROUND] = 1
         while ints[U_POS] < ints[U_ALIVE] and st.cnt[alive[ints[U_POS]]] >= ints[U_NEED]:
@@ -781,7 +817,7 @@ def _ucb_next(st, T):
             return
         # round over: eliminate every action whose UCB is below the best LCB
         ints[U_ROUNDS] += 1
-        rad = np.sqrt(fl[U_LOG] / (2.0 * ints[U_NEED]))
+        rad = confidence_radius(fl[U_CONF], UNIT_VARIANCE, fl[U_LOG], ints[U_NEED])
         best_lcb = -np.inf
         n_alive = ints[U_ALIVE]
         for jj in range(n_alive):
@@ -850,8 +886,9 @@ def ucb_commit(st, chosen):
 def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
     """UCB-Improved (Auer & Ortner 2010) over all K-subsets: rounds m with
     ``Delta_m = 2^-m``; every remaining action is played until it has
-    ``n_m = ceil(2 log(T Delta_m^2) / Delta_m^2)`` samples, then actions with
-    ``mean + sqrt(log(T Delta_m^2) / (2 n_m)) < max(mean - same)`` are eliminated. After the
+    ``n_m = ceil(c log(T Delta_m^2) / Delta_m^2)`` samples (``c = 2``), then actions with
+    ``mean + sqrt(c log(T Delta_m^2) / (4 n_m)) < max(mean - same)`` are eliminated (the
+    shared rule, :func:`confidence_samples` / :func:`confidence_radius`). After the
     last round (``Delta_m < sqrt(e / T)``) or when one action is left, the empirically best
     remaining action is played to the horizon. The step kernel (:func:`ucb_action`,
     :func:`ucb_observe`) against the environment."""

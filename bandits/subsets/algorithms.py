@@ -29,6 +29,7 @@ import numpy as np
 
 from bandits._core.rng import make_state
 from bandits.subsets import _kernels as _k
+from bandits.subsets.confidence import ConfidenceRule
 from bandits.subsets.env import SubsetEnv
 
 __all__ = ["ALGORITHMS", "SubsetRunResult", "checkpoints", "csar", "dart", "dart_anytime",
@@ -132,13 +133,17 @@ def dart_lambda_printed(N: int, K: int, T: int) -> float:
     return math.sqrt(720.0 * N * K * math.log(2.0 * N * T) / T)
 
 
-def dart_test_epochs(N: int, T: int, levels: int = 8, c: float = 32.0) -> np.ndarray:
+def dart_test_epochs(N: int, T: int, levels: int = 8, c: float = 32.0,
+                     union: float = 1.0) -> np.ndarray:
     r"""Epochs at which DART tests level :math:`\Delta = 2^{-k}`:
-    :math:`\lceil c \ln(NT) 4^k\rceil`, ``k = 0..levels-1`` (Algorithm 1, line 3/18)."""
-    return np.ceil(c * math.log(N * T) * 4.0 ** np.arange(levels))
+    :math:`\lceil c \ln(\text{union}\,NT) 4^k\rceil`, ``k = 0..levels-1`` (Algorithm 1,
+    line 3/18; printed: ``c = 32``, ``union = 1``), from the shared
+    :class:`~bandits.subsets.confidence.ConfidenceRule`."""
+    rule = ConfidenceRule(c, union).checked()
+    return np.ceil([rule.dart_epochs(N, T, 0.5**k) for k in range(levels)])
 
 
-def dart_lambda_auto(N: int, K: int, T: int, c: float = 32.0) -> float:
+def dart_lambda_auto(N: int, K: int, T: int, c: float = 32.0, union: float = 1.0) -> float:
     r"""The a-priori smallest level DART can test within ``T`` if nothing is eliminated.
 
     The test of level :math:`\Delta = 2^{-k}` happens at the end of epoch
@@ -153,13 +158,13 @@ def dart_lambda_auto(N: int, K: int, T: int, c: float = 32.0) -> float:
     (which only changes at tests), so it also uses levels made reachable by rejections.
     """
     L = -(-N // K)
-    ek = dart_test_epochs(N, T, 40, c)
+    ek = dart_test_epochs(N, T, 40, c, union)
     ok = np.flatnonzero(ek * L <= T)
     return float(0.5 ** ok[-1]) if ok.size else 1.0
 
 
 def dart(env: SubsetEnv, T: int, *, seed: int = 0, lam: float | str = "auto",
-         c: float = 32.0, n_points: int = 200) -> SubsetRunResult:
+         c: float = 32.0, union: float = 1.0, n_points: int = 200) -> SubsetRunResult:
     r"""DART: aDaptive Accept RejecT (Agarwal, Aggarwal, Quinn & Umrawal, Algorithm 1).
 
     Epoch ``e``: draw a uniformly random permutation of the undecided arms :math:`N_e`
@@ -194,8 +199,12 @@ def dart(env: SubsetEnv, T: int, *, seed: int = 0, lam: float | str = "auto",
         (:math:`\sqrt{720NK\ln(2NT)/T}`, > 1 at N = 45, T = 1e6, so DART stops after one
         epoch).  A number: the literal rule, break when :math:`\Delta < \lambda`
         (``0`` = never, explore until the horizon or all decided).
-    c : float
-        Constant of the test threshold :math:`c\ln(NT)/\Delta^2` (paper: 32).
+    c, union : float
+        The confidence rule (:class:`~bandits.subsets.confidence.ConfidenceRule`): test
+        level :math:`\Delta` after :math:`c\ln(\text{union}\,NT)/\Delta^2` epochs. The
+        paper prints ``c = 32``, ``union = 1`` (the defaults); ``c = 2``, ``union = 2``
+        (:data:`~bandits.subsets.confidence.MATCHED`) is the sub-Gaussian union bound that
+        CSAR and UCB use.
     n_points : int
         Number of checkpoints of the regret curve.
 
@@ -208,12 +217,13 @@ def dart(env: SubsetEnv, T: int, *, seed: int = 0, lam: float | str = "auto",
     """
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
     auto, lam_val = _parse_lam(lam, env.N, env.K, T)
-    c = _check_c(c)
+    rule = ConfidenceRule(c, union).checked()
     st = _k.dart_state(env.N, env.K)
     chosen = np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
     _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
-                  _k.DartConfig(env.K, int(T), lam_val, auto, c), 0, es, ps, chosen, plays)
+                  _k.DartConfig(env.K, int(T), lam_val, auto, rule.c, rule.union), 0, es, ps,
+                  chosen, plays)
     ints, floats = st.ints, st.floats
     info = {"epochs": int(ints[_k.D_EPOCH]), "tests": int(ints[_k.D_TESTS]),
             "delta": float(floats[_k.F_DELTA]),
@@ -237,15 +247,9 @@ def _parse_lam(lam, N, K, T) -> tuple[bool, float]:
     return False, lam
 
 
-def _check_c(c) -> float:
-    c = float(c)
-    if not (np.isfinite(c) and c > 0):
-        raise ValueError(f"c must be positive; got {c!r}")
-    return c
-
-
 def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "auto",
-                 c: float = 32.0, n_points: int = 200) -> SubsetRunResult:
+                 c: float = 32.0, union: float = 1.0, n_points: int = 200
+                 ) -> SubsetRunResult:
     r"""Anytime DART by the doubling trick (Appendix G).
 
     DART is restarted from scratch at :math:`T_l = 2^l`, ``l = 1, 2, ...``; restart ``l``
@@ -262,7 +266,7 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
         ``info["restarts"]``: the restart lengths; ``stopped_by`` is the last restart's.
     """
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
-    c = _check_c(c)
+    rule = ConfidenceRule(c, union).checked()
     N, K = env.N, env.K
     st = _k.dart_state(N, K)
     chosen = np.zeros(K, dtype=np.int64)
@@ -278,7 +282,8 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
         else:
             auto, lv = _parse_lam(lam, N, K, block)
         _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
-                      _k.DartConfig(K, int(block), lv, auto, c), int(t), es, ps, chosen, plays)
+                      _k.DartConfig(K, int(block), lv, auto, rule.c, rule.union), int(t), es, ps,
+                      chosen, plays)
         lengths.append(int(block))
         stop = _STOP[int(st.ints[_k.D_STOP])]
         t += block
@@ -310,7 +315,8 @@ def csar_designs(K: int) -> _k.CsarDesigns:
     return _k.CsarDesigns(queries, coef, size)
 
 
-def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> SubsetRunResult:
+def csar(env: SubsetEnv, T: int, *, seed: int = 0, c: float = 2.0,
+         n_points: int = 200) -> SubsetRunResult:
     r"""CSAR: Combinatorial Successive Accept Reject (Rejwan & Mansour 2020), regret form.
 
     Phase ``s = 1, 2, ...`` targets accuracy :math:`\varepsilon_s = 2^{-s}` on the arm
@@ -318,13 +324,15 @@ def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> Subse
     :math:`E r_a = \sum_{i\in a}\theta_i` (for the mean reward :math:`\phi_i = p_i`).
     The undecided arms are shuffled and cut into blocks (wrap-around as in DART); on each
     block the design of :func:`design.hadamard.subset_design` for the :math:`k_s = K -
-    |A_s|` open slots is repeated :math:`m_s = \lceil 2vK^2\ln(2NT)/\varepsilon_s^2\rceil`
+    |A_s|` open slots is repeated :math:`m_s = \lceil c\,vK^2\ln(2NT)/\varepsilon_s^2\rceil`
     times (``v`` the estimator's variance factor times 1/4, the sub-Gaussian proxy of a
-    reward in [0, 1]), every query padded with the accepted arms.  That is the Hadamard
-    design (block of :math:`2k_s` arms, :math:`2(2k_s - 1)` queries) when :math:`k_s` is a
-    power of two and at least :math:`2k_s` arms are undecided, and the leave-one-out design
-    otherwise.  The accepted arms and the design shift every estimate by the same constant,
-    which the accept/reject rule ignores:
+    reward in [0, 1]; ``c = 2``, the shared
+    :class:`~bandits.subsets.confidence.ConfidenceRule`: per-arm radius ``eps_s`` at
+    failure probability ``1/(NT)``), every query padded with the accepted arms.  That is
+    the Hadamard design (block of :math:`2k_s` arms, :math:`2(2k_s - 1)` queries) when
+    :math:`k_s` is a power of two and at least :math:`2k_s` arms are undecided, and the
+    leave-one-out design otherwise.  The accepted arms and the design shift every estimate
+    by the same constant, which the accept/reject rule ignores:
 
     .. math:: \text{accept } \hat\phi_i \ge \hat\phi_{(k_s+1)} + 2\varepsilon_s, \qquad
               \text{reject } \hat\phi_i \le \hat\phi_{(k_s)} - 2\varepsilon_s.
@@ -335,7 +343,8 @@ def csar(env: SubsetEnv, T: int, *, seed: int = 0, n_points: int = 200) -> Subse
     (``stopped_by="lambda"``).
     """
     cp, curve, ipos, acc, es, ps = _prepare(env, T, seed, n_points)
-    st = _k.csar_state(env.N, env.K)
+    rule = ConfidenceRule(c).checked()
+    st = _k.csar_state(env.N, env.K, rule.c)
     chosen = np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
     _k.csar_run(_env_args(env), (cp, curve, ipos, acc), st, env.K, int(T), csar_designs(env.K),
@@ -399,16 +408,17 @@ def lints(env: SubsetEnv, T: int, *, seed: int = 0, scaled: bool = True, v: floa
 
 # ------------------------------------------------------------------------------- UCB
 def ucb(env: SubsetEnv, T: int, *, seed: int = 0, max_actions: int = 1_000_000,
-        n_points: int = 200) -> SubsetRunResult:
+        c: float = 2.0, n_points: int = 200) -> SubsetRunResult:
     r"""Improved UCB (Auer & Ortner 2010) treating each of the C(N, K) subsets as an arm.
 
     Round ``m`` (:math:`\tilde\Delta_m = 2^{-m}`): play every remaining subset until it has
-    :math:`n_m = \lceil 2\ln(T\tilde\Delta_m^2)/\tilde\Delta_m^2\rceil` samples; eliminate
-    ``a`` if :math:`\hat\mu_a + \sqrt{\ln(T\tilde\Delta_m^2)/(2n_m)} <
-    \max_{a'}(\hat\mu_{a'} - \sqrt{\cdots})`.  After the last round
-    (:math:`\tilde\Delta_m < \sqrt{e/T}`) or with one subset left, play the empirically best
-    remaining one.  O(C(N, K)) memory: the paper runs it for K = 2 only (990 subsets at
-    N = 45; 148,995 at K = 4).
+    :math:`n_m = \lceil c\ln(T\tilde\Delta_m^2)/\tilde\Delta_m^2\rceil` samples (``c = 2``,
+    Auer & Ortner; the shared :class:`~bandits.subsets.confidence.ConfidenceRule` at radius
+    :math:`\tilde\Delta_m/2`); eliminate ``a`` if :math:`\hat\mu_a +
+    \sqrt{c\ln(T\tilde\Delta_m^2)/(4n_m)} < \max_{a'}(\hat\mu_{a'} - \sqrt{\cdots})`.
+    After the last round (:math:`\tilde\Delta_m < \sqrt{e/T}`) or with one subset left,
+    play the empirically best remaining one.  O(C(N, K)) memory: the paper runs it for
+    K = 2 only (990 subsets at N = 45; 148,995 at K = 4).
 
     Raises
     ------
@@ -423,7 +433,7 @@ def ucb(env: SubsetEnv, T: int, *, seed: int = 0, max_actions: int = 1_000_000,
     actions = np.array(list(combinations(range(env.N), env.K)), dtype=np.int64)
     chosen = np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
-    st = _k.ucb_state(actions)
+    st = _k.ucb_state(actions, ConfidenceRule(c).checked().c)
     _k.ucb_run(_env_args(env), (cp, curve, ipos, acc), st, int(T), es, ps, chosen, plays)
     steps, left = int(st.ints[_k.U_STEPS]), int(st.ints[_k.U_ALIVE])
     return _result("ucb", env, T, seed, cp, curve, chosen, ucb_stop_reason(steps, left, T),

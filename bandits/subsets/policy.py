@@ -28,6 +28,7 @@ from bandits._core.protocol import check_reward
 from bandits._core.rng import make_state
 from bandits._core.validate import check_int, check_seed
 from bandits.subsets import _kernels as _k
+from bandits.subsets.confidence import ConfidenceRule
 
 __all__ = ["CsarPolicy", "DartAnytimePolicy", "DartPolicy", "LintsPolicy", "SubsetPolicy",
            "UcbPolicy", "make_subset_policy", "subset_reward_oracle"]
@@ -122,23 +123,24 @@ class SubsetPolicy:
 class DartPolicy(SubsetPolicy):
     """DART (Agarwal, Aggarwal, Quinn & Umrawal, Algorithms 1-2) one subset at a time.
 
-    ``lam`` and ``c`` as in :func:`bandits.subsets.dart`; ``T`` (``>= N``) enters the test
-    threshold ``c ln(NT) / Delta^2`` and the ``"auto"`` lambda rule; ``seed`` the random
-    partitions (stream 2, as the simulation).
+    ``lam``, ``c`` and ``union`` as in :func:`bandits.subsets.dart`; ``T`` (``>= N``) enters
+    the test threshold ``c ln(union N T) / Delta^2`` and the ``"auto"`` lambda rule; ``seed``
+    the random partitions (stream 2, as the simulation).
     """
 
     def __init__(self, N: int, K: int, T: int, *, seed: int = 0, lam: float | str = "auto",
-                 c: float = 32.0) -> None:
+                 c: float = 32.0, union: float = 1.0) -> None:
         super().__init__(N, K, T, seed)
         self._rng = make_state(self.seed, 2)
-        self._lam, self._c = lam, c
+        self._lam, self._rule = lam, ConfidenceRule(c, union).checked()
         self._start(self.T)
 
     def _start(self, T: int) -> None:
-        from bandits.subsets.algorithms import _check_c, _parse_lam
+        from bandits.subsets.algorithms import _parse_lam
 
         auto, lam_val = _parse_lam(self._lam, self.N, self.K, T)
-        self._cfg = _k.DartConfig(self.K, int(T), lam_val, auto, _check_c(self._c))
+        self._cfg = _k.DartConfig(self.K, int(T), lam_val, auto, self._rule.c,
+                                  self._rule.union)
         self._st = _k.dart_state(self.N, self.K)
         _k.dart_reset(self._st, self._cfg, self._rng)
 
@@ -165,14 +167,14 @@ class DartAnytimePolicy(DartPolicy):
     restart or a fixed number (as :func:`bandits.subsets.dart_anytime`)."""
 
     def __init__(self, N: int, K: int, T: int, *, seed: int = 0, lam: float | str = "auto",
-                 c: float = 32.0) -> None:
+                 c: float = 32.0, union: float = 1.0) -> None:
         if lam == "printed":
             raise ValueError("lam='printed' is not available in the ask/tell DART-anytime "
                              "(use 'auto' or a number)")
         self._ell, self._block_start = 1, 0
         SubsetPolicy.__init__(self, N, K, T, seed)
         self._rng = make_state(self.seed, 2)
-        self._lam, self._c = lam, c
+        self._lam, self._rule = lam, ConfidenceRule(c, union).checked()
         self._start(self._block_length())
         self._last_stop = "horizon"
 
@@ -216,13 +218,13 @@ class CsarPolicy(SubsetPolicy):
     """CSAR (Rejwan & Mansour 2020) one query at a time, with the designs of
     :func:`bandits.subsets.algorithms.csar_designs`."""
 
-    def __init__(self, N: int, K: int, T: int, *, seed: int = 0) -> None:
+    def __init__(self, N: int, K: int, T: int, *, seed: int = 0, c: float = 2.0) -> None:
         from bandits.subsets.algorithms import csar_designs
 
         super().__init__(N, K, T, seed)
         self._rng = make_state(self.seed, 2)
         self._designs = csar_designs(self.K)
-        self._st = _k.csar_state(self.N, self.K)
+        self._st = _k.csar_state(self.N, self.K, ConfidenceRule(c).checked().c)
         _k.csar_reset(self._st, self.K, self.T, self._designs, self._rng)
         if self._st.ints[_k.C_DONE] == 1:  # not even one phase fits in T
             rec, self.stopped_by = self._finish()
@@ -271,7 +273,7 @@ class UcbPolicy(SubsetPolicy):
     """Improved UCB (Auer & Ortner 2010) over all C(N, K) subsets, one play at a time."""
 
     def __init__(self, N: int, K: int, T: int, *, seed: int = 0,
-                 max_actions: int = 1_000_000) -> None:
+                 max_actions: int = 1_000_000, c: float = 2.0) -> None:
         super().__init__(N, K, T, seed)
         M = math.comb(self.N, self.K)
         if M > max_actions:
@@ -279,7 +281,7 @@ class UcbPolicy(SubsetPolicy):
                              f"max_actions = {max_actions:,}")
         actions = np.array(list(combinations(range(self.N), self.K)), dtype=np.int64)
         self._rng = make_state(self.seed, 2)
-        self._st = _k.ucb_state(actions)
+        self._st = _k.ucb_state(actions, ConfidenceRule(c).checked().c)
         _k.ucb_reset(self._st, self.T, self._rng)
         if self._st.ints[_k.U_DONE] == 1:
             rec, self.stopped_by = self._finish()

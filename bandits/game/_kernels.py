@@ -1,0 +1,272 @@
+"""Jitted LinGame (Degenne, Ménard, Shang & Valko 2020), best arm (m = 1).
+
+One round, from the least-squares state (:mod:`bandits._core.lsq`):
+
+* the candidate answer ``i* = argmax_a mu_hat_a`` (random ties);
+* the GLR statistic against the closest alternative in the geometry of the counts,
+  ``W = sum_a N_a x_a x_a^T``: ``Z = min_{a != i*} (mu_hat_i* - mu_hat_a)^2 /
+  (2 sigma^2 ||x_a - x_i*||^2_{W^-1})``; stop when ``Z >= beta(t) = log((log t + 1) /
+  delta)`` (the heuristic threshold of Réda et al. 2021);
+* otherwise the learner of ``i*`` (AdaHedge over the arms) proposes ``w``; Nature answers
+  with the closest alternative ``lambda = theta_hat - (y^T theta_hat / ||y||^2_{W^-1})
+  W^{-1} y``, ``y = x_a - x_i*`` for the minimising ``a``; the learner is charged the
+  optimistic gains ``g_a = min(0.5 (|x_a^T (theta_hat - lambda)| + b_a)^2, log t)`` (as a
+  loss ``-g``), with the bonus ``b_a = sqrt(2 log t) ||x_a||_{V^-1}`` (the largest
+  ``|x_a^T (xi - theta_hat)|`` over the ellipsoid ``||xi - theta_hat||_V <= sqrt(2 log t)``,
+  Degenne et al.'s optimism) or, ``BONUS_CODE``, ``b_a = sqrt(2 log t ||x_a||_{V^-1})``
+  (Réda et al.'s code); D-tracking pulls ``argmin_a N_a - t w_a``.
+
+The state arrays are bundled in :class:`GameState`; slots of ``out`` and ``fout`` are
+named by module constants.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from bandits._core import rng as _rng
+from bandits._core.env import pull
+from bandits._core.lsq import T, estimated_means, refresh, update
+from design.linalg import cholesky_lower, lower_inverse
+
+# output slots
+OUT_STOP, OUT_ARM, OUT_BEST, OUT_ALT = range(4)
+F_GLR, F_THRESHOLD = range(2)
+# configuration slots (float)
+C_DELTA, C_SIGMA_GLR, C_BONUS = range(3)
+BONUS_PAPER, BONUS_CODE = 0, 1
+#: AdaHedge's initial cumulative mixability gap (Réda et al.'s code: 0.01)
+HEDGE_DELTA0 = 0.01
+STOPPED_BY_RULE, STOPPED_BY_BUDGET, STOPPED_SINGULAR = 0, 1, 2
+
+
+class GameState(NamedTuple):
+    """LinGame's own state next to the least-squares one, and its scratch."""
+
+    losses: np.ndarray
+    """Cumulative losses of the AdaHedge learner of each candidate answer, (K, K)."""
+    hedge: np.ndarray
+    """AdaHedge's cumulative mixability gap per learner, (K,) (starts at 0.01)."""
+    w: np.ndarray
+    """The proposed weights of the last round, (K,)."""
+    gain: np.ndarray
+    """Optimistic gains of the last round, (K,)."""
+    mu: np.ndarray
+    """Estimated means, (K,)."""
+    shift: np.ndarray
+    """``theta_hat - lambda`` for Nature's best response ``lambda``, (d,)."""
+    Winv: np.ndarray
+    """``W^{-1}``, ``W = sum_a N_a x_a x_a^T``, (d, d)."""
+    scratch: np.ndarray
+    """(K,) work array."""
+    out: np.ndarray
+    """int64 slots OUT_STOP, OUT_ARM, OUT_BEST, OUT_ALT."""
+    fout: np.ndarray
+    """float64 slots F_GLR, F_THRESHOLD."""
+
+
+def new_state(K: int, d: int) -> GameState:
+    """Fresh LinGame arrays for K arms in dimension d."""
+    return GameState(np.zeros((K, K)), np.full(K, HEDGE_DELTA0), np.zeros(K), np.zeros(K),
+                     np.zeros(K), np.zeros(d), np.zeros((d, d)), np.zeros(K),
+                     np.zeros(4, dtype=np.int64), np.zeros(2))
+
+
+@njit(cache=True)
+def heuristic_threshold(t: float, delta: float) -> float:
+    """``beta(t) = log((log t + 1) / delta)`` (Réda et al. 2021, §5; GLR scale)."""
+    return np.log((np.log(max(t, 1.0)) + 1.0) / delta)
+
+
+@njit(cache=True)
+def argmin_random_ties(vals: np.ndarray, rng: np.ndarray) -> int:
+    """Index of the smallest entry, uniformly at random among ties (entries ``+inf``
+    excluded; -1 if all are); one generator draw per tie met."""
+    arg = -1
+    best = np.inf
+    cnt = 0
+    for a in range(vals.shape[0]):
+        v = vals[a]
+        if v == np.inf:
+            continue
+        if v < best:
+            best, arg, cnt = v, a, 1
+        elif v == best:
+            cnt += 1
+            if _rng.integer(rng, cnt) == 0:
+                arg = a
+    return arg
+
+
+@njit(cache=True)
+def count_inverse(X, counts, Winv) -> bool:
+    """``W^{-1}`` for ``W = sum_a N_a x_a x_a^T`` (Cholesky); False if ``W`` is singular."""
+    K, d = X.shape
+    W = np.zeros((d, d))
+    for a in range(K):
+        n = counts[a]
+        if n > 0:
+            for i in range(d):
+                xi = n * X[a, i]
+                for j in range(d):
+                    W[i, j] += xi * X[a, j]
+    L = np.zeros((d, d))
+    if not cholesky_lower(W, L):
+        return False
+    Linv = np.empty((d, d))
+    lower_inverse(L, Linv)
+    Winv[:, :] = Linv.T @ Linv
+    return True
+
+
+@njit(cache=True)
+def pair_width(X, Winv, a, b) -> float:
+    """``||x_a - x_b||^2_{W^-1}`` from the difference vector."""
+    d = X.shape[1]
+    s = 0.0
+    for i in range(d):
+        yi = X[a, i] - X[b, i]
+        for j in range(d):
+            s += yi * Winv[i, j] * (X[a, j] - X[b, j])
+    return s
+
+
+@njit(cache=True)
+def glr(X, mu, best, Winv, sigma, vals) -> None:
+    """``vals[a] = (mu_best - mu_a)^2 / (2 sigma^2 ||x_a - x_best||^2_{W^-1})``
+    (``+inf`` at ``best``): the GLR of ``best`` against the alternative where ``a`` ties it."""
+    K = X.shape[0]
+    for a in range(K):
+        if a == best:
+            vals[a] = np.inf
+            continue
+        w2 = pair_width(X, Winv, a, best)
+        gap = mu[best] - mu[a]
+        vals[a] = gap * gap / (2.0 * sigma * sigma * w2) if w2 > 0.0 else np.inf
+
+
+@njit(cache=True)
+def hedge_weights(losses, eta, w) -> None:
+    """AdaHedge's weights ``w ∝ exp(-eta (L - min L))``."""
+    K = losses.shape[0]
+    m = losses.min()
+    s = 0.0
+    for a in range(K):
+        w[a] = np.exp(-eta * (losses[a] - m))
+        s += w[a]
+    for a in range(K):
+        w[a] /= s
+
+
+@njit(cache=True)
+def hedge_incur(losses, hedge, row, gain, w) -> None:
+    """Charge learner ``row`` the losses ``-gain`` (AdaHedge, de Rooij et al. 2014, as in
+    Réda et al.'s code): with ``eta = log K / Delta`` and the current weights ``w``,
+    ``Delta += w . loss - m``, ``m = min loss - log(sum_a w_a exp(-eta (loss_a - min
+    loss))) / eta`` (the mix loss), then ``L += loss``. ``w`` is a work array."""
+    K = gain.shape[0]
+    eta = np.log(K) / hedge[row]
+    hedge_weights(losses[row], eta, w)
+    lmin = np.inf
+    for a in range(K):
+        lmin = min(lmin, -gain[a])
+    s = 0.0
+    dot = 0.0
+    for a in range(K):
+        s += w[a] * np.exp(-eta * (-gain[a] - lmin))
+        dot += w[a] * -gain[a]
+    mix = lmin - np.log(s) / eta
+    hedge[row] += max(dot - mix, 0.0)
+    for a in range(K):
+        losses[row, a] -= gain[a]
+
+
+@njit(cache=True)
+def decide(X, lsq, f, rng, st) -> bool:
+    """The step kernel: the stopping test and, if the run goes on, the next arm
+    (``st.out[OUT_ARM]``). Returns False when ``W`` is singular (arms not spanning R^d)."""
+    P, diag, bvec, counts, stats = lsq.P, lsq.diag, lsq.bvec, lsq.counts, lsq.stats
+    K, d = X.shape
+    mu, out, fout, vals = st.mu, st.out, st.fout, st.scratch
+    estimated_means(P, bvec, mu)
+    for a in range(K):
+        vals[a] = -mu[a]
+    best = argmin_random_ties(vals, rng)
+    out[OUT_BEST] = best
+    if not count_inverse(X, counts, st.Winv):
+        out[OUT_STOP] = 0
+        return False
+    t = stats[T]
+    glr(X, mu, best, st.Winv, f[C_SIGMA_GLR], vals)
+    alt = argmin_random_ties(vals, rng)
+    out[OUT_ALT] = alt
+    z = vals[alt] if alt >= 0 else np.inf
+    beta = heuristic_threshold(t, f[C_DELTA])
+    fout[F_GLR] = z
+    fout[F_THRESHOLD] = beta
+    if z >= beta:
+        out[OUT_STOP] = 1
+        out[OUT_ARM] = -1
+        return True
+    out[OUT_STOP] = 0
+    # the learner of the candidate answer proposes w
+    eta = np.log(K) / st.hedge[best]
+    hedge_weights(st.losses[best], eta, st.w)
+    # Nature's best response: the closest alternative where `alt` ties `best` in the
+    # W-geometry, lambda = theta_hat - coef W^{-1} y with y = x_alt - x_best and
+    # coef = y^T theta_hat / ||y||^2_{W^-1}; only theta_hat - lambda = coef W^{-1} y is
+    # needed, and y^T theta_hat = mu_alt - mu_best.
+    w2 = pair_width(X, st.Winv, alt, best)
+    coef = (mu[alt] - mu[best]) / w2
+    for i in range(d):
+        s = 0.0
+        for j in range(d):
+            s += st.Winv[i, j] * (X[alt, j] - X[best, j])
+        st.shift[i] = coef * s
+    # optimistic gains, clipped at log t, charged as losses
+    width = np.log(max(t, 1.0))
+    gain = st.gain
+    for a in range(K):
+        ref = 0.0
+        for i in range(d):
+            ref += st.shift[i] * X[a, i]
+        if f[C_BONUS] == BONUS_CODE:  # Réda et al.'s code: sqrt(2 log t ||x_a||_{V^-1})
+            dev = np.sqrt(2.0 * width * np.sqrt(max(diag[a], 0.0)))
+        else:  # the ellipsoid {||xi - theta_hat||_V <= sqrt(2 log t)}
+            dev = np.sqrt(2.0 * width * max(diag[a], 0.0))
+        g = 0.5 * (abs(ref) + dev) ** 2
+        gain[a] = min(g, width)
+    hedge_incur(st.losses, st.hedge, best, gain, vals)
+    # D-tracking: argmin_a N_a - t w_a
+    for a in range(K):
+        vals[a] = counts[a] - t * st.w[a]
+    out[OUT_ARM] = argmin_random_ties(vals, rng)
+    return True
+
+
+@njit(cache=True)
+def simulate(X, lam, lsq, f, rng_pol, rng_env, env, max_samples, refresh_every, st) -> int:
+    """LinGame against the environment ``env``: every arm once, then decide -> pull ->
+    update until the GLR test stops it or ``max_samples`` pulls are spent. Returns
+    STOPPED_BY_RULE, STOPPED_BY_BUDGET or STOPPED_SINGULAR (the arms do not span R^d).
+    The ask/tell :class:`bandits.game.GamePolicy` makes the same calls in the same order."""
+    K = X.shape[0]
+    for a in range(K):
+        if lsq.stats[T] >= max_samples:
+            refresh(X, lam, lsq)
+            decide(X, lsq, f, rng_pol, st)
+            return STOPPED_BY_BUDGET
+        update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+    refresh(X, lam, lsq)
+    while True:
+        if not decide(X, lsq, f, rng_pol, st):
+            return STOPPED_SINGULAR
+        if st.out[OUT_STOP] == 1:
+            return STOPPED_BY_RULE
+        if lsq.stats[T] >= max_samples:
+            return STOPPED_BY_BUDGET
+        a = st.out[OUT_ARM]
+        update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
