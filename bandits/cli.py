@@ -2,8 +2,9 @@
 
 Subcommands: ``demo`` (the built-in example), ``design`` (compute and certify a design
 from a file of arms), ``round`` (turn weights into integer counts), ``run`` (simulate one
-run of a bandit algorithm on a named instance) and ``replicate`` (many seeds, several
-algorithms side by side, summary table, CSV/JSON and box plot).
+run of a bandit algorithm on a named instance), ``replicate`` (many seeds, several
+algorithms side by side, summary table, CSV/JSON and box plot) and ``experiment`` (a lab
+experiment in a state file: new, ask, tell, observe, status, plan).
 
 Algorithms are given as ``NAME`` or ``NAME:key=value,key=value`` with rule overrides of
 :class:`bandits.GIFA`, e.g. ``m-lingape:selection=optimized`` or
@@ -396,12 +397,68 @@ def _common_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _instance(args: argparse.Namespace):
+    """A registered instance (``--instance NAME``) or the user's own (``--arms FILE`` with
+    ``--theta`` or per-arm ``--means``, ``--noise``, ``--m``)."""
     from bandits.replicate import instance_by_name
 
+    if getattr(args, "arms", None) is not None:
+        return _user_instance(args)
+    if args.instance is None:
+        raise ValueError("--instance: give a registered instance name, or your own arms "
+                         "with --arms FILE and --theta (or --means)")
     params = {k: _param_value(v) for k, v in _key_values(args.param or [], "--param").items()}
     if args.m is not None:
         params["m"] = args.m
     return instance_by_name(args.instance, **params)
+
+
+def _user_instance(args: argparse.Namespace):
+    """The user's instance: arms with IDs from a file; ``--theta`` (linear means
+    ``X theta``) or ``--means`` (one mean per arm: an unstructured instance, features
+    ``I_K``); ``--noise`` is the standard deviation of a measurement."""
+    from pathlib import Path
+
+    from bandits.instances import Instance
+    from bandits.io import load_candidates
+
+    if args.instance is not None or args.param:
+        raise ValueError("--arms: give either --instance (with --param) or your own --arms")
+    cand = load_candidates(args.arms, id_column=args.id_column, columns=args.columns)
+    if (args.theta is None) == (args.means is None):
+        raise ValueError("--theta/--means: give exactly one: --theta (d values, a linear "
+                         "model) or --means (one value per arm)")
+    if args.theta is not None:
+        theta = load_vector(args.theta, "--theta")
+        if theta.shape[0] != cand.X.shape[1]:
+            raise ValueError(f"--theta: {theta.shape[0]} values for {cand.X.shape[1]} "
+                             f"feature columns {cand.columns}")
+        X = cand.X
+    else:
+        theta = load_vector(args.means, "--means")
+        if theta.shape[0] != cand.X.shape[0]:
+            raise ValueError(f"--means: {theta.shape[0]} values for {cand.X.shape[0]} arms")
+        X = np.eye(cand.X.shape[0])
+    return Instance(name=Path(args.arms).stem, X=X, theta=theta, sigma=args.noise,
+                    m=1 if args.m is None else args.m,
+                    reference=f"user file {args.arms}", extra={"ids": cand.ids})
+
+
+def _add_user_instance(p: argparse.ArgumentParser, noise_flag: bool = True) -> None:
+    """The flags of a user's own instance (see :func:`_user_instance`)."""
+    g = p.add_argument_group("your own instance (instead of --instance)")
+    g.add_argument("--arms", help="candidate file (CSV/TSV/NPY/Parquet)")
+    g.add_argument("--id-column", help="column with the arms' IDs")
+    g.add_argument("--columns", help="feature columns, comma-separated")
+    g.add_argument("--theta", help="parameter: comma-separated values or a file "
+                   "(use --theta=-1,2 for a leading minus)")
+    g.add_argument("--means", help="one mean per arm (values or a file): unstructured")
+    if noise_flag:
+        g.add_argument("--noise", type=_POS, default=1.0,
+                       help="standard deviation of one measurement (1.0)")
+
+
+def _ids(inst) -> list[str] | None:
+    return (getattr(inst, "extra", None) or {}).get("ids")
 
 
 def _result_dict(res, inst) -> dict[str, Any]:
@@ -411,6 +468,8 @@ def _result_dict(res, inst) -> dict[str, Any]:
         "recommendation": res.recommendation.tolist(), "correct": res.correct,
         "best": sorted(int(a) for a in inst.best), "counts": res.counts.tolist(),
         "wall_time": res.wall_time,
+        **({"recommendation_ids": [_ids(inst)[a] for a in res.recommendation.tolist()]}
+           if _ids(inst) else {}),
     }
 
 
@@ -422,6 +481,9 @@ def format_result(res, inst=None) -> str:
                                              "certified)" if res.stopped_by == "budget"
                                              else "")),
             ("recommendation", res.recommendation.tolist())]
+    ids = None if inst is None else _ids(inst)
+    if ids:
+        rows.append(("recommended IDs", ", ".join(ids[a] for a in res.recommendation)))
     best = "" if inst is None else f"  (true top-{inst.m}: {sorted(int(a) for a in inst.best)})"
     rows += [("correct", f"{res.correct}{best}"), ("counts", res.counts.tolist()),
              ("wall_time", f"{res.wall_time * 1e3:.3f} ms")]
@@ -537,7 +599,9 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
         known = ", ".join(INSTANCES)
     except ImportError:  # pragma: no cover - the registry ships with the package
         known = "soare"
-    p.add_argument("--instance", required=True, help=f"registered instance name ({known})")
+    p.add_argument("--instance", help=f"registered instance name ({known}), or your own "
+                   "with --arms")
+    _add_user_instance(p)
     p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                    help="instance parameter, repeatable (e.g. --param K=3 --param "
                         "omega=0.1)")
@@ -590,6 +654,76 @@ def _cmd_complexity(args: argparse.Namespace) -> int:
                 print(f"  {key:<32} {text}")
     return 0
 
+
+
+def _cmd_experiment(args: argparse.Namespace) -> int:
+    """``oed experiment new|ask|tell|observe|status|plan``: a lab experiment in a state
+    file (:mod:`bandits.experiment`)."""
+    from bandits import experiment as ex
+    from bandits.io import write_id_table
+
+    if args.action == "new":
+        pol = ex.new_experiment(args.state, args.arms, algorithm=args.algorithm,
+                                id_column=args.id_column, columns=args.columns, m=args.m,
+                                delta=args.delta, sigma=args.sigma, S=args.S,
+                                threshold=args.threshold, seed=args.seed,
+                                max_samples=args.max_samples, force=args.force)
+        print(f"new experiment: {args.algorithm}, K = {len(pol.ids)} arms, m = {args.m}, "
+              f"delta = {args.delta}; state in {args.state}")
+        return 0
+    if args.action == "ask":
+        ids = ex.ask(args.state, args.n)
+        if not ids:
+            print("no new measurement can be chosen before outstanding results are told",
+                  file=sys.stderr)
+        if args.out:
+            write_id_table(args.out, ("id", "reward"), [(i, "") for i in ids])
+            print(f"{len(ids)} measurements to run written to {args.out}")
+        else:
+            print("\n".join(ids))
+        return 0
+    if args.action in ("tell", "observe"):
+        n = ex.tell(args.state, args.results, observe=args.action == "observe",
+                    id_column=args.id_column, reward_column=args.reward_column)
+        print(f"{n} results taken")
+        return 0
+    if args.action == "status":
+        st = ex.status(args.state, simulations=args.simulations)
+        if args.json:
+            from dataclasses import asdict
+
+            print(json.dumps(asdict(st), indent=2))
+            return 0
+        print(f"algorithm        {st.algorithm}")
+        print(f"samples so far   {st.samples}")
+        print(f"outstanding      {len(st.outstanding)}")
+        label = "recommended" if st.stopped else "current best"
+        print(f"{label:<16} {', '.join(st.best)}")
+        rule = "holds: stop, the set is certified" if st.stopped else (
+            f"ended by {st.stopped_by}" if st.stopped_by else "does not hold yet")
+        print(f"stopping rule    {rule}")
+        if not st.stopped_by:
+            left = "unknown" if st.remaining is None else f"about {st.remaining}"
+            print(f"still needed     {left} ({st.basis})")
+        return 0
+    theta = load_vector(args.theta, "--theta")
+    out = ex.plan(args.arms, theta, algorithm=args.algorithm, id_column=args.id_column,
+                  columns=args.columns, m=args.m, delta=args.delta, sigma=args.sigma,
+                  S=args.S, runs=args.runs)
+    if args.json:
+        print(json.dumps(jsonable(out), indent=2))
+        return 0
+    print(f"K = {out['K']} arms, d = {out['d']}, top {out['m']} on this theta: "
+          f"{', '.join(out['top'])}")
+    print("complexity constants (Réda et al. 2021, Table 2):")
+    for key, v in out["constants"].items():
+        print(f"  {key:<32} {v:,.6g}")
+    print(f"predicted samples ({args.runs} simulated runs each):")
+    for thr, v in out["simulations"].items():
+        guarantee = out["guarantees"].get(thr, "")
+        print(f"  {thr:<12} median {v['median']:>9,}  (min {v['min']:,}, max {v['max']:,})"
+              f"  {guarantee}")
+    return 0
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from bandits.reproduce import format_rows, reproduce
@@ -707,7 +841,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cx = sub.add_parser("complexity", help="complexity constants of an instance "
                         "(Reda et al. Table 2, LinGapE, Soare et al. H_LB / N* / rho)")
-    cx.add_argument("--instance", required=True, help="instance name (see oed run --help)")
+    cx.add_argument("--instance", help="instance name (see oed run --help), or your own "
+                    "with --arms")
+    _add_user_instance(cx)
     cx.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                     help="instance parameter, repeatable (e.g. --param d=5)")
     cx.add_argument("--m", type=_COUNT, default=None, help="size of the top set")
@@ -855,6 +991,60 @@ def build_parser() -> argparse.ArgumentParser:
             action.help = (f"subset algorithms: {', '.join(action.choices)} (their options "
                            "are given with -p KEY=VALUE)")
     sb.set_defaults(func=_cmd_subset)
+    ex = sub.add_parser("experiment", help="run a lab experiment from a state file: new, "
+                        "ask, tell, observe, status, plan")
+    exs = ex.add_subparsers(dest="action", required=True)
+    e_new = exs.add_parser("new", help="start an experiment on a candidate file")
+    e_new.add_argument("--arms", required=True, help="candidates (CSV/TSV/NPY/Parquet)")
+    e_new.add_argument("--id-column", help="column with the candidates' IDs")
+    e_new.add_argument("--columns", help="feature columns, comma-separated (default: all "
+                       "but the ID column)")
+    e_new.add_argument("--algorithm", default="m-lingape",
+                       help="registered linear algorithm (default m-lingape)")
+    e_new.add_argument("--m", type=_COUNT, default=1)
+    e_new.add_argument("--delta", type=_PROB,
+                       default=0.05)
+    e_new.add_argument("--sigma", type=_POS, default=1.0,
+                       help="noise standard deviation of one measurement")
+    e_new.add_argument("--S", type=_POS,
+                       help="bound on ||theta|| (GIFA theoretical threshold)")
+    e_new.add_argument("--threshold", help="GIFA threshold: theoretical (default) or "
+                       "heuristic")
+    e_new.add_argument("--seed", type=_INDEX, default=0)
+    e_new.add_argument("--max-samples", type=_COUNT)
+    e_new.add_argument("--state", required=True, help="state file (JSON) to create")
+    e_new.add_argument("--force", action="store_true", help="overwrite an existing state")
+    e_ask = exs.add_parser("ask", help="the next batch of measurements")
+    e_ask.add_argument("--n", type=_COUNT, default=1)
+    e_ask.add_argument("--out", help="write a CSV (id, reward) to fill in")
+    for name, text in (("tell", "results of asked measurements (CSV: id, reward)"),
+                       ("observe", "measurements that were not asked (warm start)")):
+        e_t = exs.add_parser(name, help=text)
+        e_t.add_argument("results", help="CSV/TSV with an ID and a reward column")
+        e_t.add_argument("--id-column", default="id")
+        e_t.add_argument("--reward-column", default="reward")
+        e_t.add_argument("--state", required=True)
+    e_st = exs.add_parser("status", help="best set, stopping rule, samples, estimate")
+    e_st.add_argument("--simulations", type=_COUNT,
+                      default=5)
+    e_st.add_argument("--json", action="store_true")
+    for q in (e_ask, e_st):
+        q.add_argument("--state", required=True)
+    e_pl = exs.add_parser("plan", help="predicted budget on a plausible theta, theoretical "
+                          "vs heuristic threshold")
+    e_pl.add_argument("--arms", required=True)
+    e_pl.add_argument("--id-column")
+    e_pl.add_argument("--columns")
+    e_pl.add_argument("--theta", required=True, help="values (comma-separated) or a file")
+    e_pl.add_argument("--algorithm", default="m-lingape")
+    e_pl.add_argument("--m", type=_COUNT, default=1)
+    e_pl.add_argument("--delta", type=_PROB,
+                      default=0.05)
+    e_pl.add_argument("--sigma", type=_POS, default=1.0)
+    e_pl.add_argument("--S", type=_POS)
+    e_pl.add_argument("--runs", type=_COUNT, default=10)
+    e_pl.add_argument("--json", action="store_true")
+    ex.set_defaults(func=_cmd_experiment)
     return p
 
 

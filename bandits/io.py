@@ -128,3 +128,181 @@ def design_to_dict(res: DesignResult) -> dict:
         "weights": res.weights.tolist(),
         "info": info,
     }
+
+
+# --------------------------------------------------------------------------------------
+# candidate files with names: one loader for CSV / TSV / NPY / Parquet (issue 14)
+# --------------------------------------------------------------------------------------
+
+#: File extension -> delimiter of the text formats (no guessing: the extension decides).
+DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": "\t"}
+
+
+class Candidates:
+    """Arms read from a file: ``ids`` (one name per row), the feature matrix ``X`` (K, d)
+    and the names of its ``columns``."""
+
+    __slots__ = ("ids", "X", "columns")
+
+    def __init__(self, ids: list[str], X: np.ndarray, columns: list[str]) -> None:
+        self.ids, self.X, self.columns = ids, X, columns
+
+    def __repr__(self) -> str:
+        return f"Candidates(K={len(self.ids)}, d={self.X.shape[1]}, columns={self.columns})"
+
+    def index(self, name: str, what: str = "id") -> int:
+        """Row of the arm called ``name``; ValueError naming ``what`` otherwise."""
+        try:
+            return self._lookup()[name]
+        except KeyError:
+            raise ValueError(f"{what}: unknown arm {name!r} (not in the candidate file's "
+                             "IDs)") from None
+
+    def _lookup(self) -> dict[str, int]:
+        return {n: i for i, n in enumerate(self.ids)}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_table(p: Path, name: str) -> tuple[list[str] | None, list[list[str]]]:
+    """``(header or None, rows)`` of a CSV/TSV file (the csv module; delimiter from the
+    extension). The first row is a header unless every cell of it is a number."""
+    import csv
+
+    delimiter = DELIMITERS.get(p.suffix.lower())
+    if delimiter is None:
+        raise ValueError(f"{name} file {str(p)!r}: unknown extension {p.suffix!r}; use "
+                         ".csv, .tsv, .npy or .parquet")
+    try:
+        with p.open(newline="") as fh:
+            rows = [r for r in csv.reader(fh, delimiter=delimiter)
+                    if r and any(c.strip() for c in r) and not r[0].startswith("#")]
+    except UnicodeDecodeError:
+        raise ValueError(f"{name} file {str(p)!r} is not a text file") from None
+    if not rows:
+        raise ValueError(f"{name} file {str(p)!r} is empty")
+    rows = [[c.strip() for c in r] for r in rows]
+    if all(_is_number(c) for c in rows[0]):
+        return None, rows
+    return rows[0], rows[1:]
+
+
+def load_candidates(path: str | Path, *, id_column: str | None = None,
+                    columns: list[str] | str | None = None,
+                    name: str = "--arms") -> Candidates:
+    """Read candidate arms with their names from a CSV, TSV, NPY or Parquet file.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.csv`` (comma), ``.tsv``/``.tab``/``.txt`` (tab), ``.npy`` (a numeric matrix; IDs
+        are the row numbers) or ``.parquet`` (needs pandas). The delimiter follows from the
+        extension, never from the content. A text file's first row is a header unless all
+        of it is numbers; lines starting with ``#`` are comments.
+    id_column : str, optional
+        The header of the column holding the arms' names (kept as text). Without it the
+        IDs are the row numbers ``"0", "1", ...``.
+    columns : list of str or comma-separated str, optional
+        The feature columns, in this order. Default: every column but the ID column.
+        A column that is not numeric, or not there, is a ValueError naming it.
+    name : str
+        The option name used in error messages.
+
+    Returns
+    -------
+    Candidates
+        ``ids``, ``X`` (float64, finite) and ``columns``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{name} file {str(p)!r} does not exist")
+    if isinstance(columns, str):
+        columns = [c.strip() for c in columns.split(",") if c.strip()]
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        X = load_matrix(p, name)
+        header = [str(j) for j in range(X.shape[1])]
+        if id_column is not None:
+            raise ValueError(f"--id-column: a .npy file has no named columns ({str(p)!r})")
+        cells = [[str(v) for v in row] for row in X.tolist()]
+    elif suffix == ".parquet":
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ValueError(f"{name} file {str(p)!r}: reading Parquet needs pandas "
+                             "(pip install pandas pyarrow)") from None
+        df = pd.read_parquet(p)
+        header = [str(c) for c in df.columns]
+        cells = [[str(v) for v in row] for row in df.astype(str).itertuples(index=False)]
+    else:
+        head, cells = _read_table(p, name)
+        width = max(len(r) for r in cells) if cells else 0
+        header = head if head is not None else [str(j) for j in range(width)]
+    if not cells:
+        raise ValueError(f"{name} file {str(p)!r} has a header but no rows")
+    for i, r in enumerate(cells):
+        if len(r) != len(header):
+            raise ValueError(f"{name} file {str(p)!r}: row {i + 1} has {len(r)} fields, the "
+                             f"header has {len(header)}")
+    if len(set(header)) != len(header):
+        raise ValueError(f"{name} file {str(p)!r}: repeated column names {header}")
+    pos = {h: j for j, h in enumerate(header)}
+    if id_column is not None and id_column not in pos:
+        raise ValueError(f"--id-column: no column {id_column!r} in {str(p)!r}; columns: "
+                         f"{', '.join(header)}")
+    if columns is None:
+        columns = [h for h in header if h != id_column]
+    for c in columns:
+        if c not in pos:
+            raise ValueError(f"--columns: no column {c!r} in {str(p)!r}; columns: "
+                             f"{', '.join(header)}")
+        if c == id_column:
+            raise ValueError(f"--columns: {c!r} is the ID column")
+    if not columns:
+        raise ValueError(f"--columns: {str(p)!r} has no feature column")
+    X = np.empty((len(cells), len(columns)))
+    for j, c in enumerate(columns):
+        for i, r in enumerate(cells):
+            v = r[pos[c]]
+            try:
+                X[i, j] = float(v)
+            except ValueError:
+                raise ValueError(f"{name} file {str(p)!r}: column {c!r} is not numeric "
+                                 f"(row {i + 1}: {v!r}); choose the feature columns with "
+                                 "--columns and the name column with --id-column") from None
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} file {str(p)!r} contains NaN or inf in {columns}")
+    if id_column is None:
+        ids = [str(i) for i in range(len(cells))]
+    else:
+        ids = [r[pos[id_column]] for r in cells]
+        seen: set[str] = set()
+        for n in ids:
+            if n in seen:
+                raise ValueError(f"--id-column: the ID {n!r} appears twice in {str(p)!r}")
+            seen.add(n)
+    return Candidates(ids, X, list(columns))
+
+
+def write_id_table(path: str | Path | None, header: tuple[str, str], rows: list[tuple],
+                   out=None) -> None:
+    """Write ``rows`` (id, value) as a CSV with ``header`` to ``path`` (``None``: ``out``,
+    e.g. sys.stdout). Used by ``oed experiment ask --out`` and the design outputs."""
+    import csv
+    import sys
+
+    if path is None:
+        w = csv.writer(out or sys.stdout, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+        return
+    with Path(path).open("w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)

@@ -263,7 +263,11 @@ def policy(name: str, arms: Any, **arguments: Any) -> Any:
     """
     e = entry(name)
     e.check_options(arguments, allowed_extra=e.policy_args)
-    return _load(e.make_policy)(e.name, arms, **arguments)
+    pol = _load(e.make_policy)(e.name, arms, **arguments)
+    if hasattr(pol, "save"):  # what policy.save() records to rebuild it
+        pol._config = {"algorithm": e.name, "arms": np.array(arms, dtype=np.float64),
+                       "arguments": dict(arguments)}
+    return pol
 
 
 def policy_for(name: str, instance: Any, *, delta: float = 0.05, epsilon: float = 0.0,

@@ -11,7 +11,10 @@ decision).
 
 from __future__ import annotations
 
+import copy
 import math
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -49,6 +52,26 @@ class ArmQueue:
         self._pos += 1
         return arm
 
+    def remove(self, arm: int) -> bool:
+        """Remove the first remaining occurrence of ``arm`` (O(remaining)); False if absent.
+
+        Used when a reward arrives for an arm the policy did not take from this queue (a
+        batch's look-ahead arm or a warm-start measurement): it fills that slot of the
+        allocation instead of adding to it.
+        """
+        rest = self._arms[self._pos:]
+        hit = np.flatnonzero(rest == arm)
+        if hit.size == 0:
+            return False
+        i = self._pos + int(hit[0])
+        self._arms = np.concatenate([self._arms[self._pos:i], self._arms[i + 1:]])
+        self._pos = 0
+        return True
+
+    def remaining(self) -> list[int]:
+        """The arms still queued, in order."""
+        return [int(a) for a in self._arms[self._pos:]]
+
 
 def check_tell(pending: int | None, arm: object, reward: object) -> float:
     """Validate a ``tell(arm, reward)`` against the pending ask; returns the reward."""
@@ -71,26 +94,76 @@ def check_reward(reward: object) -> float:
 
 
 class AskTellProtocol:
-    """Base of the ask/tell policies: the pending arm, ``ask``, ``tell`` with its
-    validation, and the ``samples`` / ``counts`` read from ``_t`` and ``_counts`` (a
-    subclass whose state lives elsewhere overrides those two properties).
+    """Base of the ask/tell policies: batches, delayed feedback, warm starts, saved state.
 
     A subclass fills ``_queue`` with the arms its step kernel decided and implements one
     hook, ``_observe(arm, reward)``: the step kernel's update with a validated reward,
     followed by the next decision (refill ``_queue``, or set ``done`` / ``stopped_by`` /
-    ``recommendation``). Everything the protocol adds on top -- batches (``ask(n)`` taking
-    the next ``n`` arms of the queue, ``tell(arms, rewards)`` in any order), rewards the
-    policy did not ask for (``observe``), saving and loading -- goes through that hook, so
-    the simulation's step kernel stays the only implementation of the algorithm.
+    ``recommendation``), and one prediction hook, ``_predict(arm)`` (the current estimate
+    of the arm's mean, or None when there is none yet).  Everything the protocol adds on
+    top goes through those hooks, so the simulation's step kernel stays the only
+    implementation of the algorithm:
+
+    * ``ask()`` -- the next arm (the same arm until it is told), as before;
+      ``ask(n)`` -- a list of up to ``n`` *new* arms to measure now (a batch).
+    * ``tell(arm, reward)`` or ``tell(arms, rewards)`` -- results of asked arms, in any
+      order, possibly later and partially (delayed feedback); ``outstanding`` lists the
+      arms asked and not yet told.
+    * ``observe(arms, rewards)`` -- measurements the policy did not ask for (warm start).
+    * ``save(path)`` / :func:`bandits.load_policy` -- a versioned JSON state file.
+
+    **Batch rule** (``docs/choices.md``, "Batches and delayed feedback"). The arms of a
+    batch are, first, the arms the step kernel already decided on the real data (the
+    queue), then *look-ahead* decisions made on a throw-away copy of the policy fed the
+    outstanding arms with *hallucinated* rewards equal to the current estimate of their
+    means (``_predict``). A hallucinated reward leaves the least-squares estimate
+    unchanged and updates ``V`` by the rank-one term ``x x^T`` of the pending measurement:
+    the "hallucinated observations" of GP-BUCB (Desautels, Krause & Burdick 2014, JMLR) and
+    the lazy update of batched linear bandits. Stopping is checked only on real
+    observations: the copy is discarded, the real policy's state and random stream see only
+    told and observed rewards, so ``ask(1)`` / ``tell`` gives exactly the sequential run and
+    the simulation's trajectory. A batch is shorter than ``n`` when no further arm can be
+    chosen without a real reward (the copy cannot predict yet -- ``V`` singular during the
+    initialisation of an unstructured algorithm -- or it would already stop, or it hit the
+    budget); ``ask(n)`` returns ``[]`` only while rewards are outstanding.
     """
 
     done: bool = False
     stopped_by: str | None = None
     recommendation: np.ndarray | None = None
-    _pending: int | None = None
     _queue: ArmQueue
     _t: int = 0
     _counts: np.ndarray
+    #: Asked arms whose rewards are not yet told, in ask order: [arm, from_queue].
+    _asked: list
+    #: The number of asked-but-untold arms besides the one being observed (read by
+    #: ``_observe``: a decision made before outstanding rewards arrive is stale).
+    _outstanding: int = 0
+    #: Of those, the arms taken from the real queue (an allocation's or initialisation's
+    #: arms: a phase or the initial pulls end only when none of them is outstanding;
+    #: look-ahead arms do not hold them up, they fill the next allocation).
+    _outstanding_real: int = 0
+    #: Whether the reward being observed was not taken from the real queue.
+    _unasked: bool = False
+    #: Event log ``[kind, arms, rewards-or-None]`` (replayed by :func:`load_policy`).
+    _log: list
+    #: What :func:`bandits.policy` built the policy from (needed by ``save``).
+    _config: dict | None = None
+    #: Optional names of the arms, carried to saved states and outputs.
+    ids: list[str] | None = None
+    @property
+    def late(self) -> list:
+        """Rewards told after the policy stopped, ``[arm, reward]`` (kept, not used: the
+        recommendation is certified by the data at the stop)."""
+        return self.__dict__.setdefault("_late", [])
+
+    @property
+    def reward_sum(self) -> float:
+        """Sum of the rewards the policy used (told and observed): a check value of the
+        saved state."""
+        return float(self.__dict__.get("_reward_sum", 0.0))
+
+    # ---- counters ------------------------------------------------------------------
 
     @property
     def samples(self) -> int:
@@ -102,26 +175,193 @@ class AskTellProtocol:
         """Pulls per arm so far."""
         return self._counts.copy()
 
-    def ask(self) -> int:
-        """The next arm to measure. Raises RuntimeError once the policy is done."""
+    @property
+    def outstanding(self) -> list[int]:
+        """Arms asked and not yet told, in ask order."""
+        return [a for a, _ in self._pending_list()]
+
+    def _pending_list(self) -> list:
+        if "_asked" not in self.__dict__:
+            self._asked = []
+        return self._asked
+
+    def _events(self) -> list:
+        if "_log" not in self.__dict__:
+            self._log = []
+        return self._log
+
+    # ---- ask -----------------------------------------------------------------------
+
+    def ask(self, n: int | None = None) -> int | list[int]:
+        """The next arm to measure (``n`` None), or a batch of up to ``n`` new arms.
+
+        ``ask()`` returns the oldest outstanding arm if there is one (the same arm until it
+        is told), else the next decision. ``ask(n)`` always returns new arms: first the
+        decided ones, then look-ahead decisions (class docstring). Raises RuntimeError once
+        the policy is done.
+        """
         if self.done:
             raise RuntimeError(f"the policy has stopped ({self.stopped_by}); read "
                                "policy.recommendation")
-        if self._pending is None:
-            self._pending = self._queue.popleft()
-        return self._pending
+        pending = self._pending_list()
+        if n is None:
+            if pending:
+                return int(pending[0][0])
+            arms = self._ask_batch(1)
+            if not arms:  # pragma: no cover - a live policy always has a decision
+                raise RuntimeError("no arm can be asked")
+            return arms[0]
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n must be a positive integer; got {n!r}")
+        return self._ask_batch(int(n))
 
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the measured ``reward`` of ``arm`` (the arm returned by :meth:`ask`)."""
-        r = self._accept(arm, reward)
+    def _ask_batch(self, n: int) -> list[int]:
+        pending = self._pending_list()
+        out: list[int] = []
+        while len(out) < n and self._queue:
+            a = self._queue.popleft()
+            out.append(a)
+            pending.append([a, True])
+        if len(out) < n:
+            for a in self._look_ahead(n - len(out)):
+                out.append(a)
+                pending.append([a, False])
+        self._events().append(["ask", out, None, n])
+        return out
+
+    def _look_ahead(self, k: int) -> list[int]:
+        """Up to ``k`` arms decided on a copy fed hallucinated rewards (class docstring)."""
+        pending = self._pending_list()
+        if not pending:
+            return []
+        clone = object.__new__(type(self))  # no __init__ / __new__ logic: a plain copy
+        clone.__dict__ = {key: copy.deepcopy(val) for key, val in self.__dict__.items()
+                          if key not in ("_log", "_config", "ids", "_late", "_asked")}
+        clone._asked = []
+        clone._start_look_ahead()
+        feed = [a for a, _ in pending]
+        out: list[int] = []
+        for i, a in enumerate(feed):
+            r = clone._predict(a)
+            if r is None:
+                return out
+            clone._outstanding, clone._unasked = len(feed) - 1 - i, True
+            clone._outstanding_real = sum(1 for _, q in pending[i + 1:] if q)
+            clone._observe(a, float(r))
+            if clone.done:
+                return out
+        clone._outstanding, clone._outstanding_real, clone._unasked = 0, 0, False
+        while len(out) < k and clone._queue and not clone.done:
+            a = clone._queue.popleft()
+            r = clone._predict(a)
+            if r is None:
+                break
+            out.append(a)
+            clone._observe(a, float(r))
+        return out
+
+    def _start_look_ahead(self) -> None:
+        """Hook: prepare a copy for look-ahead (e.g. drop a decision that pending rewards
+        make stale). Default: nothing."""
+
+    def _predict(self, arm: int) -> float | None:  # pragma: no cover - abstract
+        """The current estimate of ``arm``'s mean (a hallucinated reward), or None."""
+        raise NotImplementedError
+
+    # ---- tell / observe --------------------------------------------------------------
+
+    def tell(self, arm: int | Sequence[int], reward: float | Sequence[float]) -> None:
+        """Report measured rewards of asked arms: ``tell(arm, reward)`` or
+        ``tell(arms, rewards)``, in any order, possibly a part of what was asked."""
+        arms, rewards = _pairs(arm, reward)
+        pending = self._pending_list()
+        # validate everything before changing anything
+        left = [a for a, _ in pending]
+        for a in arms:
+            if a not in left:
+                if not pending:
+                    raise ValueError("tell() without a pending ask(): call ask() first, or "
+                                     "observe() for measurements the policy did not ask for")
+                asked = _describe(left or [b for b, _ in pending])
+                raise ValueError(f"arm {a!r} was told but arm {asked} was asked")
+            left.remove(a)
+        self._events().append(["tell", arms, rewards])
+        for a, r in zip(arms, rewards, strict=True):
+            i = next(j for j, (b, _) in enumerate(pending) if b == a)
+            _, from_queue = pending.pop(i)
+            self._feed(a, r, unasked=not from_queue)
+
+    def observe(self, arm: int | Sequence[int], reward: float | Sequence[float]) -> None:
+        """Take measurements the policy did not ask for (a warm start: last year's data).
+
+        They enter exactly as told rewards do: the step kernel's update (the estimate,
+        ``V``, the counts and ``t`` of the confidence threshold), then a fresh decision with
+        the stopping rule checked; a measured arm fills a slot of the current allocation
+        when it has one. See ``docs/choices.md`` ("Warm start") for what this assumes.
+        """
+        arms, rewards = _pairs(arm, reward)
+        K = self._n_arms()
+        for a in arms:
+            if not 0 <= a < K:
+                raise ValueError(f"arms: arm {a} is out of range (K = {K})")
+        self._events().append(["observe", arms, rewards])
+        for a, r in zip(arms, rewards, strict=True):
+            self._feed(a, r, unasked=True)
+
+    def _feed(self, arm: int, r: float, *, unasked: bool) -> None:
+        if self.done:
+            self.late.append([arm, r])
+            return
+        self._reward_sum = self.reward_sum + r
+        if unasked:
+            self._queue.remove(arm)
+        pending = self._pending_list()
+        self._outstanding = len(pending)
+        self._outstanding_real = sum(1 for _, from_queue in pending if from_queue)
+        self._unasked = unasked
         self._observe(int(arm), r)
+        self._outstanding, self._outstanding_real, self._unasked = 0, 0, False
 
     def _observe(self, arm: int, reward: float) -> None:  # pragma: no cover - abstract
         """The subclass's step: update with ``reward`` of ``arm``, then decide."""
         raise NotImplementedError
 
-    def _accept(self, arm: object, reward: object) -> float:
-        """Check a told reward against the pending arm, clear it, and return the reward."""
-        r = check_tell(self._pending, arm, reward)
-        self._pending = None
-        return r
+    def _n_arms(self) -> int:
+        return int(self.counts.shape[0])
+
+    # ---- saved state -------------------------------------------------------------------
+
+    def save(self, path: str | Path, extra: dict | None = None) -> None:
+        """Write the policy's state as readable, versioned JSON (atomically: a temporary
+        file, then ``os.replace``). :func:`bandits.load_policy` resumes it exactly.
+        ``extra`` (JSON-able) is stored under ``"experiment"`` (the CLI keeps its own
+        records there). See :mod:`bandits._core.state`."""
+        from bandits._core.state import save_policy
+
+        save_policy(self, path, extra)
+
+
+def _describe(arms: list[int]) -> str:
+    return str(arms[0]) if len(arms) == 1 else str(arms)
+
+
+def _pairs(arm: object, reward: object) -> tuple[list[int], list[float]]:
+    """``(arms, rewards)`` from a scalar pair or two equal-length sequences, validated."""
+    if isinstance(arm, (int, np.integer)) and not isinstance(arm, bool):
+        return [int(arm)], [check_reward(reward)]
+    if isinstance(arm, (str, bytes, bool)) or arm is None or not hasattr(arm, "__len__"):
+        raise ValueError(f"arm must be an integer arm index or a sequence of them; "
+                         f"got {arm!r}")
+    arms = list(arm)  # type: ignore[arg-type]
+    if isinstance(reward, (str, bytes)) or not hasattr(reward, "__len__"):
+        raise ValueError("rewards: pass one reward per arm (a sequence); got "
+                         f"{reward!r}")
+    rewards = list(reward)  # type: ignore[arg-type]
+    if len(rewards) != len(arms):
+        raise ValueError(f"rewards: {len(rewards)} rewards for {len(arms)} arms")
+    out = []
+    for a in arms:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise ValueError(f"arms: {a!r} is not an integer arm index")
+        out.append(int(a))
+    return out, [check_reward(r) for r in rewards]

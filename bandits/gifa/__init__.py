@@ -379,12 +379,34 @@ class Policy(AskTellProtocol):
 
     def _observe(self, arm: int, r: float) -> None:
         """The step kernel's update with the told reward ``r`` of ``arm``, then the next
-        decision."""
-        self._eng.update(int(arm), r)
-        if eng_budget_reached(self._eng) and self._queue:
+        decision.
+
+        Batches (:class:`bandits._core.protocol.AskTellProtocol`): during the
+        initialisation the next decision waits until every initial arm is told; afterwards
+        a decision made before this reward (while other rewards are outstanding, or for a
+        reward the policy did not take from its queue) is stale and is made again, so the
+        stopping rule is checked on every real observation.
+        """
+        eng = self._eng
+        eng.update(int(arm), r)
+        budget = eng_budget_reached(eng)
+        if budget and self._queue:
+            self._queue = ArmQueue()
+        if self._in_init and not budget:
+            if not self._queue and not self._outstanding_real:
+                self._advance()
+            return
+        if self._outstanding or self._unasked:
             self._queue = ArmQueue()
         if not self._queue:
             self._advance()
+
+    def _predict(self, arm: int) -> float | None:
+        """``x_a^T theta_hat`` (``None`` while ``V`` is singular)."""
+        st = self._eng.state
+        if st.stats[3] == 0.0:  # lsq.READY
+            return None
+        return float(st.P[arm] @ st.bvec)
 
 
 def eng_budget_reached(eng: _Engine) -> bool:

@@ -91,6 +91,7 @@ from bandits._core.env import make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
+from bandits._core.targets import T_INIT
 from bandits._core.validate import (
     as_arms_and_targets,
     check_budget,
@@ -361,7 +362,11 @@ class AdaptivePolicy(_PhasePolicy):
         st, eng = self._st, self._eng
         a = S.adaptive_decide(st, self._cfg, eng.active, self._t0, self._rng)
         if a >= 0:
-            self._queue = ArmQueue([a])
+            arms = [a]  # a phase's initial pulls are a fixed list: decide them at once
+            while 0 <= st.ints[T_INIT] < self._cfg.init_arms.shape[0]:
+                arms.append(int(S.adaptive_decide(st, self._cfg, eng.active, self._t0,
+                                                  self._rng)))
+            self._queue = ArmQueue(arms)
             return
         status = st.ints[S.T_STATUS]
         n = int(st.ints[S.T_PULLS])
@@ -388,7 +393,19 @@ class AdaptivePolicy(_PhasePolicy):
         self._counts[a] += 1
         self._t += 1
         S.observe_target(self._st, self._cfg.X, self._cfg.Y, a, r, self._refresh_every)
+        if self._st.ints[T_INIT] >= 0:  # a phase's initial pulls: wait for all of them
+            if self._t >= self._max:
+                self._finish("budget")
+            elif not self._queue and not self._outstanding_real:
+                self._advance()
+            return
         self._advance()
+
+    def _predict(self, arm: int) -> float:
+        """``x_a^T theta``: the phase's estimate once it has one, else the last phase's."""
+        st = self._st
+        theta = st.theta if st.ints[T_INIT] < 0 else self._eng.theta_rec
+        return float(self._eng.X[arm] @ theta)
 
 
 # ----------------------------------------------------------------------------------------
@@ -598,6 +615,10 @@ class RagePolicy(_PhasePolicy):
         self._pc[:] = 0
         self._ps[:] = 0.0
 
+    def _predict(self, arm: int) -> float:
+        """``x_a^T theta``: the last phase's estimate (zero in the first phase)."""
+        return float(self._eng.X[arm] @ self._eng.theta_rec)
+
     def _observe(self, arm: int, r: float) -> None:
         """The step kernel's update with the told reward ``r`` of ``arm``, then the next
         decision."""
@@ -606,7 +627,7 @@ class RagePolicy(_PhasePolicy):
         self._ps[a] += r
         self._counts[a] += 1
         self._t += 1
-        if self._queue:
+        if self._queue or self._outstanding_real:  # the phase ends when all of it is told
             if self._max is not None and self._t >= self._max:
                 self._finish("budget")
             return

@@ -55,6 +55,7 @@ from bandits._core.env import make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
+from bandits._core.targets import T_INIT
 from bandits._core.validate import (  # re-exported: bandits.static.as_matrix etc.
     as_arms_and_targets,
     as_matrix,
@@ -396,10 +397,18 @@ class StaticPolicy(AskTellProtocol):
         return self._state.counts.copy()
 
     def _advance(self) -> None:
-        """The step kernel's decision (the call the simulation loop makes)."""
+        """The step kernel's decision (the call the simulation loop makes).
+
+        The initial pulls are a fixed list: they are all decided at once (the kernel's
+        ``initial_step`` draws no randomness), so that a batch can take them together;
+        the next decision waits until every one of them is told."""
         a = S.static_decide(self._state, self._cfg, self._rng)
         if a >= 0:
-            self._queue = ArmQueue([a])
+            arms = [a]
+            ints = self._state.ints
+            while 0 <= ints[T_INIT] < self._cfg.init_arms.shape[0]:
+                arms.append(int(S.static_decide(self._state, self._cfg, self._rng)))
+            self._queue = ArmQueue(arms)
             return
         status = self._state.ints[S.T_STATUS]
         if status == S.STATUS_SINGULAR:
@@ -414,7 +423,24 @@ class StaticPolicy(AskTellProtocol):
         decision."""
         S.observe_target(self._state, self._cfg.X, self._cfg.Y, int(arm), r,
                          self._cfg.refresh_every)
+        if self._state.ints[T_INIT] >= 0:  # initial pulls: wait for all of them
+            if self.samples >= self._cfg.max_samples:
+                self._stop_in_init()
+            elif not self._queue and not self._outstanding_real:
+                self._advance()
+            return
         self._advance()
+
+    def _stop_in_init(self) -> None:
+        """The budget ran out during the initial pulls (what ``static_decide`` reports)."""
+        self.done = True
+        self.stopped_by = "budget"
+        self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._state.theta))])
+        self._queue = ArmQueue()
+
+    def _predict(self, arm: int) -> float:
+        """``x_a^T theta_hat`` (zero during the initial pulls)."""
+        return float(self._cfg.X[arm] @ self._state.theta)
 
 
 #: Allocation methods and initialisations (public: the registry's option schema reads them).

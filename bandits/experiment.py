@@ -1,0 +1,253 @@
+"""A lab experiment from the shell: a state file that ``oed experiment`` reads and rewrites.
+
+``new`` builds a policy (:func:`bandits.policy`) on a candidate file with IDs
+(:func:`bandits.io.load_candidates`) and saves it; ``ask`` adds a batch of asks, ``tell``
+takes results by ID (in any order, partially), ``observe`` takes historical measurements,
+``status`` reports the current best set, whether the stopping rule holds and an estimate
+of the samples still needed, ``plan`` predicts the budget before starting. Every call
+reads the state file and rewrites it atomically (:func:`bandits._core.state.save_policy`:
+a temporary file and ``os.replace``), so an interrupted call loses nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bandits._core.state import load_policy, read_state, save_policy
+from bandits.io import load_candidates
+
+
+def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-lingape",
+                   id_column: str | None = None, columns: list[str] | str | None = None,
+                   m: int = 1, delta: float = 0.05, sigma: float = 1.0,
+                   S: float | None = None, threshold: str | None = None, seed: int = 0,
+                   max_samples: int | None = None, force: bool = False) -> Any:
+    """Create the state file of a new experiment; returns the policy."""
+    from bandits.registry import entry, policy
+
+    p = Path(state)
+    if p.exists() and not force:
+        raise ValueError(f"--state: {str(p)!r} exists; pass --force to start over")
+    cand = load_candidates(arms, id_column=id_column, columns=columns)
+    e = entry(algorithm)
+    if e.instance != "linear":
+        raise ValueError(f"--algorithm: {algorithm!r} is not a linear identification "
+                         "algorithm; choose one of the GIFA, static or phased family")
+    args: dict[str, Any] = {"delta": delta, "sigma": sigma, "seed": seed}
+    if max_samples is not None:
+        args["max_samples"] = max_samples
+    if "m" in e.policy_args:
+        args["m"] = m
+    elif m != 1:
+        raise ValueError(f"--m: {algorithm} identifies the best arm only (m = 1); use "
+                         "m-lingape or lingifa for a top-m set")
+    if S is not None:
+        args["S"] = S
+    if threshold is not None:
+        args["threshold"] = threshold
+    pol = policy(algorithm, cand.X, **args)
+    pol.ids = list(cand.ids)
+    save_policy(pol, p, {"arms_file": str(arms), "id_column": id_column,
+                         "columns": cand.columns, "m": m})
+    return pol
+
+
+def _load(state: str | Path) -> tuple[Any, dict]:
+    pol = load_policy(state)
+    return pol, read_state(state).get("experiment", {})
+
+
+def ask(state: str | Path, n: int) -> list[str]:
+    """Ask a batch of ``n`` arms; returns their IDs (the state file records them)."""
+    pol, extra = _load(state)
+    arms = pol.ask(n)
+    save_policy(pol, state, extra)
+    return [pol.ids[a] for a in arms]
+
+
+def read_results(path: str | Path, id_column: str = "id",
+                 reward_column: str = "reward") -> tuple[list[str], list[float]]:
+    """``(ids, rewards)`` from a results CSV/TSV; rows with an empty reward are skipped
+    (results not in yet)."""
+    from bandits.io import DELIMITERS
+
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"results file {str(p)!r} does not exist")
+    delimiter = DELIMITERS.get(p.suffix.lower())
+    if delimiter is None:
+        raise ValueError(f"results file {str(p)!r}: use a .csv or .tsv file")
+    with p.open(newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter=delimiter))
+    ids, rewards = [], []
+    for i, row in enumerate(rows):
+        if id_column not in row or reward_column not in row:
+            raise ValueError(f"results file {str(p)!r} needs columns {id_column!r} and "
+                             f"{reward_column!r}; has {list(row)}")
+        text = (row[reward_column] or "").strip()
+        if not text:
+            continue
+        try:
+            r = float(text)
+        except ValueError:
+            raise ValueError(f"results file {str(p)!r}, row {i + 1}: reward {text!r} is not "
+                             "a number") from None
+        ids.append(row[id_column].strip())
+        rewards.append(r)
+    return ids, rewards
+
+
+def _indices(pol: Any, ids: list[str], where: str) -> list[int]:
+    lookup = {n: i for i, n in enumerate(pol.ids)}
+    unknown = sorted({n for n in ids if n not in lookup})
+    if unknown:
+        raise ValueError(f"{where}: unknown ID(s) {unknown[:10]} (not in the candidate file)")
+    return [lookup[n] for n in ids]
+
+
+def tell(state: str | Path, results: str | Path, *, observe: bool = False,
+         id_column: str = "id", reward_column: str = "reward") -> int:
+    """Tell the results of asked arms by ID (``observe``: measurements that were not
+    asked, a warm start). Returns the number of rewards taken."""
+    pol, extra = _load(state)
+    ids, rewards = read_results(results, id_column, reward_column)
+    arms = _indices(pol, ids, f"results file {str(results)!r}")
+    if observe:
+        pol.observe(arms, rewards)
+    else:
+        if pol.done and not pol.outstanding:
+            raise ValueError("the experiment has stopped and nothing is outstanding")
+        pol.tell(arms, rewards)
+    save_policy(pol, state, extra)
+    return len(arms)
+
+
+def estimate(pol: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(theta_hat, mu_hat)``: least squares on every reward the policy used (from its
+    log; a tiny ridge ``1e-9 tr(V)`` keeps it defined before the arms span)."""
+    X = np.asarray(pol._config["arms"], dtype=float)
+    K, d = X.shape
+    counts, sums = np.zeros(K), np.zeros(K)
+    for kind, arms, rewards, *_ in pol._events():
+        if kind in ("tell", "observe"):
+            for a, r in zip(arms, rewards, strict=True):
+                counts[a] += 1
+                sums[a] += r
+    for a, _ in pol.late:
+        counts[int(a)] -= 1  # late rewards are not used
+    V = (X.T * counts) @ X
+    V += 1e-9 * max(np.trace(V), 1.0) * np.eye(d)
+    theta = np.linalg.solve(V, X.T @ sums)
+    return theta, X @ theta
+
+
+@dataclass
+class Status:
+    """What ``oed experiment status`` reports."""
+
+    algorithm: str
+    samples: int
+    outstanding: list[str]
+    best: list[str]
+    stopped: bool
+    stopped_by: str | None
+    remaining: int | None
+    basis: str
+
+
+def status(state: str | Path, *, simulations: int = 5) -> Status:
+    """The current best set, whether the stopping rule holds, samples so far and an
+    estimate of the samples still needed (median of ``simulations`` simulated runs on the
+    current estimate, minus the samples so far)."""
+    pol, extra = _load(state)
+    algorithm = read_state(state)["algorithm"]
+    m = int(extra.get("m", 1))
+    theta, mu = estimate(pol)
+    if pol.done:
+        best = [int(a) for a in np.ravel(pol.recommendation)]
+    else:
+        best = sorted(int(a) for a in np.argsort(-mu, kind="stable")[:m])
+    remaining, basis = None, "the run has stopped"
+    if not pol.done:
+        remaining, basis = _predict_remaining(pol, algorithm, theta, m, simulations)
+    return Status(algorithm, pol.samples, [pol.ids[a] for a in pol.outstanding],
+                  [pol.ids[a] for a in sorted(best)], pol.done and pol.stopped_by == "rule",
+                  pol.stopped_by, remaining, basis)
+
+
+def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,
+              runs: int, max_samples: int) -> list[int]:
+    from bandits.instances import Instance
+    from bandits.registry import run
+
+    inst = Instance(name="plausible", X=X, theta=theta, sigma=float(args.get("sigma", 1.0)),
+                    m=m)
+    opts = {k: v for k, v in args.items() if k not in ("delta", "seed", "max_samples",
+                                                        "m", "epsilon")}
+    return [run(algorithm, inst, delta=float(args.get("delta", 0.05)), seed=s,
+                max_samples=max_samples, **opts).samples for s in range(runs)]
+
+
+def _predict_remaining(pol: Any, algorithm: str, theta: np.ndarray, m: int, runs: int
+                       ) -> tuple[int | None, str]:
+    X = np.asarray(pol._config["arms"], dtype=float)
+    mu = X @ theta
+    top = np.sort(mu)[::-1]
+    if pol.samples == 0 or top[m - 1] <= top[m]:
+        return None, ("no estimate yet (no reward, or tied estimated means): use "
+                      "`oed experiment plan` with a plausible theta")
+    cap = 10**6
+    try:
+        got = _simulate(algorithm, X, theta, m, dict(pol._config["arguments"]), runs, cap)
+    except ValueError as exc:
+        return None, f"no simulation possible on the current estimate ({exc})"
+    med = int(np.median(got))
+    return max(med - pol.samples, 0), (
+        f"median of {runs} simulated runs of {algorithm} on the current estimate "
+        f"theta_hat ({med} samples in total); theta_hat is uncertain early on, so this is "
+        "a rough guide")
+
+
+def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
+         id_column: str | None = None, columns: list[str] | str | None = None, m: int = 1,
+         delta: float = 0.05, sigma: float = 1.0, S: float | None = None, runs: int = 10,
+         max_samples: int = 10**6) -> dict:
+    """Predicted budget on a plausible ``theta``: the complexity constants (Réda et al.
+    2021, Table 2) and short simulations under the theoretical and heuristic thresholds."""
+    from bandits.complexity import complexity_constants
+    from bandits.registry import entry
+
+    cand = load_candidates(arms, id_column=id_column, columns=columns)
+    X = cand.X
+    theta = np.asarray(theta, dtype=float).ravel()
+    if theta.shape[0] != X.shape[1]:
+        raise ValueError(f"--theta: {theta.shape[0]} values for {X.shape[1]} feature "
+                         f"columns {cand.columns}")
+    mu = X @ theta
+    out: dict[str, Any] = {"K": X.shape[0], "d": X.shape[1], "m": m,
+                           "top": [cand.ids[a] for a in np.argsort(-mu, kind="stable")[:m]],
+                           "constants": complexity_constants(X, mu, m, sigma=sigma)}
+    args: dict[str, Any] = {"delta": delta, "sigma": sigma}
+    e = entry(algorithm)
+    sims: dict[str, Any] = {}
+    choices = ("theoretical", "heuristic") if e.family == "gifa" else (None,)
+    for thr in choices:
+        a = dict(args)
+        if thr is not None:
+            a["threshold"] = thr
+            a["S"] = float(np.linalg.norm(theta)) if S is None else S
+        got = _simulate(algorithm, X, theta, m, a, runs, max_samples)
+        sims[thr or "default"] = {"median": int(np.median(got)), "min": int(min(got)),
+                                  "max": int(max(got)), "runs": runs}
+    out["simulations"] = sims
+    out["guarantees"] = {
+        "theoretical": "delta-correct by proof (Réda et al. 2021, Eq. 2 / Abbasi-Yadkori "
+                       "et al. 2011): P(wrong set) <= delta",
+        "heuristic": "no proof; delta-correct in the simulations of Réda et al. 2021 (§5) "
+                     "and typically several times cheaper"}
+    return out
