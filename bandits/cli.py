@@ -993,7 +993,9 @@ def build_parser() -> argparse.ArgumentParser:
     sb.set_defaults(func=_cmd_subset)
     ex = sub.add_parser("experiment", help="run a lab experiment from a state file: new, "
                         "ask, tell, observe, status, plan")
-    exs = ex.add_subparsers(dest="action", required=True)
+    exs = ex.add_subparsers(dest="action", required=True, metavar="ACTION",
+                            help="new | ask | tell | observe | status | plan (see oed "
+                            "experiment ACTION --help)")
     e_new = exs.add_parser("new", help="start an experiment on a candidate file")
     e_new.add_argument("--arms", required=True, help="candidates (CSV/TSV/NPY/Parquet)")
     e_new.add_argument("--id-column", help="column with the candidates' IDs")
