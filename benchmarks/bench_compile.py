@@ -14,8 +14,19 @@ It then counts the hops of three user journeys: the number of our own Python fun
 a jitted kernel (the dispatch a user's call goes through before the work starts), with the
 deepest chain of our own nested calls anywhere in the journey and the modules it touches.
 
+``--families`` instead measures every family of ``oed warmup`` (``bandits.warmup.FAMILIES``)
+on its own, each in two fresh interpreters sharing one new ``NUMBA_CACHE_DIR``: the CPU
+seconds (``time.process_time``, not wall time: the machine may be loaded) of the family's
+first call with the empty cache (``cold``: compilation) and then with the cache it left
+(``warm``: loading the cached machine code), the number of compiled specialisations
+(``len(dispatcher.signatures)`` summed over our kernels), the kernels with more than one,
+and the heaviest kernels by exclusive compile time (numba's ``numba:compile`` events). It
+ends with the CPU seconds of ``import numba`` / ``import design`` / ``import bandits`` and of
+the whole ``oed demo`` (a child process, empty cache, then warm). With ``--ref REV`` each
+number is also measured on that revision.
+
 Usage: ``python benchmarks/bench_compile.py [--ref main] [--repeats 1] [--family gifa]
-[--no-compile] [--no-hops]``.
+[--no-compile] [--no-hops] [--families [--kernels N]]``.
 """
 
 from __future__ import annotations
@@ -140,6 +151,142 @@ print(json.dumps({{"hops": kernel[0], "chain": kernel[1], "depth": best[0],
 """
 
 
+_FAMILY_PROBE = """
+import json, sys, time
+t0 = time.process_time()
+import numba
+from numba.core import event
+t_numba = time.process_time() - t0
+import design
+t_design = time.process_time() - t0
+import bandits
+from bandits.warmup import FAMILIES, jitted_functions
+t_import = time.process_time() - t0
+stack, kernels = [], {{}}
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.process_time(), 0.0])
+
+    def on_end(self, ev):
+        start, child = stack.pop()
+        dt = time.process_time() - start
+        if stack:
+            stack[-1][1] += dt
+        fn = ev.data["dispatcher"].py_func
+        r = kernels.setdefault(fn.__module__ + "." + fn.__qualname__, [0.0, 0])
+        r[0] += dt - child
+        r[1] += 1
+
+event.register("numba:compile", Listener())
+c0 = time.process_time()
+FAMILIES[{family!r}]()
+cpu = time.process_time() - c0
+sigs = {{}}
+for dsp in jitted_functions():
+    if dsp.signatures:
+        sigs[dsp.py_func.__module__ + "." + dsp.py_func.__qualname__] = len(dsp.signatures)
+print(json.dumps({{"cpu": cpu, "kernels": kernels, "sigs": sigs, "import_numba": t_numba,
+                  "import_design": t_design - t_numba, "import_bandits": t_import - t_design,
+                  "file": bandits.__file__}}))
+"""
+
+
+def _run_probe(code: str, where: Path, cache: str) -> dict:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(where),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=where, env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"probe at {where} failed:\n{out.stderr[-2000:]}")
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    if not res["file"].startswith(str(where)):
+        raise RuntimeError(f"imported {res['file']} instead of the copy in {where}")
+    return res
+
+
+def family_time(family: str, where: Path) -> dict:
+    """Cold and warm first-call CPU seconds of one ``oed warmup`` family (fresh processes)."""
+    code = _FAMILY_PROBE.format(family=family)
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        cold = _run_probe(code, where, cache)
+        warm = _run_probe(code, where, cache)
+    cold["warm"] = warm["cpu"]
+    cold["warm_imports"] = {k: warm[k] for k in ("import_numba", "import_design",
+                                                 "import_bandits")}
+    return cold
+
+
+def demo_cpu(where: Path) -> tuple[float, float]:
+    """CPU seconds (children's user + system) of ``oed demo`` cold, then warm."""
+    import resource
+
+    def child_cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(where),
+               "PYTHONDONTWRITEBYTECODE": "1"}
+        for _ in range(2):
+            before = child_cpu()
+            subprocess.run([sys.executable, "-m", "bandits.cli", "demo"], cwd=where, env=env,
+                           capture_output=True, text=True, check=True)
+            out.append(child_cpu() - before)
+    return out[0], out[1]
+
+
+def families_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
+    """Per ``oed warmup`` family: cold / warm first-call CPU s and specialisations."""
+    sys.path.insert(0, str(ROOT))
+    from bandits.warmup import FAMILIES
+
+    head = (f"{'family':<20} {'cold CPU s':>10} {'warm CPU s':>10} {'specs':>6} "
+            f"{'kernels':>7}")
+    if ref_dir is not None:
+        head += f" | {args.ref + ': cold':>12} {'warm':>6} {'specs':>6} {'kernels':>7}"
+    print(head)
+    heavy, multi, imports = {}, {}, None
+    totals = [0.0, 0.0, 0.0, 0.0]
+    for fam in FAMILIES:
+        mine = family_time(fam, ROOT)
+        imports = mine["warm_imports"]
+        n_spec, n_kern = sum(mine["sigs"].values()), len(mine["sigs"])
+        totals[0] += mine["cpu"]
+        totals[1] += mine["warm"]
+        line = (f"{fam:<20} {mine['cpu']:>10.2f} {mine['warm']:>10.3f} {n_spec:>6} "
+                f"{n_kern:>7}")
+        if ref_dir is not None:
+            ref = family_time(fam, ref_dir)
+            totals[2] += ref["cpu"]
+            totals[3] += ref["warm"]
+            line += (f" | {ref['cpu']:>12.2f} {ref['warm']:>6.3f} "
+                     f"{sum(ref['sigs'].values()):>6} {len(ref['sigs']):>7}")
+        print(line, flush=True)
+        heavy[fam] = sorted(mine["kernels"].items(), key=lambda kv: -kv[1][0])[:args.kernels]
+        multi[fam] = {k: n for k, n in mine["sigs"].items() if n > 1}
+    line = f"{'sum (separately)':<20} {totals[0]:>10.2f} {totals[1]:>10.3f}"
+    if ref_dir is not None:
+        line += f" {'':>6} {'':>7} | {totals[2]:>12.2f} {totals[3]:>6.3f}"
+    print(line)
+    print("\nimports (CPU s, warm cache): " + ", ".join(
+        f"{k.removeprefix('import_')} {v:.2f}" for k, v in imports.items()))
+    cold, warm = demo_cpu(ROOT)
+    line = f"oed demo, whole process (CPU s): cold {cold:.2f}, warm {warm:.2f}"
+    if ref_dir is not None:
+        rc, rw = demo_cpu(ref_dir)
+        line += f"   ({args.ref}: cold {rc:.2f}, warm {rw:.2f})"
+    print(line)
+    if args.kernels:
+        print("\nheaviest kernels by exclusive compile CPU s (this checkout):")
+        for fam, rows in heavy.items():
+            print(f"  {fam}: " + ", ".join(f"{k.rsplit('.', 1)[-1]} {v[0]:.2f}"
+                                           for k, v in rows))
+    print("\nkernels with more than one specialisation (this checkout): "
+          + (", ".join(f"{k} x{n}" for m in multi.values() for k, n in m.items()) or "none"))
+
+
 def hops(journey: str, where: Path) -> dict:
     """Deepest chain of our own nested Python calls in ``journey`` (warm, in-process)."""
     code = _HOPS.format(setup=JOURNEYS[journey], root=str(where))
@@ -212,10 +359,17 @@ def main() -> None:
     parser.add_argument("--no-compile", action="store_true", help="skip the compile times")
     parser.add_argument("--no-hops", action="store_true", help="skip the hop counts")
     parser.add_argument("--chains", action="store_true", help="print each deepest chain")
+    parser.add_argument("--families", action="store_true",
+                        help="cold/warm CPU and specialisations per `oed warmup` family")
+    parser.add_argument("--kernels", type=int, default=0,
+                        help="with --families: list the N heaviest kernels per family")
     args = parser.parse_args()
     families = args.family or list(SNIPPETS)
     with tempfile.TemporaryDirectory(prefix="bench-ref-") as tmp:
         ref_dir = extract(args.ref, Path(tmp)) if args.ref else None
+        if args.families:
+            families_table(args, ref_dir)
+            return
         if not args.no_compile:
             compile_table(args, families, ref_dir)
         if not args.no_hops:

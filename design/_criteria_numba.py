@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from design._linalg import (
+    info_matrix,
     inverse_spd,
     linear_pair_terms,
     linear_rank2_update,
@@ -34,18 +35,8 @@ from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
 
 @njit(cache=True)
 def _info(X: np.ndarray, w: np.ndarray) -> np.ndarray:
-    K, d = X.shape
-    M = np.zeros((d, d))
-    for a in range(K):
-        wa = w[a]
-        if wa > 0.0:
-            for r in range(d):
-                xr = wa * X[a, r]
-                for c in range(r + 1):
-                    M[r, c] += xr * X[a, c]
-    for r in range(d):
-        for c in range(r):
-            M[c, r] = M[r, c]
+    M = np.empty((X.shape[1], X.shape[1]))
+    info_matrix(X, w, M)  # the shared helper of design._linalg (one implementation)
     return M
 
 

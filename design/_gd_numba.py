@@ -11,7 +11,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._linalg import cholesky_lower, lower_inverse
+from design._linalg import (
+    cholesky_lower,
+    factor_variances,
+    info_matrix,
+    inverse_from_factor,
+    lower_inverse,
+    mv_into,
+    rank1_update,
+    rank2_core,
+    rank2_inverse_update,
+    rank2_variance_update,
+)
 from design._status import CONVERGED, MAX_ITER, SINGULAR  # noqa: F401  (outcome codes)
 
 
@@ -25,7 +36,10 @@ def initial_support(X: np.ndarray) -> np.ndarray:
     all of them.
     """
     K, d = X.shape
-    Q = np.eye(d)
+    Q = np.empty((d, d))
+    for r in range(d):
+        for c in range(d):
+            Q[r, c] = 1.0 if r == c else 0.0
     chosen = np.empty(d, dtype=np.int64)
     taken = np.zeros(K, dtype=np.bool_)
     w = np.empty(d)
@@ -79,64 +93,17 @@ def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarra
 
     Returns False when ``M(w)`` is not numerically positive definite.
     """
-    K, d = X.shape
-    M = np.zeros((d, d))
-    for a in range(K):
-        wa = w[a]
-        if wa > 0.0:
-            for i in range(d):
-                xi = wa * X[a, i]
-                for j in range(i + 1):
-                    M[i, j] += xi * X[a, j]
-    for i in range(d):
-        for j in range(i):
-            M[j, i] = M[i, j]
+    d = X.shape[1]
+    M = np.empty((d, d))
+    info_matrix(X, w, M)
     L = np.zeros((d, d))
     if not cholesky_lower(M, L):
         return False
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)
-    Minv[:, :] = Linv.T @ Linv
-    # omega_a = ||Linv x_a||^2, via one matrix product (BLAS)
-    Z = X @ Linv.T
-    for a in range(K):
-        s = 0.0
-        for i in range(d):
-            s += Z[a, i] * Z[a, i]
-        omega[a] = s
+    inverse_from_factor(Linv, Minv)
+    factor_variances(X, Linv, omega)
     return True
-
-
-@njit(cache=True)
-def sm_update(
-    X: np.ndarray,
-    Minv: np.ndarray,
-    omega: np.ndarray,
-    k: int,
-    s: float,
-    u: np.ndarray,
-    g: np.ndarray,
-) -> None:
-    """Add ``s x_k x_k^T`` to ``M``: update ``M^{-1}`` and every variance in O(Kd + d^2).
-
-    Sherman–Morrison with ``u = M^{-1} x_k``: ``M'^{-1} = M^{-1} - c u u^T`` and
-    ``omega'_a = omega_a - c (x_a^T u)^2`` with ``c = s / (1 + s omega_k)``.
-    """
-    K, d = X.shape
-    for i in range(d):
-        t = 0.0
-        for j in range(d):
-            t += Minv[i, j] * X[k, j]
-        u[i] = t
-    c = s / (1.0 + s * omega[k])
-    for a in range(K):
-        t = 0.0
-        for i in range(d):
-            t += X[a, i] * u[i]
-        omega[a] -= c * t * t
-    for i in range(d):
-        for j in range(d):
-            Minv[i, j] -= c * u[i] * u[j]
 
 
 @njit(cache=True)
@@ -148,14 +115,18 @@ def rank_one_step(
     k: int,
     tau: float,
     u: np.ndarray,
-    g: np.ndarray,
 ) -> None:
     """Apply ``w <- (1 - tau) w + tau e_k`` and update ``M^{-1}`` and all variances in O(Kd).
 
     ``(1 - tau) M + tau x_k x_k^T = (1 - tau)(M + s x_k x_k^T)`` with ``s = tau / (1 - tau)``:
-    a Sherman–Morrison update (:func:`sm_update`) followed by a rescaling by ``1/(1 - tau)``.
+    the Sherman–Morrison update :func:`design._linalg.rank1_update` with ``u = M^{-1} x_k``
+    (``M'^{-1} = M^{-1} - c u u^T``, ``omega'_a = omega_a - c (x_a^T u)^2``,
+    ``c = s / (1 + s omega_k)``), followed by a rescaling by ``1/(1 - tau)``.
     """
-    sm_update(X, Minv, omega, k, tau / (1.0 - tau), u, g)
+    d = X.shape[1]
+    uk = u[:d]
+    mv_into(Minv, X[k], uk)
+    rank1_update(X, Minv, omega, uk, tau / (1.0 - tau), omega[k])
     scale = 1.0 / (1.0 - tau)
     omega *= scale
     Minv *= scale
@@ -172,7 +143,6 @@ def exchange_step(
     i: int,
     j: int,
     u: np.ndarray,
-    g: np.ndarray,
 ) -> bool:
     """Move weight from arm ``j`` to arm ``i`` with the exact D-optimal line search.
 
@@ -182,56 +152,43 @@ def exchange_step(
     - alpha^2 (omega_i omega_j - omega_ij^2)``
     with ``omega_ij = x_i^T M^{-1} x_j``, maximised at
     ``alpha* = (omega_i - omega_j) / (2 (omega_i omega_j - omega_ij^2))``, clipped to
-    ``alpha <= w_j`` (which drops ``j``). Returns True when ``j`` was dropped.
+    ``alpha <= w_j`` (which drops ``j``). ``M^{-1}`` and the variances follow by the
+    rank-two Woodbury update of :mod:`design._linalg` (:func:`~design._linalg.rank2_core`,
+    :func:`~design._linalg.rank2_variance_update`, :func:`~design._linalg.
+    rank2_inverse_update`). Returns True when ``j`` was dropped.
     """
-    K, d = X.shape
+    d = X.shape[1]
     ui = u[:d]
     uj = u[d:]
-    for r in range(d):
-        ti = 0.0
-        tj = 0.0
-        for c in range(d):
-            ti += Minv[r, c] * X[i, c]
-            tj += Minv[r, c] * X[j, c]
-        ui[r] = ti
-        uj[r] = tj
+    mv_into(Minv, X[i], ui)
+    mv_into(Minv, X[j], uj)
     om_i = omega[i]
     om_j = omega[j]
     om_ij = 0.0
     for r in range(d):
         om_ij += X[i, r] * uj[r]
-    den = 2.0 * (om_i * om_j - om_ij * om_ij)
-    alpha = w[j]
-    if den > 0.0:
-        alpha = min(alpha, (om_i - om_j) / den)
+    alpha = _exchange_alpha(om_i, om_j, om_ij, w[j])
     dropped = alpha >= w[j]
-    # Woodbury for M + U C U^T, U = [x_i, x_j], C = diag(alpha, -alpha):
-    # (M + U C U^T)^{-1} = M^{-1} - V S V^T with V = [u_i, u_j] and
-    # S = (C^{-1} + U^T M^{-1} U)^{-1}, a 2x2 matrix.
-    p11 = 1.0 / alpha + om_i
-    p22 = -1.0 / alpha + om_j
-    p12 = om_ij
-    det = p11 * p22 - p12 * p12
-    s11 = p22 / det
-    s22 = p11 / det
-    s12 = -p12 / det
-    for a in range(K):
-        gi = 0.0
-        gj = 0.0
-        for r in range(d):
-            gi += X[a, r] * ui[r]
-            gj += X[a, r] * uj[r]
-        omega[a] -= s11 * gi * gi + 2.0 * s12 * gi * gj + s22 * gj * gj
-    for r in range(d):
-        for c in range(d):
-            Minv[r, c] -= (s11 * ui[r] * ui[c] + s12 * (ui[r] * uj[c] + uj[r] * ui[c])
-                           + s22 * uj[r] * uj[c])
+    s11, s12, s22 = rank2_core(om_i, om_j, om_ij, alpha, alpha)
+    rank2_variance_update(X, omega, ui, uj, s11, s12, s22)
+    rank2_inverse_update(Minv, ui, uj, s11, s12, s22)
     w[i] += alpha
     if dropped:
         w[j] = 0.0
     else:
         w[j] -= alpha
     return dropped
+
+
+@njit(cache=True)
+def _exchange_alpha(om_i: float, om_j: float, om_ij: float, w_j: float) -> float:
+    """The exact log-det line search of a vertex exchange from ``j`` to ``i``:
+    ``min(w_j, (omega_i - omega_j) / (2 (omega_i omega_j - omega_ij^2)))``."""
+    den = 2.0 * (om_i * om_j - om_ij * om_ij)
+    alpha = w_j
+    if den > 0.0:
+        alpha = min(alpha, (om_i - om_j) / den)
+    return alpha
 
 
 @njit(cache=True)
@@ -263,13 +220,14 @@ def wolfe_atwood(
     """
     K, d = X.shape
     u = np.empty(2 * d)
-    g = np.empty(K)
     since_refresh = 0
     it = 0
     while True:
-        i = 0
+        # int64 from the start: a literal 0 / -1 would compile literal specialisations
+        # of the step kernels (issue 16)
+        i = np.int64(0)
         om_max = -1.0
-        j = -1
+        j = np.int64(-1)
         om_min = np.inf
         for a in range(K):
             if omega[a] > om_max:
@@ -288,7 +246,7 @@ def wolfe_atwood(
         if it >= max_iter:
             return MAX_ITER, it
         if pairwise and j >= 0 and j != i:
-            exchange_step(X, w, Minv, omega, i, j, u, g)
+            exchange_step(X, w, Minv, omega, i, j, u)
         else:
             eps_plus = om_max / d - 1.0
             eps_minus = 1.0 - om_min / d
@@ -305,10 +263,10 @@ def wolfe_atwood(
                     toward = False
             if toward:
                 tau = (om_max - d) / (d * (om_max - 1.0))
-                rank_one_step(X, w, Minv, omega, i, tau, u, g)
+                rank_one_step(X, w, Minv, omega, i, tau, u)
             else:
                 drop = tau <= -w[j] / (1.0 - w[j])
-                rank_one_step(X, w, Minv, omega, j, tau, u, g)
+                rank_one_step(X, w, Minv, omega, j, tau, u)
                 if drop or w[j] < 1e-15:
                     w[j] = 0.0
         it += 1
@@ -368,25 +326,12 @@ def batch_exchange(
             om_ij += X[i, r] * uj[r]
         if om_i <= om_j:
             continue
-        den = 2.0 * (om_i * om_j - om_ij * om_ij)
-        alpha = w[j]
-        if den > 0.0:
-            alpha = min(alpha, (om_i - om_j) / den)
+        alpha = _exchange_alpha(om_i, om_j, om_ij, w[j])
         if alpha <= 0.0:
             continue
         dropped = alpha >= w[j]
-        p11 = 1.0 / alpha + om_i
-        p22 = -1.0 / alpha + om_j
-        p12 = om_ij
-        det = p11 * p22 - p12 * p12
-        s11 = p22 / det
-        s22 = p11 / det
-        s12 = -p12 / det
-        for r in range(d):
-            a1 = s11 * ui[r] + s12 * uj[r]
-            a2 = s12 * ui[r] + s22 * uj[r]
-            for c in range(d):
-                Minv[r, c] -= a1 * ui[c] + a2 * uj[c]
+        s11, s12, s22 = rank2_core(om_i, om_j, om_ij, alpha, alpha)
+        rank2_inverse_update(Minv, ui, uj, s11, s12, s22)
         w[i] += alpha
         if dropped:
             w[j] = 0.0

@@ -1,4 +1,13 @@
-"""Small jitted linear-algebra kernels shared by the solvers and the bandit estimators."""
+"""Small jitted linear-algebra kernels shared by the solvers and the bandit estimators.
+
+Compile time (issue 16): these kernels are written as plain loops over preallocated
+arrays. An array assignment such as ``M[:, :] = A @ B`` makes numba compile its
+shape-mismatch error message (string formatting, about 2.5 s of CPU in a fresh process)
+and ``@`` its BLAS glue (about 0.5 s); :func:`inverse_from_factor` and
+:func:`factor_variances` do the same work without either. Integer arguments are passed as
+``int64`` values, never as literals (a literal such as ``0`` makes numba compile a second
+specialisation of the callee).
+"""
 
 from __future__ import annotations
 
@@ -49,17 +58,72 @@ def lower_inverse(L: np.ndarray, Linv: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``A @ x`` as a plain loop: small matrix-vector products inside the kernels must not
-    go through a multithreaded BLAS call (its thread wake-ups dominate, 20-40x slower on a
-    loaded machine)."""
+def info_matrix(X: np.ndarray, w: np.ndarray, M: np.ndarray) -> None:
+    """``M = sum_a w_a x_a x_a^T`` (only arms with ``w_a != 0`` are visited; lower triangle
+    accumulated, then mirrored)."""
+    K, d = X.shape
+    for i in range(d):
+        for j in range(d):
+            M[i, j] = 0.0
+    for a in range(K):
+        wa = w[a]
+        if wa != 0.0:
+            for i in range(d):
+                xi = wa * X[a, i]
+                for j in range(i + 1):
+                    M[i, j] += xi * X[a, j]
+    for i in range(d):
+        for j in range(i):
+            M[j, i] = M[i, j]
+
+
+@njit(cache=True)
+def inverse_from_factor(Linv: np.ndarray, Minv: np.ndarray) -> None:
+    """``Minv = Linv^T Linv`` for the lower-triangular ``Linv = L^{-1}`` (so ``Minv = M^{-1}``
+    when ``M = L L^T``): ``Minv_ij = sum_{k >= max(i, j)} Linv_ki Linv_kj``."""
+    d = Linv.shape[0]
+    for i in range(d):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(i, d):
+                s += Linv[k, i] * Linv[k, j]
+            Minv[i, j] = s
+            Minv[j, i] = s
+
+
+@njit(cache=True)
+def factor_variances(X: np.ndarray, Linv: np.ndarray, om: np.ndarray) -> None:
+    """``om_a = ||Linv x_a||^2 = x_a^T M^{-1} x_a`` for every row of ``X`` (``Linv`` lower
+    triangular, ``M = L L^T``)."""
+    K, d = X.shape
+    for a in range(K):
+        s = 0.0
+        for i in range(d):
+            t = 0.0
+            for j in range(i + 1):
+                t += Linv[i, j] * X[a, j]
+            s += t * t
+        om[a] = s
+
+
+@njit(cache=True)
+def mv_into(A: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
+    """``out = A @ x`` as a plain loop (see :func:`mv`), into a preallocated vector."""
     n, m = A.shape
-    out = np.empty(n)
     for r in range(n):
         s = 0.0
         for c in range(m):
             s += A[r, c] * x[c]
         out[r] = s
+
+
+@njit(cache=True)
+def mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A @ x`` as a plain loop: small matrix-vector products inside the kernels must not
+    go through a multithreaded BLAS call (its thread wake-ups dominate, 20-40x slower on a
+    loaded machine)."""
+    out = np.empty(A.shape[0])
+    mv_into(A, x, out)
     return out
 
 
@@ -74,7 +138,7 @@ def inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
         return False
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)
-    Minv[:, :] = Linv.T @ Linv
+    inverse_from_factor(Linv, Minv)
     return True
 
 
@@ -139,9 +203,10 @@ def rank2_inverse_update(Minv: np.ndarray, ui: np.ndarray, uj: np.ndarray, s11: 
     """``M^{-1} <- M^{-1} - V S V^T``, ``V = [u_i, u_j]``, ``S = [[s11, s12], [s12, s22]]``."""
     d = Minv.shape[0]
     for r in range(d):
+        a1 = s11 * ui[r] + s12 * uj[r]
+        a2 = s12 * ui[r] + s22 * uj[r]
         for c in range(d):
-            Minv[r, c] -= (s11 * ui[r] * ui[c] + s12 * (ui[r] * uj[c] + uj[r] * ui[c])
-                           + s22 * uj[r] * uj[c])
+            Minv[r, c] -= a1 * ui[c] + a2 * uj[c]
 
 
 @njit(cache=True)

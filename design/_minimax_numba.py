@@ -21,31 +21,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._linalg import cholesky_lower, lower_inverse
+from design._linalg import cholesky_lower, info_matrix, lower_inverse
 from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
 # ----------------------------------------------------------------------------------------
 # small dense linear algebra (allocation-free where it matters)
 # ----------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def info_matrix(X: np.ndarray, lam: np.ndarray, A: np.ndarray) -> None:
-    """``A = sum_a lam_a x_a x_a^T`` (only arms with ``lam_a != 0`` are visited)."""
-    k, d = X.shape
-    for i in range(d):
-        for j in range(d):
-            A[i, j] = 0.0
-    for a in range(k):
-        la = lam[a]
-        if la != 0.0:
-            for i in range(d):
-                xi = la * X[a, i]
-                for j in range(i + 1):
-                    A[i, j] += xi * X[a, j]
-    for i in range(d):
-        for j in range(i):
-            A[j, i] = A[i, j]
 
 
 @njit(cache=True)

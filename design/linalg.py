@@ -2,9 +2,13 @@
 
 :func:`cholesky_lower` (in-place Cholesky factor of a symmetric positive definite matrix,
 False when it is not) and :func:`lower_inverse` (inverse of a lower-triangular factor),
-callable from numba-jitted code (the bandits' least-squares state refreshes with them).
+callable from numba-jitted code (the bandits' least-squares state refreshes with them),
+:func:`inverse_from_factor` (``M^{-1} = L^{-T} L^{-1}`` from the inverse factor) and
+:func:`mv_into` (a small matrix-vector product as a plain loop, into a given vector): plain
+loops, so that a caller needs neither ``@`` nor an array assignment, which cost seconds of
+compilation on the first call (issue 16).
 """
 
-from design._linalg import cholesky_lower, lower_inverse
+from design._linalg import cholesky_lower, inverse_from_factor, lower_inverse, mv_into
 
-__all__ = ["cholesky_lower", "lower_inverse"]
+__all__ = ["cholesky_lower", "inverse_from_factor", "lower_inverse", "mv_into"]

@@ -181,3 +181,22 @@ def test_bad_features_and_options():
     with pytest.raises(ValueError, match="no unique top-1"):
         run("lucb", tied)
     assert run("lucb", tied, epsilon=0.1).stopped_by == "rule"
+
+
+@pytest.mark.parametrize("K", [2, 3, 6, 11])
+def test_mth_largest_index_equals_the_sorted_order(K):
+    """The selection in ``_mth_largest_other`` (no sort, issue 16) returns exactly the m-th
+    largest ``B_{i,j}``, ties included, for every m and j."""
+    from bandits.gifa._kernels import _mth_largest_other, gap_index
+
+    rng = np.random.default_rng(K)
+    for trial in range(6):
+        X, P = rng.normal(size=(K, 3)), rng.normal(size=(K, 3))
+        diag, mu = rng.random(K), rng.normal(size=K)
+        if trial % 2:  # many ties
+            mu, X, P = np.round(mu), np.zeros((K, 3)), np.zeros((K, 3))
+        for j in range(K):
+            vals = sorted(gap_index(i, j, X, P, diag, mu, 0.5, True) for i in range(K) if i != j)
+            for m in range(1, K):
+                got = _mth_largest_other(j, m, X, P, diag, mu, 0.5, True, np.empty(K))
+                assert got == vals[len(vals) - m]

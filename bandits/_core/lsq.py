@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from design.linalg import cholesky_lower, lower_inverse
+from design.linalg import cholesky_lower, inverse_from_factor, lower_inverse, mv_into
 
 T, LOGDET, SINCE, READY = 0, 1, 2, 3
 
@@ -80,8 +80,11 @@ def refresh(X, lam, st) -> bool:
         return False
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)
-    Vinv[:, :] = Linv.T @ Linv
-    P[:, :] = X @ Vinv
+    # plain loops, no `@` and no array assignment: each would compile seconds of numba
+    # glue on the first call (issue 16); P_a = V^{-1} x_a (V^{-1} is symmetric)
+    inverse_from_factor(Linv, Vinv)
+    for a in range(K):
+        mv_into(Vinv, X[a], P[a])
     for a in range(K):
         s = 0.0
         for i in range(d):
@@ -96,7 +99,7 @@ def refresh(X, lam, st) -> bool:
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def update(X, lam, st, k, reward, refresh_every) -> None:
     """Record reward ``reward`` of arm ``k``: Sherman–Morrison update in ``O(Kd)``.
 

@@ -106,16 +106,35 @@ def gap_index(i, j, X, P, diag, mu, scale, paired) -> float:
 
 @njit(cache=True)
 def _mth_largest_other(j, m, X, P, diag, mu, scale, paired, buf) -> float:
-    """``max^m_{i != j} B_{i,j}``: the m-th largest index against ``j``."""
+    """``max^m_{i != j} B_{i,j}``: the m-th largest index against ``j``.
+
+    A selection by insertion into ``buf[:r]`` (the ``r = m`` largest values seen so far,
+    in decreasing order; or the ``r = K - m`` smallest, in increasing order, when that is
+    shorter): ``O(K min(m, K - m))`` and no call of numba's sort, whose first compilation
+    cost about 1.5 s of CPU (issue 16). The value is the same as ``sorted(...)[K - 1 - m]``.
+    """
     K = X.shape[0]
-    n = 0
+    n = K - 1
+    top = m <= n - m + 1
+    r = m if top else n - m + 1
+    filled = 0
     for i in range(K):
-        if i != j:
-            buf[n] = gap_index(i, j, X, P, diag, mu, scale, paired)
-            n += 1
-    view = buf[:n]
-    view.sort()  # in place: no allocation in the hot loop
-    return view[n - m]
+        if i == j:
+            continue
+        v = gap_index(i, j, X, P, diag, mu, scale, paired)
+        sign = 1.0 if top else -1.0
+        if filled < r:
+            p = filled
+            filled += 1
+        elif sign * v > sign * buf[r - 1]:
+            p = r - 1
+        else:
+            continue
+        while p > 0 and sign * buf[p - 1] < sign * v:
+            buf[p] = buf[p - 1]
+            p -= 1
+        buf[p] = v
+    return buf[r - 1]
 
 
 class GifaConfig(NamedTuple):
@@ -225,7 +244,7 @@ def decide(X, lsq, conf, rng, work):
         # variances within 1e-9 (relative) are a tie: equal counts give equal variances up to
         # rounding, and the tie must be broken at random whatever the rounding did
         if abs(diag[b] - diag[c]) <= 1e-9 * max(diag[b], diag[c]):
-            out[OUT_ARM1] = b if _rng.integer(rng, 2) == 0 else c
+            out[OUT_ARM1] = b if _rng.integer(rng, np.int64(2)) == 0 else c  # no literal
         elif diag[b] > diag[c]:
             out[OUT_ARM1] = b
         else:
