@@ -26,7 +26,11 @@ the whole ``oed demo`` (a child process, empty cache, then warm). With ``--ref R
 number is also measured on that revision.
 
 Usage: ``python benchmarks/bench_compile.py [--ref main] [--repeats 1] [--family gifa]
-[--no-compile] [--no-hops] [--families [--kernels N]]``.
+[--no-compile] [--no-hops] [--families [--only NAME] [--kernels N]] [--runtime --ref main]``.
+
+``--runtime`` (with ``--ref``) times warm calls of the kernels changed for compile time
+(best CPU seconds of several calls in one process, this checkout and the revision in
+alternation) and prints the ratio: compile time is never bought with run time unseen.
 """
 
 from __future__ import annotations
@@ -250,6 +254,8 @@ def families_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
     heavy, multi, imports = {}, {}, None
     totals = [0.0, 0.0, 0.0, 0.0]
     for fam in FAMILIES:
+        if args.only and not any(o in fam for o in args.only):
+            continue
         mine = family_time(fam, ROOT)
         imports = mine["warm_imports"]
         n_spec, n_kern = sum(mine["sigs"].values()), len(mine["sigs"])
@@ -272,6 +278,8 @@ def families_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
     print(line)
     print("\nimports (CPU s, warm cache): " + ", ".join(
         f"{k.removeprefix('import_')} {v:.2f}" for k, v in imports.items()))
+    if args.only:
+        return
     cold, warm = demo_cpu(ROOT)
     line = f"oed demo, whole process (CPU s): cold {cold:.2f}, warm {warm:.2f}"
     if ref_dir is not None:
@@ -285,6 +293,56 @@ def families_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
                                            for k, v in rows))
     print("\nkernels with more than one specialisation (this checkout): "
           + (", ".join(f"{k} x{n}" for m in multi.values() for k, n in m.items()) or "none"))
+
+
+#: Warm run-time cases (the kernels changed for compile time must not get slower).
+RUNTIME: dict[str, tuple[str, str]] = {
+    "g_optimal K=5000 d=30 tol=1e-9": (
+        "import numpy as np, design\nX = np.random.default_rng(0).normal(size=(5000, 30))",
+        "design.g_optimal(X, tol=1e-9)"),
+    "g_optimal fw-away K=2000 d=20 tol=1e-6": (
+        "import numpy as np, design\nX = np.random.default_rng(1).normal(size=(2000, 20))",
+        "design.g_optimal(X, method='fw-away')"),
+    "d_optimal fw K=2000 d=20 tol=1e-7": (
+        "import numpy as np, design\nX = np.random.default_rng(2).standard_t(3, (2000, 20))",
+        "design.d_optimal(X, method='fw', tol=1e-7)"),
+    "lingape soare d=5 (1M samples)": (
+        "from bandits import run\nfrom bandits.instances import soare\ninst = soare(d=5)",
+        "run('lingape', inst, seed=1)"),
+    "ugape reda-classic": (
+        "from bandits import run\nfrom bandits.instances import reda_classic\n"
+        "inst = reda_classic()", "run('ugape', inst, seed=0, max_samples=200000)"),
+    "subsets dart/csar/lints/ucb N=20 K=4": (
+        "from bandits.subsets import SubsetEnv, run_subset\n"
+        "env = SubsetEnv.bernoulli(N=20, K=4, seed=0)",
+        "[run_subset(a, env, 20000, seed=0) for a in ('dart', 'csar', 'lints', 'ucb')]"),
+}
+
+_RUNTIME_PROBE = """
+import json, time
+{setup}
+{call}
+best = float("inf")
+for _ in range({repeats}):
+    t0 = time.process_time()
+    {call}
+    best = min(best, time.process_time() - t0)
+import bandits
+print(json.dumps({{"cpu": best, "file": bandits.__file__}}))
+"""
+
+
+def runtime_table(args: argparse.Namespace, ref_dir: Path) -> None:
+    """Warm run time (CPU s, best of ``--repeats`` in one process after a first call) of
+    each case here and at ``--ref``, the two processes alternating; ratio this / ref."""
+    print(f"{'warm run time (CPU s)':<40} {'this':>8} {args.ref:>8} {'this/ref':>9}")
+    with tempfile.TemporaryDirectory(prefix="numba-rt-") as c1, \
+            tempfile.TemporaryDirectory(prefix="numba-rt-") as c2:
+        for name, (setup, call) in RUNTIME.items():
+            code = _RUNTIME_PROBE.format(setup=setup, call=call, repeats=max(3, args.repeats))
+            mine = min(_run_probe(code, ROOT, c1)["cpu"] for _ in range(2))
+            ref = min(_run_probe(code, ref_dir, c2)["cpu"] for _ in range(2))
+            print(f"{name:<40} {mine:>8.3f} {ref:>8.3f} {mine / ref:>9.2f}", flush=True)
 
 
 def hops(journey: str, where: Path) -> dict:
@@ -361,12 +419,21 @@ def main() -> None:
     parser.add_argument("--chains", action="store_true", help="print each deepest chain")
     parser.add_argument("--families", action="store_true",
                         help="cold/warm CPU and specialisations per `oed warmup` family")
+    parser.add_argument("--runtime", action="store_true",
+                        help="warm run time of the changed kernels, this vs --ref")
+    parser.add_argument("--only", action="append",
+                        help="with --families: only the families whose name contains this")
     parser.add_argument("--kernels", type=int, default=0,
                         help="with --families: list the N heaviest kernels per family")
     args = parser.parse_args()
     families = args.family or list(SNIPPETS)
     with tempfile.TemporaryDirectory(prefix="bench-ref-") as tmp:
         ref_dir = extract(args.ref, Path(tmp)) if args.ref else None
+        if args.runtime:
+            if ref_dir is None:
+                parser.error("--runtime needs --ref")
+            runtime_table(args, ref_dir)
+            return
         if args.families:
             families_table(args, ref_dir)
             return

@@ -19,17 +19,19 @@ def _column_scales(X: np.ndarray) -> np.ndarray:
     return np.where(norms > 0.0, norms, 1.0)
 
 
-def _rank(X: np.ndarray) -> int:
+def _rank(X: np.ndarray, G: np.ndarray | None = None) -> int:
     """Numerical rank of ``X`` after column equilibration.
 
     Designs are invariant under ``X -> X T`` for invertible ``T``, so the test is made
     invariant under column scaling: with ``Xs = X diag(1 / ||X_j||)`` and singular values
     ``s_1 >= ... >= s_d`` of ``Xs``, a singular value counts iff
     ``s_i > s_1 * max(K, d) * eps`` (numpy's ``matrix_rank`` default threshold). A cheap
-    Gram-matrix test settles the well-conditioned case, the SVD the rest.
+    Gram-matrix test settles the well-conditioned case, the SVD the rest. ``G``: the Gram
+    matrix ``X^T X`` when the caller has it.
     """
     K, d = X.shape
-    G = X.T @ X
+    if G is None:
+        G = X.T @ X
     dg = np.diag(G)
     if np.all(np.isfinite(G)) and np.all(dg > 1e-290):
         ev = np.linalg.eigvalsh(G / np.sqrt(np.outer(dg, dg)))
@@ -156,8 +158,14 @@ def as_arms(X: object, name: str = "X", *, need_span: bool = True) -> np.ndarray
 
     Raises ``ValueError`` if ``X`` is not 2-D, is empty, holds NaN/inf, or (when
     ``need_span``) has fewer rows than columns or rows that do not span R^d.
+
+    One pass over ``X`` (issue 16; it used to take three: two finiteness scans and the
+    rank test): with ``need_span``, the Gram matrix ``G = X^T X`` of the rank test also
+    checks finiteness, since ``G_jj = sum_a x_aj^2`` is NaN or inf whenever a column holds
+    NaN or inf (the elementwise scan runs only when ``G`` is not finite, to tell NaN/inf
+    apart from an overflow of large finite values).
     """
-    arr = as_real_array(X, name)
+    arr = as_real_array(X, name, finite=False)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of shape (K, d) with arms as rows; "
                          f"got ndim={arr.ndim}")
@@ -166,7 +174,11 @@ def as_arms(X: object, name: str = "X", *, need_span: bool = True) -> np.ndarray
         raise ValueError(
             f"{name} must have at least one arm and one feature; got shape {arr.shape}"
         )
-    if not np.all(np.isfinite(arr)):
+    G = None
+    if need_span and K >= d:
+        with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf: reported below
+            G = arr.T @ arr
+    if (G is None or not np.all(np.isfinite(np.diag(G)))) and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf")
     if need_span:
         if K < d:
@@ -174,7 +186,7 @@ def as_arms(X: object, name: str = "X", *, need_span: bool = True) -> np.ndarray
                 f"{name} has K={K} arms in dimension d={d}: K < d arms cannot span R^d; "
                 "project the arms onto their span (e.g. X @ U[:, :r] from an SVD) first"
             )
-        rank = _rank(arr)
+        rank = _rank(arr, G)
         if rank < d:
             sv = np.linalg.svd(arr / _column_scales(arr), compute_uv=False)
             cond = sv[0] / sv[-1] if sv[-1] > 0.0 else np.inf

@@ -92,12 +92,14 @@ def check_probability(x: object, name: str) -> float:
     return check_real(x, name, 0.0, 1.0, open_low=True, open_high=True)
 
 
-def as_real_array(value: object, name: str, ndim: int | None = None) -> np.ndarray:
+def as_real_array(value: object, name: str, ndim: int | None = None, *,
+                  finite: bool = True) -> np.ndarray:
     """``value`` as a finite float64 array (C-contiguous), else ``ValueError`` naming ``name``.
 
     Real data only: complex arrays are refused (numpy would drop the imaginary part with a
     warning), as are strings, objects and ragged nesting; booleans and integers are exact
-    in float64 up to 2**53 and accepted.
+    in float64 up to 2**53 and accepted. ``finite=False`` leaves the NaN/inf check to the
+    caller (a caller that scans the array anyway checks it in the same pass).
     """
     try:
         arr = np.asarray(value)
@@ -112,7 +114,7 @@ def as_real_array(value: object, name: str, ndim: int | None = None) -> np.ndarr
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-D array; got ndim={arr.ndim}")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
+    if finite and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf")
     return arr
 

@@ -113,9 +113,13 @@ def expected_joint(action, K, p, table, kind, rho, work):
             q[j] = p[action[j]]
         return _table_mean_indep(q, K, table, dp)
     br = work[2 * K + 1:3 * K + 1]
-    for j in range(K):
-        br[j] = p[action[j]]
-    br.sort()
+    for j in range(K):  # the breaks in increasing order (insertion sort: K is small, and
+        v = p[action[j]]  # numba's sort costs about a second of compilation, issue 16)
+        pos = j
+        while pos > 0 and br[pos - 1] > v:
+            br[pos] = br[pos - 1]
+            pos -= 1
+        br[pos] = v
     total = 0.0
     lo = 0.0
     for b in range(K + 1):
@@ -185,7 +189,24 @@ def _top_k_of(idx, n, values, k, out, offset):
         out[offset + c] = idx[best]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
+def _largest_two(vals, n, k):
+    """The ``k``-th and ``(k+1)``-th largest of ``vals[:n]`` (``1 <= k < n``), by a partial
+    selection sort in place (``vals[:k+1]`` ends in decreasing order): ``O(n k)`` and no
+    call of numba's sort, whose first compilation costs about a second (issue 16). Same
+    values as ``sorted(vals[:n])[n - k]`` and ``[n - k - 1]``."""
+    for c in range(k + 1):
+        best = c
+        for j in range(c + 1, n):
+            if vals[j] > vals[best]:
+                best = j
+        tmp = vals[c]
+        vals[c] = vals[best]
+        vals[best] = tmp
+    return vals[k - 1], vals[k]
+
+
+@njit(cache=True)
 def count_plays(action, plays):
     """One more play of every arm of ``action`` (``plays``: per-arm plays while exploring)."""
     for j in range(action.size):
@@ -249,7 +270,7 @@ def dart_state(N: int, K: int) -> DartState:
                      np.zeros(N, dtype=np.int64), np.empty(N))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _dart_new_epoch(st, pol_state):
     """Partition Arms (Algorithm 2): a random permutation of N_e cut into groups."""
     n_und = st.ints[D_UNDECIDED]
@@ -262,7 +283,7 @@ def _dart_new_epoch(st, pol_state):
     st.ints[D_EPOCH] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dart_reset(st, cfg, pol_state):
     """Start a DART run: every arm undecided, Delta = 1, the first epoch partitioned."""
     N = st.mu_hat.size
@@ -284,7 +305,7 @@ def dart_reset(st, cfg, pol_state):
     _dart_new_epoch(st, pol_state)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dart_action(st, cfg, action):
     """The step kernel's decision: the subset ``A_e u G_ell`` to play now (into ``action``)."""
     n_acc = st.ints[D_ACCEPTED]
@@ -297,7 +318,7 @@ def dart_action(st, cfg, action):
         action[n_acc + j] = st.perm[(Ke * ell + j) % n_und]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _dart_test(st, cfg):
     """The accept/reject test at the end of an epoch with ``e >= c ln(NT) / Delta^2``."""
     e = st.ints[D_EPOCH]
@@ -307,10 +328,9 @@ def _dart_test(st, cfg):
     st.ints[D_TESTS] += 1
     st.floats[F_LAST_TESTED] = delta
     for j in range(n_und):
-        st.vals[j] = -st.mu_hat[st.undecided[j]]
-    srt = np.sort(st.vals[:n_und])
-    hi = -srt[Ke]      # (K_e + 1)-th largest within N_e
-    lo = -srt[Ke - 1]  # K_e-th largest within N_e
+        st.vals[j] = st.mu_hat[st.undecided[j]]
+    # lo: the K_e-th largest within N_e, hi: the (K_e + 1)-th
+    lo, hi = _largest_two(st.vals, n_und, Ke)
     m = 0
     n_acc = st.ints[D_ACCEPTED]
     new_acc = 0
@@ -336,7 +356,7 @@ def _dart_test(st, cfg):
                                                 0.5 * delta)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dart_observe(st, cfg, r, pol_state):
     """The step kernel's update: joint reward ``r`` of the group just played (the action
     of :func:`dart_action`); at the end of an epoch the test, the stopping checks and the
@@ -384,7 +404,7 @@ def dart_observe(st, cfg, r, pol_state):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dart_commit(st, cfg, chosen):
     """The subset DART commits to: ``A`` plus the top ``K - |A|`` undecided arms by mu_hat."""
     n_acc = st.ints[D_ACCEPTED]
@@ -545,10 +565,8 @@ def _csar_test(st, K):
     for j in range(n_und):
         i = st.undecided[j]
         st.est[i] = K * st.sums[i] / ints[C_REPS]
-        st.vals[j] = -st.est[i]
-    srt = np.sort(st.vals[:n_und])
-    hi = -srt[k]
-    lo = -srt[k - 1]
+        st.vals[j] = st.est[i]
+    lo, hi = _largest_two(st.vals, n_und, k)  # the k-th and (k+1)-th largest estimates
     m = 0
     n_acc = ints[C_ACCEPTED]
     new_acc = 0
@@ -701,7 +719,7 @@ def lints_action(st, cfg, action, pol_state):
     for i in range(N):
         st.w[i] += cfg.v * normal(pol_state)
     _backward(st.L, st.w, st.th)
-    _top_k_of(st.idx, N, st.th, cfg.K, action, 0)
+    _top_k_of(st.idx, N, st.th, cfg.K, action, np.int64(0))  # no literal
 
 
 @njit(cache=True)
@@ -739,7 +757,7 @@ def lints_commit(st, cfg, theta_mean, chosen):
     """The posterior mean ``B^-1 f`` and its top-K (the reported recommendation)."""
     _forward(st.L, st.f, st.w)
     _backward(st.L, st.w, theta_mean)
-    _top_k_of(st.idx, st.f.size, theta_mean, cfg.K, chosen, 0)
+    _top_k_of(st.idx, st.f.size, theta_mean, cfg.K, chosen, np.int64(0))
 
 
 @njit(cache=True)
