@@ -59,19 +59,11 @@ def _basis_variances(basis: ArmBasis, weights: np.ndarray) -> tuple[np.ndarray, 
     ``omega_a = ||R_w^{-T} q_a||^2``: no normal equations, so the error is
     ``cond(B) = cond(A_Q(w))^{1/2}`` times the rounding unit, not its square. ``eta`` is
     :func:`design._validation.rounding_error_factor`; ``(inf, inf)`` for a singular design.
+    The certificate of the solvers (:func:`_certify`, one implementation) on the stored
+    ``Q``.
     """
-    from scipy.linalg import solve_triangular
-
-    Q = basis.Q
-    S = np.flatnonzero(weights > 0.0)
-    B = np.sqrt(weights[S])[:, None] * Q[S]
-    eta = rounding_error_factor(basis, B)
-    if not np.isfinite(eta) or eta >= 1.0:
-        return np.full(Q.shape[0], np.inf), np.inf
-    Rw = np.linalg.qr(B, mode="r")
-    # omega_a = ||q_a Rw^{-1}||^2: one GEMM with the small triangular inverse
-    Z = Q @ solve_triangular(Rw, np.eye(Q.shape[1]), check_finite=False)
-    return np.einsum("ij,ij->i", Z, Z), eta
+    cert = _certify(basis, ArmRows(basis.Q, None, single=False, threads=1), weights)
+    return cert.omega, cert.eta
 
 
 def _variances_fast(Xc: np.ndarray, Xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
@@ -319,7 +311,12 @@ def _basis_rows(Xa: np.ndarray, threads: int) -> tuple[ArmBasis, ArmRows]:
 
 def _certify(basis: ArmBasis, rows: ArmRows, w: np.ndarray, d_criterion: bool = False
              ) -> Certified:
-    """Float64 certificate of ``w`` (:func:`_basis_variances`, computed in row blocks)."""
+    """Float64 certificate of ``w``: the variances ``omega_a = ||q_a R_w^{-1}||^2`` of every
+    arm (row blocks, :meth:`ArmRows.certify_variances`) with ``diag(sqrt(w_S)) Q_S = U R_w``
+    (QR), their relative error bound ``eta`` (:func:`design._validation.
+    rounding_error_factor`) and ``R_w`` (for ``log det``); ``omega = eta = inf`` and
+    ``R_w = None`` for a singular design. The one certificate of the G/D solvers, their
+    reference engine and :func:`kw_check`."""
     from scipy.linalg import solve_triangular
 
     K, d = rows.K, rows.d
@@ -373,11 +370,7 @@ def _optimal_body(X: object, tol: float, method: str, max_iter: int | None, crit
             solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
             w, _, its, info = _solve_fw(basis.Q, solve_tol, max_iter, pairwise=pairwise)
             solver = "fw-exchange" if pairwise else "fw-away"
-        # the certificate as computed before the batched solver (one product over all arms)
-        om, eta = _basis_variances(basis, w)
-        Rw = (np.linalg.qr(np.sqrt(w[w > 0.0])[:, None] * basis.Q[w > 0.0], mode="r")
-              if np.isfinite(eta) else None)
-        cert = Certified(om, eta, Rw)
+        cert = _certify(basis, ArmRows(basis.Q, None, single=False, threads=1), w)
     else:
         basis, rows = _basis_rows(Xa, threads)
         solve_tol = max(tol - 2.0 * basis.error, 0.1 * tol)
