@@ -23,7 +23,7 @@ from design._linalg import (
     rank2_inverse_update,
     rank2_variance_update,
 )
-from design._status import CONVERGED, MAX_ITER, SINGULAR  # noqa: F401  (outcome codes)
+from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
 
 @njit(cache=True)
@@ -191,7 +191,6 @@ def _exchange_alpha(om_i: float, om_j: float, om_ij: float, w_j: float) -> float
     return alpha
 
 
-@njit(cache=True)
 def wolfe_atwood(
     X: np.ndarray,
     w: np.ndarray,
@@ -217,25 +216,74 @@ def wolfe_atwood(
     Stops when ``max_a omega_a <= d (1 + tol)`` (G-efficiency ``>= 1 / (1 + tol)``).
     ``w``, ``Minv`` and ``omega`` are updated in place and must be consistent on entry.
     Returns ``(status, iterations)``.
+
+    The two variants are two kernels (:func:`_exchange_loop`, :func:`_away_loop`), so that
+    a call compiles only the one it runs (issue 16: the solvers use the exchange, the
+    2-approximate design of :func:`design.gd.two_approx_g_design` the away steps).
     """
-    K, d = X.shape
+    loop = _exchange_loop if pairwise else _away_loop
+    return loop(X, w, Minv, omega, tol, max_iter, refresh)
+
+
+@njit(cache=True)
+def _extremes(w: np.ndarray, omega: np.ndarray) -> tuple[int, float, int, float]:
+    """``(i, omega_i, j, omega_j)``: ``i = argmax_a omega_a``, ``j = argmin_{w_a > 0}
+    omega_a`` (``j = -1`` without support), first index on ties."""
+    # int64 from the start: a literal 0 / -1 would compile literal specialisations of
+    # the step kernels (issue 16)
+    i = np.int64(0)
+    om_max = -1.0
+    j = np.int64(-1)
+    om_min = np.inf
+    for a in range(omega.shape[0]):
+        if omega[a] > om_max:
+            om_max = omega[a]
+            i = a
+        if w[a] > 0.0 and omega[a] < om_min:
+            om_min = omega[a]
+            j = a
+    return i, om_max, j, om_min
+
+
+@njit(cache=True)
+def _exchange_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]:
+    """:func:`wolfe_atwood` with vertex exchanges. Since ``sum_a w_a omega_a = d``, an arm
+    of the support has ``omega_j <= d < omega_i`` whenever the tolerance is not met, so
+    ``j != i``; should rounding drift say otherwise, the state is recomputed exactly, and
+    ``STALLED`` is returned if it still does."""
+    d = X.shape[1]
     u = np.empty(2 * d)
     since_refresh = 0
     it = 0
     while True:
-        # int64 from the start: a literal 0 / -1 would compile literal specialisations
-        # of the step kernels (issue 16)
-        i = np.int64(0)
-        om_max = -1.0
-        j = np.int64(-1)
-        om_min = np.inf
-        for a in range(K):
-            if omega[a] > om_max:
-                om_max = omega[a]
-                i = a
-            if w[a] > 0.0 and omega[a] < om_min:
-                om_min = omega[a]
-                j = a
+        i, om_max, j, om_min = _extremes(w, omega)
+        if om_max <= d * (1.0 + tol) or j < 0 or j == i:
+            if since_refresh == 0:
+                return (CONVERGED if om_max <= d * (1.0 + tol) else STALLED), it
+            if not exact_state(X, w, Minv, omega):
+                return SINGULAR, it
+            since_refresh = 0
+            continue
+        if it >= max_iter:
+            return MAX_ITER, it
+        exchange_step(X, w, Minv, omega, i, j, u)
+        it += 1
+        since_refresh += 1
+        if since_refresh >= refresh:
+            if not exact_state(X, w, Minv, omega):
+                return SINGULAR, it
+            since_refresh = 0
+
+
+@njit(cache=True)
+def _away_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]:
+    """:func:`wolfe_atwood` with toward, away and drop steps (rank one)."""
+    d = X.shape[1]
+    u = np.empty(2 * d)
+    since_refresh = 0
+    it = 0
+    while True:
+        i, om_max, j, om_min = _extremes(w, omega)
         if om_max <= d * (1.0 + tol):
             if since_refresh == 0:
                 return CONVERGED, it
@@ -245,30 +293,27 @@ def wolfe_atwood(
             continue
         if it >= max_iter:
             return MAX_ITER, it
-        if pairwise and j >= 0 and j != i:
-            exchange_step(X, w, Minv, omega, i, j, u)
-        else:
-            eps_plus = om_max / d - 1.0
-            eps_minus = 1.0 - om_min / d
-            toward = True
-            tau = 0.0
-            if eps_minus > eps_plus and j >= 0 and w[j] < 1.0:
-                # away step on j; its exact line search, clipped into a drop step
-                tau_drop = -w[j] / (1.0 - w[j])
-                if om_min > 1.0:
-                    tau = max((om_min - d) / (d * (om_min - 1.0)), tau_drop)
-                else:
-                    tau = tau_drop
-                if 1.0 + tau / (1.0 - tau) * om_min > 1e-8:  # M(w) stays invertible
-                    toward = False
-            if toward:
-                tau = (om_max - d) / (d * (om_max - 1.0))
-                rank_one_step(X, w, Minv, omega, i, tau, u)
+        eps_plus = om_max / d - 1.0
+        eps_minus = 1.0 - om_min / d
+        toward = True
+        tau = 0.0
+        if eps_minus > eps_plus and j >= 0 and w[j] < 1.0:
+            # away step on j; its exact line search, clipped into a drop step
+            tau_drop = -w[j] / (1.0 - w[j])
+            if om_min > 1.0:
+                tau = max((om_min - d) / (d * (om_min - 1.0)), tau_drop)
             else:
-                drop = tau <= -w[j] / (1.0 - w[j])
-                rank_one_step(X, w, Minv, omega, j, tau, u)
-                if drop or w[j] < 1e-15:
-                    w[j] = 0.0
+                tau = tau_drop
+            if 1.0 + tau / (1.0 - tau) * om_min > 1e-8:  # M(w) stays invertible
+                toward = False
+        if toward:
+            tau = (om_max - d) / (d * (om_max - 1.0))
+            rank_one_step(X, w, Minv, omega, i, tau, u)
+        else:
+            drop = tau <= -w[j] / (1.0 - w[j])
+            rank_one_step(X, w, Minv, omega, j, tau, u)
+            if drop or w[j] < 1e-15:
+                w[j] = 0.0
         it += 1
         since_refresh += 1
         if since_refresh >= refresh:

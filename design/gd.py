@@ -203,7 +203,8 @@ def _solve_fw(
                 break
         om_max = float(om.max())
         om_max_prev = om_max
-        if status == kern.MAX_ITER or total_it >= max_iter or rounds >= 10_000:
+        if (status in (kern.MAX_ITER, kern.STALLED) or total_it >= max_iter
+                or rounds >= 10_000):
             break
         # Harman–Pronzato deletion (never delete a current support point)
         # (the screening error is covered by the margin on both om and the bound)
