@@ -124,7 +124,7 @@ def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
     hv = np.empty(cap)
     hi = np.empty(cap, dtype=np.int64)
     hj = np.empty(cap, dtype=np.int64)
-    n = 0
+    n = np.int64(0)  # not a literal: _heap_push would be compiled twice (issue 16)
     vmax = -1.0
     imax = 0
     jmax = 1
