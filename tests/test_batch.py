@@ -19,7 +19,7 @@ from bandits._core.protocol import AskTellProtocol
 from bandits.instances import soare
 from bandits.registry import REGISTRY, _load, entry, policy_for
 
-BATCHED = [n for n, e in REGISTRY.items() if e.family in ("gifa", "static", "phased")]
+BATCHED = [n for n, e in REGISTRY.items() if e.family in ("gifa", "game", "static", "phased")]
 NOT_BATCHED = [n for n in REGISTRY if n not in BATCHED]
 BUDGET = 200_000
 

@@ -11,7 +11,7 @@ from scipy.stats import binom
 from bandits.instances import soare
 from bandits.registry import REGISTRY, policy_for
 
-BATCHED = [n for n, e in REGISTRY.items() if e.family in ("gifa", "static", "phased")]
+BATCHED = [n for n, e in REGISTRY.items() if e.family in ("gifa", "game", "static", "phased")]
 RUNS, DELTA = 30, 0.1
 #: Largest error count consistent with an error rate <= DELTA (one-sided, level 1e-3).
 MAX_ERRORS = int(binom.ppf(1 - 1e-3, RUNS, DELTA))
