@@ -171,7 +171,11 @@ def _cmd_round(args: argparse.Namespace) -> int:
     design_cli.check_json_path(args.json)
     if args.id_column is not None and not args.arms:
         raise ValueError("--id-column needs --arms (the candidate file holding the IDs)")
-    w = load_weights(args.weights, "--weights")
+    from_csv = design_cli.read_design_csv(args.weights)
+    if from_csv is not None:  # 'id,weight' rows of `oed design --out x.csv`
+        w = _expand_support(args, *from_csv)
+    else:
+        w = load_weights(args.weights, "--weights")
     out: dict = {"n": args.n}
     if args.eps is not None:
         from rounding import round_with_guarantee
@@ -192,12 +196,16 @@ def _cmd_round(args: argparse.Namespace) -> int:
         out["loss"] = {"criterion": loss.criterion, "approx_value": loss.approx_value,
                        "rounded_value": loss.rounded_value, "ratio": loss.ratio,
                        "bound": loss.bound}
-    if args.id_column is not None:
+    if from_csv is not None and not args.arms:
+        ids = from_csv[0]
+    elif args.id_column is not None:
         from bandits.io import load_candidates
 
         ids = load_candidates(args.arms, id_column=args.id_column).ids
         if len(ids) != w.shape[0]:
             raise ValueError(f"--arms: {len(ids)} candidates for {w.shape[0]} weights")
+    elif from_csv is not None:
+        ids = design_cli.row_ids(w.shape[0])
     else:
         ids = design_cli.weights_ids(args.weights, w.shape[0]) or design_cli.row_ids(
             w.shape[0])
@@ -217,6 +225,28 @@ def _cmd_round(args: argparse.Namespace) -> int:
     else:
         print(text)
     return 0
+
+
+def _expand_support(args: argparse.Namespace, ids: list[str], w: np.ndarray) -> np.ndarray:
+    """Weights of an 'id,weight' CSV: as they are without --arms (the listed candidates),
+    else one weight per candidate of --arms (0 for those not listed)."""
+    if not args.arms:
+        return w
+    if args.id_column is not None:
+        from bandits.io import load_candidates
+
+        all_ids = load_candidates(args.arms, id_column=args.id_column).ids
+    else:
+        from bandits import design_cli
+
+        all_ids = design_cli.row_ids(load_matrix(args.arms, "--arms").shape[0])
+    where = {name: i for i, name in enumerate(all_ids)}
+    full = np.zeros(len(all_ids))
+    for name, v in zip(ids, w, strict=True):
+        if name not in where:
+            raise ValueError(f"--weights: ID {name!r} is not a candidate of --arms")
+        full[where[name]] = v
+    return full
 
 
 def _round_arms(args: argparse.Namespace) -> np.ndarray:

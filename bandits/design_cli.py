@@ -317,3 +317,36 @@ def weights_ids(path: str, K: int) -> list[str] | None:
     if not isinstance(ids, list) or len(ids) != K:
         raise ValueError(f"--weights file {str(p)!r}: 'ids' must list one ID per weight")
     return [str(i) for i in ids]
+
+
+def read_design_csv(path: str) -> tuple[list[str], np.ndarray] | None:
+    """``(ids, weights)`` of an ``id,weight`` CSV written by ``oed design --out x.csv``;
+    None for any other file (a plain column of weights is read by the caller)."""
+    p = Path(path)
+    if p.suffix.lower() != ".csv" or not p.is_file():
+        return None
+    with p.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    if not rows or [c.strip() for c in rows[0]] != ["id", "weight"]:
+        return None
+    ids, weights = [], []
+    for line, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        if len(row) != 2:
+            raise ValueError(f"--weights file {str(p)!r}, line {line}: expected 'id,weight'")
+        try:
+            w = float(row[1])
+        except ValueError:
+            raise ValueError(f"--weights file {str(p)!r}, line {line}: weight {row[1]!r} "
+                             "is not a number") from None
+        if not np.isfinite(w) or w < 0:
+            raise ValueError(f"--weights file {str(p)!r}, line {line}: weight {row[1]!r} "
+                             "must be finite and >= 0")
+        ids.append(row[0])
+        weights.append(w)
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"--weights file {str(p)!r}: an ID appears twice")
+    if not ids:
+        raise ValueError(f"--weights file {str(p)!r} lists no candidate")
+    return ids, np.array(weights)
