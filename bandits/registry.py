@@ -265,8 +265,11 @@ def policy(name: str, arms: Any, **arguments: Any) -> Any:
     e.check_options(arguments, allowed_extra=e.policy_args)
     pol = _load(e.make_policy)(e.name, arms, **arguments)
     if hasattr(pol, "save"):  # what policy.save() records to rebuild it
-        pol._config = {"algorithm": e.name, "arms": np.array(arms, dtype=np.float64),
-                       "arguments": dict(arguments)}
+        if hasattr(pol, "_saved_build"):  # e.g. a subset policy: N and K, not an env
+            saved, args = pol._saved_build(arms, dict(arguments))
+        else:
+            saved, args = np.array(arms, dtype=np.float64), dict(arguments)
+        pol._config = {"algorithm": e.name, "arms": saved, "arguments": args}
     return pol
 
 
