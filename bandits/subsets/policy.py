@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -83,6 +82,14 @@ class SubsetPolicy:
     * ``save(path)`` / :func:`bandits.load_policy` -- the versioned JSON state file of
       every policy (:mod:`bandits._core.state`).
     """
+
+    #: How ``ask(n)`` fills a batch: ``"schedule"`` (the algorithm's own next steps: the
+    #: sequential decisions exactly) or ``"hallucinated"`` (LinTS: posterior draws).
+    batch_rule = "schedule"
+    #: How ``observe`` uses warm data: ``"schedule"`` (only measurements of the schedule's
+    #: next subsets, which they fill), ``"samples"`` (UCB: per-subset samples) or
+    #: ``"posterior"`` (LinTS: Bayesian updates).
+    warm_rule = "schedule"
 
     def __init__(self, N: int, K: int, T: int, seed: int = 0) -> None:
         self.N = check_int(N, "N", 2)
@@ -273,9 +280,7 @@ class SubsetPolicy:
         self._log.append(["observe", [list(k) for k, _ in pairs], [r for _, r in pairs]])
         items = [(np.array(k, dtype=np.int64), r) for k, r in pairs]
         unused = self._warm(items)
-        for a, r in items:
-            self._reward_sum += r
-        self._reward_sum -= sum(r for _, r in unused)
+        self._reward_sum += sum(r for _, r in items) - sum(r for _, r in unused)
         if unused:
             self.unused.extend([a.tolist(), r] for a, r in unused)
             warnings.warn(f"observe(): {len(unused)} of {len(items)} measurements were not "
@@ -530,6 +535,9 @@ class LintsPolicy(SubsetPolicy):
     def _decide(self, action: np.ndarray) -> None:
         _k.lints_action(self._st, self._cfg, action, self._rng)
 
+    batch_rule = "hallucinated"
+    warm_rule = "posterior"
+
     def _shared(self) -> list:
         return [self._rng]  # a batch's Thompson draws advance the policy's stream
 
@@ -589,6 +597,8 @@ class UcbPolicy(SubsetPolicy):
             return False
         rest = alive[pos + 1:ints[_k.U_ALIVE]]
         return not bool(np.any(cnt[rest] < need))
+
+    warm_rule = "samples"
 
     def _shared(self) -> list:
         return [self._st.actions]
