@@ -504,3 +504,15 @@ def test_subset_warm_start(name: str) -> None:
     cold = sum(wrong(0, s) for s in range(20))
     warm = sum(wrong(600, s) for s in range(20))
     assert warm < cold
+
+
+def test_the_docs_batch_column_says_which_algorithms_batch() -> None:
+    """The algorithm table (docs/algorithms.md) is generated from ``batch_rule``: it says
+    "refused" exactly for the algorithms whose ask(n) is refused."""
+    from bandits.registry import batch_rule
+
+    for name in REGISTRY:
+        assert ("refused" in batch_rule(name)) == (name in NOT_BATCHED), name
+    for name in SUBSETS:
+        rule = subset_policy(name).batch_rule
+        assert ("hallucinated" in batch_rule(name)) == (rule == "hallucinated"), name
