@@ -168,6 +168,15 @@ class GamePolicy(AskTellProtocol):
     (the call the simulation makes): fed the rewards of :func:`bandits.reward_oracle` it
     makes the decisions of :func:`run_lingame` with the same seed. ``glr`` and
     ``threshold`` are the statistic and ``beta(t)`` of the last decision.
+
+    Batches, delayed tells, warm start and saved state come from
+    :class:`bandits._core.protocol.AskTellProtocol` with the GIFA family's rule
+    (``docs/choices.md``, "Batches..."): ``ask(n)`` adds look-ahead arms decided on a copy
+    fed the outstanding arms with the hallucinated rewards ``x_a^T theta_hat``;
+    ``observe(arms, rewards)`` enters each measurement like a told one -- the
+    least-squares estimate, ``V``, the counts (hence ``W`` of the GLR statistic) and ``t``
+    of ``beta(t)`` -- followed by a fresh decision: the GLR stopping test and one AdaHedge
+    update, as after a pull.
     """
 
     def __init__(self, X: object, *, delta: float = 0.05, sigma: float = 1.0,
