@@ -13,7 +13,9 @@ one as :func:`bandits.subsets.run_subset`.
 
 A subset policy is a fixed-horizon regret algorithm: ``done`` means the exploration is
 over, and :meth:`SubsetPolicy.ask` then keeps returning the committed subset (play it to
-the horizon); ``stopped_by`` says why the exploration ended.
+the horizon); ``stopped_by`` says why the exploration ended. Batches (``ask(n)``),
+delayed and partial tells, warm starts (``observe``) and saved state (``save``,
+:func:`bandits.load_policy`) are those of :class:`SubsetPolicy`.
 """
 
 from __future__ import annotations
@@ -62,7 +64,9 @@ class SubsetPolicy:
     round: a batch ends there, and continues once those rewards are told). Rewards are
     applied to the real state in the order the subsets were decided, each as soon as every
     earlier one is told, so a batched run makes *exactly* the decisions, estimates and
-    commitment of the sequential run on the same rewards, at any batch size. LinTS
+    commitment of the sequential run on the same rewards, at any batch size (a subset asked
+    twice fills its oldest outstanding slot first: twins told in swapped order swap their
+    rewards, interchangeable samples of one subset). LinTS
     (every decision depends on all rewards) takes the rule of the linear policies
     (GP-BUCB's hallucinated observations, Desautels, Krause & Burdick 2014): the copy is
     fed the outstanding subsets with the posterior mean as reward (the mean stays, the
