@@ -13,7 +13,6 @@ from numba import njit
 
 from design._linalg import (
     cholesky_lower,
-    factor_variances,
     info_matrix,
     inverse_from_factor,
     lower_inverse,
@@ -102,7 +101,15 @@ def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarra
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)
     inverse_from_factor(Linv, Minv)
-    factor_variances(X, Linv, omega)
+    # the variances by one BLAS product (omega_a = ||Linv x_a||^2), as before issue 16:
+    # the Ds solver starts from this design and its certified gap at cond(X) ~ 1e10 sits
+    # at the tolerance (tests/test_criteria_conditioning.py), so the rounding is kept
+    Z = X @ Linv.T
+    for a in range(X.shape[0]):
+        s = 0.0
+        for i in range(d):
+            s += Z[a, i] * Z[a, i]
+        omega[a] = s
     return True
 
 

@@ -3,8 +3,8 @@
 Compile time (issue 16): these kernels are written as plain loops over preallocated
 arrays. An array assignment such as ``M[:, :] = A @ B`` makes numba compile its
 shape-mismatch error message (string formatting, about 2.5 s of CPU in a fresh process)
-and ``@`` its BLAS glue (about 0.5 s); :func:`inverse_from_factor` and
-:func:`factor_variances` do the same work without either. Integer arguments are passed as
+and ``@`` its BLAS glue (about 0.5 s); :func:`inverse_from_factor` does the work of the
+first without either. Integer arguments are passed as
 ``int64`` values, never as literals (a literal such as ``0`` makes numba compile a second
 specialisation of the callee).
 """
@@ -89,21 +89,6 @@ def inverse_from_factor(Linv: np.ndarray, Minv: np.ndarray) -> None:
                 s += Linv[k, i] * Linv[k, j]
             Minv[i, j] = s
             Minv[j, i] = s
-
-
-@njit(cache=True)
-def factor_variances(X: np.ndarray, Linv: np.ndarray, om: np.ndarray) -> None:
-    """``om_a = ||Linv x_a||^2 = x_a^T M^{-1} x_a`` for every row of ``X`` (``Linv`` lower
-    triangular, ``M = L L^T``)."""
-    K, d = X.shape
-    for a in range(K):
-        s = 0.0
-        for i in range(d):
-            t = 0.0
-            for j in range(i + 1):
-                t += Linv[i, j] * X[a, j]
-            s += t * t
-        om[a] = s
 
 
 @njit(cache=True)
