@@ -100,7 +100,7 @@ def kernel_time(X: np.ndarray, n: int, res, restarts: int) -> float:
     e = np.empty((0, 0))
     _, t = cpu(EXACT.kern.exchange_starts, cb.Q, np.empty((K, 0)), e, S, np.full(K, n),
                np.zeros((d, d)), e, EXACT.kern.CRIT_D, 10_000, max(50, 5 * d), np.zeros(K),
-               np.inf, EXACT._n_top(d, K), ex, vals)
+               np.inf, EXACT._n_top(d, K), EXACT._k_rows(d, n), ex, vals)
     return t
 
 

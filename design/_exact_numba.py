@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._criteria_numba import _info
+from design._criteria_numba import _info, variance_state
 from design._linalg import (
     cholesky_lower,
     inverse_spd,
@@ -23,7 +23,6 @@ from design._linalg import (
     mv,
     pair_terms,
     rank2_core,
-    rank2_inverse_update,
     rowwise_dot,
     trace_product,
     woodbury_pair,
@@ -335,153 +334,131 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
 
 
 @njit(cache=True)
-def _d_rows(X: np.ndarray, Minv: np.ndarray, counts: np.ndarray, slot: np.ndarray,
-            cand: np.ndarray, H: np.ndarray, om: np.ndarray) -> int:
-    """Exact ``om_a = x_a^T M^{-1} x_a`` and the rows ``H[s, a] = x_a^T M^{-1} x_c`` of the
-    support candidates ``c = cand[s]`` (``slot[c] = s``, -1 off the support). Returns the
-    number of rows."""
-    K, d = X.shape
-    Z = X @ Minv
-    rowwise_dot(Z, X, om)
-    S = 0
+def _top(vals: np.ndarray, mask: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """Indices of the ``k`` entries of ``vals`` (where ``mask``) that are largest (or
+    smallest), by insertion into a sorted buffer: ``O(K)`` for small ``k``."""
+    K = vals.shape[0]
+    sgn = 1.0 if largest else -1.0
+    idx = np.empty(k, dtype=np.int64)
+    key = np.empty(k)
+    n = 0
     for a in range(K):
-        slot[a] = -1
-        if counts[a] > 0:
-            slot[a] = S
-            cand[S] = a
-            S += 1
-    if S > 0:
-        H[:S] = (Z @ X[cand[:S]].T).T
-    return S
+        if not mask[a]:
+            continue
+        v = sgn * vals[a]
+        if n == k and v <= key[n - 1]:
+            continue
+        j = n if n < k else k - 1
+        while j > 0 and key[j - 1] < v:
+            key[j] = key[j - 1]
+            idx[j] = idx[j - 1]
+            j -= 1
+        key[j] = v
+        idx[j] = a
+        if n < k:
+            n += 1
+    return idx[:n]
+
+
+@njit(cache=True)
+def _d_scan(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, counts: np.ndarray,
+            cap: np.ndarray, rows: np.ndarray, cols: np.ndarray, costs: np.ndarray,
+            spent: float, budget: float, full: bool) -> tuple[int, int, float]:
+    """Best D-exchange (``det`` ratio minus 1, above ``1e-10``) from a run at a candidate of
+    ``rows`` to one of ``cols``: ``(add, rem, gain)``, ``add = -1`` if none. ``full``: the
+    ``d(x_r, x_a)`` are formed as one matrix product (BLAS) for all pairs; else one dot
+    product per pair (few pairs)."""
+    d = X.shape[1]
+    U = np.empty((rows.shape[0], d))
+    for k in range(rows.shape[0]):
+        U[k] = mv(Minv, X[rows[k]])
+    Hm = np.empty((0, 0))
+    if full:
+        Hm = X @ U.T  # all candidates: no copy of X[cols]
+    best = 1e-10
+    add = -1
+    rem = -1
+    for ka in range(cols.shape[0]):
+        a = cols[ka]
+        oma = om[a]
+        for k in range(rows.shape[0]):
+            r = rows[k]
+            omr = om[r]
+            if a == r or oma - omr <= best:  # h^2 <= om_a om_r: gain <= om_a - om_r
+                continue
+            if full:
+                h = Hm[a, k]
+            else:
+                h = 0.0
+                for c in range(d):
+                    h += X[a, c] * U[k, c]
+            gain = oma - omr - oma * omr + h * h
+            if gain > best and spent - costs[r] + costs[a] <= budget:
+                best = gain
+                add = a
+                rem = r
+    return add, rem, best
 
 
 @njit(cache=True)
 def exchange_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
-               max_steps: int, refresh: int, costs: np.ndarray, budget: float
-               ) -> tuple[int, bool]:
-    """Fedorov's best-pair exchange for D with the matrix of ``d(x_r, x_a)`` kept up to date.
+               max_steps: int, refresh: int, costs: np.ndarray, budget: float,
+               k_rows: int, l_cols: int) -> tuple[int, bool]:
+    """KL exchange for D (Harman & Filova's ``od_KL``) ending on a full Fedorov check.
 
-    ``H[s, a] = x_a^T M^{-1} x_r`` for the support candidates ``r`` (at most ``n`` rows) and
-    the variances ``om`` give every exchange ratio ``(1 + om_a)(1 - om_r) + H[r, a]^2`` in
-    ``O(1)``; after the exchange ``r -> a`` the Woodbury formula updates them in
-    ``O(n K)`` (``h'_{x y} = h_{x y} - [h_{x a}, h_{x r}] S [h_{y a}, h_{y r}]^T``, ``S``
-    the 2x2 core) plus ``O(K d)`` when ``a`` is new to the support (its row) and ``O(d^2)``
-    for ``M^{-1}`` (Cook & Nachtsheim 1980 keep the same matrix). The best pair is the
-    same as the plain Fedorov exchange's, at ``O(n K)`` instead of ``O(n K d + K d^2)`` per
-    step; candidates with ``om_a - min_r om_r`` below the best ratio found are skipped
-    (``h^2 <= om_a om_r`` bounds the ratio by ``1 + om_a - om_r``). Exact refresh every
-    ``refresh`` exchanges and before convergence is declared.
+    A step evaluates the exchanges from the ``k_rows`` support candidates with the smallest
+    variance ``om_r = x_r^T M^{-1} x_r`` to the ``l_cols`` allowed candidates with the
+    largest (Fedorov's ratio ``(1 + om_a)(1 - om_r) + d(x_a, x_r)^2``, ``O(k l d)``) and
+    makes the best improving one, updating ``M^{-1}`` and every variance by the rank-two
+    Woodbury formula (``O(K d)``). When none of them improves, every (support, candidate)
+    pair is checked at once (one BLAS product, the plain Fedorov step), and the best
+    improving pair, if any, is made. So the result is a local optimum for all single
+    exchanges, as Fedorov's (same neighbourhood, same ``1e-10`` threshold), at ``O(K d)``
+    per step instead of ``O(n K d + K d^2)``. Exact refresh every ``refresh`` exchanges and
+    before convergence is declared. Returns ``(exchanges, ok)``.
     """
     K, d = X.shape
     Minv = np.empty((d, d))
-    if not inverse_spd(_info(X, counts.astype(np.float64)) + Mfix, Minv):
-        return 0, False
-    n_rows = 0
-    for a in range(K):
-        if counts[a] > 0:
-            n_rows += 1
-    cap_rows = min(K, n_rows + max_steps) if n_rows + max_steps < K else K
-    n_max = 0
-    for a in range(K):
-        n_max += counts[a]
-    cap_rows = min(cap_rows, n_max + 1)
-    H = np.empty((cap_rows, K))
-    slot = np.empty(K, dtype=np.int64)
-    cand = np.empty(cap_rows, dtype=np.int64)
     om = np.empty(K)
-    S = _d_rows(X, Minv, counts, slot, cand, H, om)
+    w = counts.astype(np.float64)
+    if not variance_state(X, w, Mfix, Minv, om):
+        return 0, False
     spent = 0.0
     for a in range(K):
         spent += costs[a] * counts[a]
-    ha = np.empty(K)
-    hr = np.empty(K)
     n_ex = 0
     since = 0
     while n_ex < max_steps:
-        om_min = np.inf
-        for s in range(S):
-            if om[cand[s]] < om_min:
-                om_min = om[cand[s]]
-        best = 1e-10
-        add = -1
-        rem = -1
-        for s in range(S):
-            r = cand[s]
-            omr = om[r]
-            row = H[s]
-            for a in range(K):
-                oma = om[a]
-                if oma - omr <= best or counts[a] >= cap[a] or a == r:
-                    continue
-                h = row[a]
-                score = oma - omr - oma * omr + h * h
-                if score > best and spent - costs[r] + costs[a] <= budget:
-                    best = score
-                    add = a
-                    rem = r
+        on = counts > 0
+        free = counts < cap
+        rows = _top(om, on, k_rows, False)
+        cols = _top(om, free, l_cols, True)
+        add, rem, _ = _d_scan(X, Minv, om, counts, cap, rows, cols, costs, spent, budget,
+                              False)
         if add < 0:
-            if since == 0:
+            if since > 0:  # never declare convergence on an updated state
+                w = counts.astype(np.float64)
+                if not variance_state(X, w, Mfix, Minv, om):
+                    return n_ex, False
+                since = 0
+                continue
+            add, rem, _ = _d_scan(X, Minv, om, counts, cap, np.flatnonzero(on),
+                                  np.flatnonzero(free), costs, spent, budget, True)
+            if add < 0:
                 break
-            if not inverse_spd(_info(X, counts.astype(np.float64)) + Mfix, Minv):
-                return n_ex, False
-            S = _d_rows(X, Minv, counts, slot, cand, H, om)
-            since = 0
-            continue
-        # the two rows before the change
-        hr[:] = H[slot[rem]]
-        if slot[add] >= 0:
-            ha[:] = H[slot[add]]
-        else:
-            ua = mv(Minv, X[add])
-            for a in range(K):
-                t = 0.0
-                for c in range(d):
-                    t += X[a, c] * ua[c]
-                ha[a] = t
-        s11, s12, s22 = rank2_core(ha[add], hr[rem], ha[rem], 1.0, 1.0)
-        for a in range(K):
-            x1 = ha[a]
-            x2 = hr[a]
-            om[a] -= s11 * x1 * x1 + 2.0 * s12 * x1 * x2 + s22 * x2 * x2
-        for s in range(S):
-            y = cand[s]
-            c1 = s11 * ha[y] + s12 * hr[y]
-            c2 = s12 * ha[y] + s22 * hr[y]
-            row = H[s]
-            for a in range(K):
-                row[a] -= c1 * ha[a] + c2 * hr[a]
-        ua = mv(Minv, X[add])
-        ur = mv(Minv, X[rem])
-        rank2_inverse_update(Minv, ua, ur, s11, s12, s22)
+        woodbury_pair(X, Minv, om, add, rem, 1.0, 1.0)
         counts[add] += 1
         counts[rem] -= 1
-        spent += costs[add] - costs[rem]
-        if slot[add] < 0:
-            c1 = s11 * ha[add] + s12 * hr[add]
-            c2 = s12 * ha[add] + s22 * hr[add]
-            for a in range(K):
-                H[S, a] = ha[a] - c1 * ha[a] - c2 * hr[a]
-            slot[add] = S
-            cand[S] = add
-            S += 1
-        if counts[rem] == 0:  # move the last row into the freed slot
-            s = slot[rem]
-            S -= 1
-            if s != S:
-                H[s] = H[S]
-                cand[s] = cand[S]
-                slot[cand[s]] = s
-            slot[rem] = -1
+        spent = 0.0
+        for a in range(K):
+            spent += costs[a] * counts[a]
         n_ex += 1
         since += 1
         if since >= refresh:
-            if not inverse_spd(_info(X, counts.astype(np.float64)) + Mfix, Minv):
+            w = counts.astype(np.float64)
+            if not variance_state(X, w, Mfix, Minv, om):
                 return n_ex, False
-            S = _d_rows(X, Minv, counts, slot, cand, H, om)
             since = 0
-            spent = 0.0
-            for a in range(K):
-                spent += costs[a] * counts[a]
     return n_ex, True
 
 
@@ -489,14 +466,16 @@ def exchange_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndar
 def exchange_starts(X: np.ndarray, XN: np.ndarray, L: np.ndarray, starts: np.ndarray,
                     cap: np.ndarray, Mfix: np.ndarray, MfixN: np.ndarray, crit: int,
                     max_steps: int, refresh: int, costs: np.ndarray, budget: float,
-                    n_top: int, exchanges: np.ndarray, values: np.ndarray) -> None:
+                    n_top: int, k_rows: int, exchanges: np.ndarray, values: np.ndarray
+                    ) -> None:
     """:func:`exchange` from every row of ``starts`` (in place): ``exchanges[s]`` the
     exchanges made, ``values[s]`` the final criterion (:func:`_phi`; ``inf`` when the start
     or the run became singular)."""
     for s in range(starts.shape[0]):
         c = starts[s]
         if crit == CRIT_D:
-            n_ex, ok = exchange_d(X, c, cap, Mfix, max_steps, refresh, costs, budget)
+            n_ex, ok = exchange_d(X, c, cap, Mfix, max_steps, refresh, costs, budget,
+                                  k_rows, n_top)
         else:
             n_ex, ok = exchange(X, XN, L, c, cap, Mfix, MfixN, crit, max_steps, refresh,
                                 costs, budget, n_top)
