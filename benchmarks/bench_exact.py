@@ -94,13 +94,14 @@ def kernel_time(X: np.ndarray, n: int, res, restarts: int) -> float:
     """CPU time of our exchange kernel alone from all the starts."""
     K, d = X.shape
     cb = criterion_basis(X, "d", np.zeros((d, d)), np.arange(d))
-    S = np.stack([np.bincount(i, minlength=K) for i in same_starts(X, n, res, restarts)])
-    ex = np.zeros(S.shape[0], dtype=np.int64)
-    vals = np.empty(S.shape[0])
     e = np.empty((0, 0))
-    _, t = cpu(EXACT.kern.exchange_starts, cb.Q, np.empty((K, 0)), e, S, np.full(K, n),
-               np.zeros((d, d)), e, EXACT.kern.CRIT_D, 10_000, max(50, 5 * d), np.zeros(K),
-               np.inf, EXACT._n_top(d, K), EXACT._k_rows(d, n), ex, vals)
+    t = 0.0
+    for i in same_starts(X, n, res, restarts):
+        c = np.bincount(i, minlength=K)
+        _, dt = cpu(EXACT.kern.exchange, cb.Q, np.empty((K, 0)), e, c, np.full(K, n),
+                    np.zeros((d, d)), e, EXACT.kern.CRIT_D, 10_000, max(50, 5 * d),
+                    np.zeros(K), np.inf, EXACT._n_top(d, K))
+        t += dt
     return t
 
 

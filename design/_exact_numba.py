@@ -4,8 +4,8 @@ State: the *unnormalised* information matrix ``M = M_fixed + sum_a n_a x_a x_a^T
 runs, its inverse ``Minv``, the variances ``om_a = x_a^T M^{-1} x_a`` of every candidate and,
 for the linear criteria ``tr(L M^{-1})``, ``g_a = x_a^T M^{-1} L M^{-1} x_a``; for Ds the
 same for the nuisance block (``Ninv``, ``nu``). An exchange "remove one run at ``r``, add
-one at ``a``" is the rank-two change ``M + x_a x_a^T - x_r x_r^T``, evaluated for every
-``a`` at once in ``O(K d)`` and applied by the Woodbury formula.
+one at ``a``" is the rank-two change ``M + x_a x_a^T - x_r x_r^T``, evaluated from
+``d(x_a, x_r) = x_a^T M^{-1} x_r`` and applied by the Woodbury formula (``O(K d)``).
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._criteria_numba import _info, variance_state
+from design._criteria_numba import _info
 from design._linalg import (
-    cholesky_lower,
     inverse_spd,
     linear_pair_terms,
     linear_rank2_update,
-    lower_inverse,
     mv,
     pair_terms,
     rank2_core,
@@ -118,234 +116,16 @@ def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarr
 
 
 @njit(cache=True)
-def _phi(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray, Mfix: np.ndarray,
-         MfixN: np.ndarray, crit: int) -> float:
-    """The criterion to minimise of the unnormalised ``M`` (for ranking starts of the same
-    ``n``): ``-log det M`` (D), ``tr(L M^{-1})`` (linear), ``-log det M + log det M_NN``
-    (Ds); ``inf`` when ``M`` is not PD."""
-    w = counts.astype(np.float64)
-    d = X.shape[1]
-    C = np.zeros((d, d))
-    if not cholesky_lower(_info(X, w) + Mfix, C):
-        return np.inf
-    if crit == CRIT_LINEAR:
-        Ci = np.empty((d, d))
-        lower_inverse(C, Ci)
-        return trace_product(L, Ci.T @ Ci)
-    val = 0.0
-    for r in range(d):
-        val -= 2.0 * np.log(C[r, r])
-    m = XN.shape[1]
-    if crit == CRIT_DS and m > 0:
-        CN = np.zeros((m, m))
-        if not cholesky_lower(_info(XN, w) + MfixN, CN):
-            return np.inf
-        for r in range(m):
-            val += 2.0 * np.log(CN[r, r])
-    return val
-
-
-@njit(cache=True)
-def _best_pair(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
-               cap: np.ndarray, crit: int, Minv: np.ndarray, om: np.ndarray, g: np.ndarray,
-               Ninv: np.ndarray, nu: np.ndarray, phi: float, costs: np.ndarray,
-               spent: float, budget: float, n_top: int, thr: float
-               ) -> tuple[int, int, float]:
-    """Best exchange "one run from ``r`` to ``a``" (``r`` with a run, ``a`` below its cap,
-    within the budget): ``(add, rem, improvement)``, ``add = -1`` if none improves by more
-    than ``thr``. The improvement is relative: ``det`` ratio minus 1 for D and Ds, the
-    decrease of ``tr(L M^{-1})`` over ``phi`` for the linear criteria.
-
-    D (Fedorov's best pair, exactly): the ratio is ``1 + om_a - om_r - om_a om_r + h_ar^2``
-    and ``h_ar^2 <= om_a om_r`` (Cauchy-Schwarz) bounds it by ``1 + om_a - om_r``, so only
-    candidates with ``om_a > om_r + best`` are evaluated (usually a handful): the search
-    returns the best of all ``(r, a)`` pairs at a fraction of the ``O(n K d)`` cost.
-    Linear and Ds (no such bound): ``n_top > 0`` restricts ``a`` to the ``n_top`` allowed
-    candidates with the largest directional derivative (the KL exchange of Harman & Filova's
-    ``od_KL``), ``n_top = 0`` evaluates them all.
-    """
-    K, d = X.shape
-    m = XN.shape[1]
-    # support points and their u_r = M^{-1} x_r (and the criterion's extra vectors)
-    S = 0
-    for a in range(K):
-        if counts[a] > 0:
-            S += 1
-    sup = np.empty(S, dtype=np.int64)
-    S = 0
-    for a in range(K):
-        if counts[a] > 0:
-            sup[S] = a
-            S += 1
-    U = np.empty((S, d))
-    for k in range(S):
-        U[k] = mv(Minv, X[sup[k]])
-    V = np.empty((0, d))
-    if crit == CRIT_LINEAR:
-        V = np.empty((S, d))
-        for k in range(S):
-            V[k] = mv(Minv, mv(L, U[k]))  # b_ar = x_a^T V_r
-    UN = np.empty((0, m))
-    if crit == CRIT_DS and m > 0:
-        UN = np.empty((S, m))
-        for k in range(S):
-            UN[k] = mv(Ninv, XN[sup[k]])
-    # candidate list
-    allowed = np.empty(K, dtype=np.int64)
-    n_all = 0
-    om_min = np.inf
-    for k in range(S):
-        if om[sup[k]] < om_min:
-            om_min = om[sup[k]]
-    for a in range(K):
-        if counts[a] >= cap[a]:
-            continue
-        if crit == CRIT_D and om[a] - om_min <= thr:
-            continue  # no pair with this a can improve (bound above)
-        allowed[n_all] = a
-        n_all += 1
-    cand = allowed[:n_all]
-    if crit != CRIT_D and 0 < n_top < n_all:
-        score = np.empty(n_all)
-        for k in range(n_all):
-            a = cand[k]
-            score[k] = -(g[a] if crit == CRIT_LINEAR else om[a] - nu[a])
-        cand = cand[np.argsort(score)[:n_top]]
-    best = thr
-    add = -1
-    rem = -1
-    if crit == CRIT_D:
-        # visit candidates from the largest variance: the best pair is found early and the
-        # bound then prunes most of the rest
-        order = np.argsort(-om[cand])
-        cand = cand[order]
-    for ka in range(cand.shape[0]):
-        a = cand[ka]
-        if crit == CRIT_D and om[a] - om_min <= best:
-            break  # sorted: no later candidate can beat best
-        for k in range(S):
-            r = sup[k]
-            if r == a:
-                continue
-            if spent - costs[r] + costs[a] > budget:
-                continue
-            if crit == CRIT_D and om[a] - om[r] <= best:
-                continue
-            h = 0.0
-            for c in range(d):
-                h += X[a, c] * U[k, c]
-            ratio = (1.0 + om[a]) * (1.0 - om[r]) + h * h
-            if ratio <= 1e-10:
-                continue
-            if crit == CRIT_D:
-                score_ar = ratio - 1.0
-            elif crit == CRIT_DS:
-                rn = 1.0
-                if m > 0:
-                    hn = 0.0
-                    for c in range(m):
-                        hn += XN[a, c] * UN[k, c]
-                    rn = (1.0 + nu[a]) * (1.0 - nu[r]) + hn * hn
-                if rn <= 1e-12:
-                    continue
-                score_ar = ratio / rn - 1.0
-            else:
-                b = 0.0
-                for c in range(d):
-                    b += X[a, c] * V[k, c]
-                num = (g[a] - g[r]) - (om[r] * g[a] - 2.0 * h * b + om[a] * g[r])
-                score_ar = num / ratio / phi
-            if score_ar > best:
-                best = score_ar
-                add = a
-                rem = r
-    return add, rem, best
-
-
-@njit(cache=True)
-def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
-             cap: np.ndarray, Mfix: np.ndarray, MfixN: np.ndarray, crit: int,
-             max_steps: int, refresh: int, costs: np.ndarray, budget: float, n_top: int
-             ) -> tuple[int, bool]:
-    """Best-pair exchange (Fedorov 1972) on the counts, in place, with rank-two updates.
-
-    Each step makes the exchange "one run from ``r`` to ``a``" that improves the criterion
-    most over all pairs (:func:`_best_pair`: exact for D by a variance bound; for the
-    linear criteria and Ds first among the ``n_top`` candidates with the largest directional
-    derivative, the KL exchange, then, when none of those improves, over all candidates).
-    The exchange ratios (Fedorov's ``(1 + om_a)(1 - om_r) + om_ar^2`` for D, the ratio of
-    the full and nuisance ones for Ds, the rank-two Woodbury decrease
-    ``(g_a - g_r - om_r g_a + 2 om_ar b_ar - om_a g_r) / ratio`` of ``tr(L M^{-1})``) need
-    ``M^{-1}``, the variances ``om`` (and ``g``, ``nu``) of every candidate, which are
-    updated by the Woodbury formula in ``O(K d)`` per exchange with an exact refresh every
-    ``refresh`` exchanges and before convergence is declared. An exchange is made when it
-    improves by a relative ``1e-10``; with costs only budget-feasible exchanges are
-    considered. Returns ``(exchanges, ok)``; ``ok`` is False if the state became singular.
-    """
-    K, d = X.shape
-    m = XN.shape[1]
-    Minv = np.empty((d, d))
-    Ninv = np.empty((m, m))
-    om = np.empty(K)
-    g = np.zeros(K)
-    nu = np.zeros(K)
-    phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
-    if phi < 0.0:
-        return 0, False
-    n_ex = 0
-    since = 0
-    spent = 0.0
-    for a in range(K):
-        spent += costs[a] * counts[a]
-    while n_ex < max_steps:
-        add, rem, best = _best_pair(X, XN, L, counts, cap, crit, Minv, om, g, Ninv, nu, phi,
-                                    costs, spent, budget, n_top, 1e-10)
-        if add < 0 and crit != CRIT_D and n_top > 0:
-            add, rem, best = _best_pair(X, XN, L, counts, cap, crit, Minv, om, g, Ninv, nu,
-                                        phi, costs, spent, budget, 0, 1e-10)
-        if add < 0:
-            if since == 0:
-                break  # converged on an exact state
-            phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
-            if phi < 0.0:
-                return n_ex, False
-            since = 0
-            continue
-        if crit == CRIT_LINEAR:
-            phi -= best * phi
-            _linear_pair_update(X, L, Minv, om, g, add, rem)
-        else:
-            woodbury_pair(X, Minv, om, add, rem, 1.0, 1.0)
-            if crit == CRIT_DS and m > 0:
-                woodbury_pair(XN, Ninv, nu, add, rem, 1.0, 1.0)
-        counts[add] += 1
-        counts[rem] -= 1
-        spent = 0.0
-        for a in range(K):
-            spent += costs[a] * counts[a]
-        n_ex += 1
-        since += 1
-        if since >= refresh:
-            phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
-            if phi < 0.0:
-                return n_ex, False
-            since = 0
-    return n_ex, True
-
-
-@njit(cache=True)
-def _top(vals: np.ndarray, mask: np.ndarray, k: int, largest: bool) -> np.ndarray:
-    """Indices of the ``k`` entries of ``vals`` (where ``mask``) that are largest (or
-    smallest), by insertion into a sorted buffer: ``O(K)`` for small ``k``."""
-    K = vals.shape[0]
-    sgn = 1.0 if largest else -1.0
+def _top(vals: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` largest entries of ``vals`` where ``mask``, by insertion into a
+    sorted buffer: ``O(K)`` for small ``k``."""
     idx = np.empty(k, dtype=np.int64)
     key = np.empty(k)
     n = 0
-    for a in range(K):
+    for a in range(vals.shape[0]):
         if not mask[a]:
             continue
-        v = sgn * vals[a]
+        v = vals[a]
         if n == k and v <= key[n - 1]:
             continue
         j = n if n < k else k - 1
@@ -361,30 +141,54 @@ def _top(vals: np.ndarray, mask: np.ndarray, k: int, largest: bool) -> np.ndarra
 
 
 @njit(cache=True)
-def _d_scan(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, counts: np.ndarray,
-            cap: np.ndarray, rows: np.ndarray, cols: np.ndarray, costs: np.ndarray,
-            spent: float, budget: float, full: bool) -> tuple[int, int, float]:
-    """Best D-exchange (``det`` ratio minus 1, above ``1e-10``) from a run at a candidate of
-    ``rows`` to one of ``cols``: ``(add, rem, gain)``, ``add = -1`` if none. ``full``: the
-    ``d(x_r, x_a)`` are formed as one matrix product (BLAS) for all pairs; else one dot
-    product per pair (few pairs)."""
+def _scan(X: np.ndarray, XN: np.ndarray, L: np.ndarray, crit: int, Minv: np.ndarray,
+          Ninv: np.ndarray, om: np.ndarray, g: np.ndarray, nu: np.ndarray, phi: float,
+          rows: np.ndarray, cols: np.ndarray, costs: np.ndarray, spent: float,
+          budget: float, full: bool) -> tuple[int, int, float]:
+    """Best exchange "one run from ``r`` in ``rows`` to ``a`` in ``cols``" within the
+    budget: ``(add, rem, gain)``, ``add = -1`` if none gains more than ``1e-10``.
+
+    Gains (relative): D ``(1 + om_a)(1 - om_r) + h_ar^2 - 1`` (Fedorov's ratio, with
+    ``h_ar = x_a^T M^{-1} x_r``; ``h^2 <= om_a om_r`` bounds it by ``om_a - om_r``, which
+    skips most pairs); Ds the full ratio over the nuisance one, minus 1; linear
+    ``(g_a - g_r - om_r g_a + 2 h_ar b_ar - om_a g_r) / ratio / phi`` (the rank-two Woodbury
+    decrease of ``tr(L M^{-1})``, ``b_ar = x_a^T M^{-1} L M^{-1} x_r``). ``full``: the
+    ``h`` (and ``b``, nuisance ``h``) of all candidates at once by one matrix product
+    (BLAS); else one dot product per pair.
+    """
     d = X.shape[1]
-    U = np.empty((rows.shape[0], d))
-    for k in range(rows.shape[0]):
+    m = XN.shape[1]
+    S = rows.shape[0]
+    U = np.empty((S, d))
+    for k in range(S):
         U[k] = mv(Minv, X[rows[k]])
+    V = np.empty((S if crit == CRIT_LINEAR else 0, d))
+    for k in range(V.shape[0]):
+        V[k] = mv(Minv, mv(L, U[k]))
+    UN = np.empty((S if crit == CRIT_DS else 0, m))
+    for k in range(UN.shape[0]):
+        UN[k] = mv(Ninv, XN[rows[k]])
     Hm = np.empty((0, 0))
+    Bm = np.empty((0, 0))
+    HNm = np.empty((0, 0))
     if full:
-        Hm = X @ U.T  # all candidates: no copy of X[cols]
+        Hm = X @ U.T
+        if crit == CRIT_LINEAR:
+            Bm = X @ V.T
+        if crit == CRIT_DS and m > 0:
+            HNm = XN @ UN.T
     best = 1e-10
     add = -1
     rem = -1
     for ka in range(cols.shape[0]):
         a = cols[ka]
         oma = om[a]
-        for k in range(rows.shape[0]):
+        for k in range(S):
             r = rows[k]
+            if a == r or spent - costs[r] + costs[a] > budget:
+                continue
             omr = om[r]
-            if a == r or oma - omr <= best:  # h^2 <= om_a om_r: gain <= om_a - om_r
+            if crit == CRIT_D and oma - omr <= best:
                 continue
             if full:
                 h = Hm[a, k]
@@ -392,8 +196,33 @@ def _d_scan(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, counts: np.ndarray,
                 h = 0.0
                 for c in range(d):
                     h += X[a, c] * U[k, c]
-            gain = oma - omr - oma * omr + h * h
-            if gain > best and spent - costs[r] + costs[a] <= budget:
+            ratio = (1.0 + oma) * (1.0 - omr) + h * h
+            if ratio <= 1e-10:
+                continue
+            if crit == CRIT_D:
+                gain = ratio - 1.0
+            elif crit == CRIT_DS:
+                rn = 1.0
+                if m > 0:
+                    if full:
+                        hn = HNm[a, k]
+                    else:
+                        hn = 0.0
+                        for c in range(m):
+                            hn += XN[a, c] * UN[k, c]
+                    rn = (1.0 + nu[a]) * (1.0 - nu[r]) + hn * hn
+                if rn <= 1e-12:
+                    continue
+                gain = ratio / rn - 1.0
+            else:
+                if full:
+                    b = Bm[a, k]
+                else:
+                    b = 0.0
+                    for c in range(d):
+                        b += X[a, c] * V[k, c]
+                gain = ((g[a] - g[r]) - (omr * g[a] - 2.0 * h * b + oma * g[r])) / ratio / phi
+            if gain > best:
                 best = gain
                 add = a
                 rem = r
@@ -401,83 +230,73 @@ def _d_scan(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, counts: np.ndarray,
 
 
 @njit(cache=True)
-def exchange_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
-               max_steps: int, refresh: int, costs: np.ndarray, budget: float,
-               k_rows: int, l_cols: int) -> tuple[int, bool]:
-    """KL exchange for D (Harman & Filova's ``od_KL``) ending on a full Fedorov check.
+def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
+             cap: np.ndarray, Mfix: np.ndarray, MfixN: np.ndarray, crit: int,
+             max_steps: int, refresh: int, costs: np.ndarray, budget: float, n_top: int
+             ) -> tuple[int, bool]:
+    """KL exchange (Harman & Filova's ``od_KL``) ending on a full Fedorov check, in place.
 
-    A step evaluates the exchanges from the ``k_rows`` support candidates with the smallest
-    variance ``om_r = x_r^T M^{-1} x_r`` to the ``l_cols`` allowed candidates with the
-    largest (Fedorov's ratio ``(1 + om_a)(1 - om_r) + d(x_a, x_r)^2``, ``O(k l d)``) and
-    makes the best improving one, updating ``M^{-1}`` and every variance by the rank-two
-    Woodbury formula (``O(K d)``). When none of them improves, every (support, candidate)
-    pair is checked at once (one BLAS product, the plain Fedorov step), and the best
-    improving pair, if any, is made. So the result is a local optimum for all single
-    exchanges, as Fedorov's (same neighbourhood, same ``1e-10`` threshold), at ``O(K d)``
-    per step instead of ``O(n K d + K d^2)``. Exact refresh every ``refresh`` exchanges and
-    before convergence is declared. Returns ``(exchanges, ok)``.
+    A step evaluates the exchanges from every support candidate to the ``n_top`` allowed
+    candidates (below their cap) with the largest variance ``om_a`` (D), directional
+    derivative ``g_a`` (linear) or ``om_a - nu_a`` (Ds) (:func:`_scan`, ``O(n n_top d)``)
+    and makes the best improving one, updating ``M^{-1}`` and every ``om`` (``g``, ``nu``)
+    by the rank-two Woodbury formula in ``O(K d)``. When none of them improves, all
+    (support, candidate) pairs are evaluated at once (one BLAS product: the plain Fedorov
+    step) and the best improving pair, if any, is made. The result is a local optimum for
+    every single exchange, as Fedorov's (same neighbourhood, same ``1e-10`` threshold), at
+    ``O(K d)`` per step instead of ``O(n K d + K d^2)``. With costs only budget-feasible
+    exchanges are considered (the spent total is recomputed from the counts: no drift).
+    Exact refresh every ``refresh`` exchanges and before convergence is declared. Returns
+    ``(exchanges, ok)``; ``ok`` is False if the state became singular.
     """
     K, d = X.shape
+    m = XN.shape[1]
     Minv = np.empty((d, d))
+    Ninv = np.empty((m, m))
     om = np.empty(K)
-    w = counts.astype(np.float64)
-    if not variance_state(X, w, Mfix, Minv, om):
+    g = np.zeros(K)
+    nu = np.zeros(K)
+    sc = np.empty(K)
+    phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
+    if phi < 0.0:
         return 0, False
-    spent = 0.0
-    for a in range(K):
-        spent += costs[a] * counts[a]
     n_ex = 0
     since = 0
     while n_ex < max_steps:
-        on = counts > 0
-        free = counts < cap
-        rows = _top(om, on, k_rows, False)
-        cols = _top(om, free, l_cols, True)
-        add, rem, _ = _d_scan(X, Minv, om, counts, cap, rows, cols, costs, spent, budget,
-                              False)
-        if add < 0:
-            if since > 0:  # never declare convergence on an updated state
-                w = counts.astype(np.float64)
-                if not variance_state(X, w, Mfix, Minv, om):
-                    return n_ex, False
-                since = 0
-                continue
-            add, rem, _ = _d_scan(X, Minv, om, counts, cap, np.flatnonzero(on),
-                                  np.flatnonzero(free), costs, spent, budget, True)
-            if add < 0:
-                break
-        woodbury_pair(X, Minv, om, add, rem, 1.0, 1.0)
-        counts[add] += 1
-        counts[rem] -= 1
         spent = 0.0
         for a in range(K):
             spent += costs[a] * counts[a]
+            sc[a] = om[a] if crit == CRIT_D else (g[a] if crit == CRIT_LINEAR
+                                                   else om[a] - nu[a])
+        rows = np.flatnonzero(counts > 0)
+        free = counts < cap
+        add, rem, best = _scan(X, XN, L, crit, Minv, Ninv, om, g, nu, phi, rows,
+                               _top(sc, free, n_top), costs, spent, budget, False)
+        if add < 0:
+            if since > 0:  # never declare convergence on an updated state
+                phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
+                if phi < 0.0:
+                    return n_ex, False
+                since = 0
+                continue
+            add, rem, best = _scan(X, XN, L, crit, Minv, Ninv, om, g, nu, phi, rows,
+                                   np.flatnonzero(free), costs, spent, budget, True)
+            if add < 0:
+                break
+        if crit == CRIT_LINEAR:
+            phi -= best * phi
+            _linear_pair_update(X, L, Minv, om, g, add, rem)
+        else:
+            woodbury_pair(X, Minv, om, add, rem, 1.0, 1.0)
+            if crit == CRIT_DS and m > 0:
+                woodbury_pair(XN, Ninv, nu, add, rem, 1.0, 1.0)
+        counts[add] += 1
+        counts[rem] -= 1
         n_ex += 1
         since += 1
         if since >= refresh:
-            w = counts.astype(np.float64)
-            if not variance_state(X, w, Mfix, Minv, om):
+            phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
+            if phi < 0.0:
                 return n_ex, False
             since = 0
     return n_ex, True
-
-
-@njit(cache=True)
-def exchange_starts(X: np.ndarray, XN: np.ndarray, L: np.ndarray, starts: np.ndarray,
-                    cap: np.ndarray, Mfix: np.ndarray, MfixN: np.ndarray, crit: int,
-                    max_steps: int, refresh: int, costs: np.ndarray, budget: float,
-                    n_top: int, k_rows: int, exchanges: np.ndarray, values: np.ndarray
-                    ) -> None:
-    """:func:`exchange` from every row of ``starts`` (in place): ``exchanges[s]`` the
-    exchanges made, ``values[s]`` the final criterion (:func:`_phi`; ``inf`` when the start
-    or the run became singular)."""
-    for s in range(starts.shape[0]):
-        c = starts[s]
-        if crit == CRIT_D:
-            n_ex, ok = exchange_d(X, c, cap, Mfix, max_steps, refresh, costs, budget,
-                                  k_rows, n_top)
-        else:
-            n_ex, ok = exchange(X, XN, L, c, cap, Mfix, MfixN, crit, max_steps, refresh,
-                                costs, budget, n_top)
-        exchanges[s] = n_ex
-        values[s] = _phi(X, XN, L, c, Mfix, MfixN, crit) if ok else np.inf

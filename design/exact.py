@@ -297,13 +297,6 @@ def _n_top(d: int, K: int) -> int:
     return min(K, max(2 * d, 20))
 
 
-def _k_rows(d: int, n: int) -> int:
-    """Support points of the KL step for D (the ``K`` of od_KL): all of them (at most
-    ``n``; measured faster and better than fewer on the benchmark grids, as the exchange
-    step costs ``O(K d)`` whatever the pairs evaluated)."""
-    return n
-
-
 def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.ndarray,
                  ridge: float, cost_v: np.ndarray, budget_k: float, budget: float | None,
                  restarts: int, rng: np.random.Generator, plain: bool
@@ -318,7 +311,9 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
     * ``restarts`` times ``"perturbed"``: the first start with ``j`` random runs (``j``
       uniform in ``1..max(1, n // 3)``) moved to candidates drawn from ``w / 2 + uniform /
       2`` (candidates without a run preferred while ``n < 2 d``, where a repeated run makes
-      the design nearly singular).
+      the design nearly singular);
+    * ``restarts`` times ``"random"``: a few random runs, then D-greedy (other basins: this
+      start won, e.g., for 12 runs of a 10-parameter quadratic model on 500 random points).
     """
     from rounding import efficient_round
 
@@ -373,17 +368,17 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
                     need -= 1
         if need == 0:
             starts.append(("perturbed", c))
-    if not plain or budget is not None:  # constraints: randomised greedy starts too
-        allowed = np.flatnonzero(room)
-        for _ in range(restarts):
-            c = np.zeros(K, dtype=np.int64)
-            k = int(rng.integers(1, max(2, min(n, d) // 2 + 1)))
-            c[rng.choice(allowed, size=min(k, allowed.size), replace=False)] = 1
-            if float(cost_v @ c) + (n - int(c.sum())) * cmin > budget_k:
-                c[:] = 0
-            M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
-            if kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k):
-                starts.append(("random", c))
+    # randomised greedy starts (a few random runs, then greedy): other basins
+    allowed = np.flatnonzero(room)
+    for _ in range(restarts):
+        c = np.zeros(K, dtype=np.int64)
+        k = int(rng.integers(1, max(2, min(n, d) // 2 + 1)))
+        c[rng.choice(allowed, size=min(k, allowed.size), replace=False)] = 1
+        if float(cost_v @ c) + (n - int(c.sum())) * cmin > budget_k:
+            c[:] = 0
+        M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
+        if kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k):
+            starts.append(("random", c))
     return starts
 
 
@@ -424,13 +419,14 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     L, region, interest
         Criterion parameters (see :func:`design.i_optimal`, :func:`design.ds_optimal`).
     restarts : int, default 5
-        Randomised greedy starts in addition to the rounding and the greedy starts.
+        Number of perturbed starts (the rounding with a few runs moved) and, as many,
+        randomised greedy starts, in addition to the rounding and the greedy starts.
     seed : int or Generator, default 0
         For the randomised starts (reproducible).
     tol : float, default 1e-6
         Tolerance of the approximate optimum (its certified lower bound is used).
-    max_passes : int, default 100
-        Cap on the exchange passes per start.
+    max_exchanges : int, default 10000
+        Cap on the exchanges per start.
 
     Returns
     -------
@@ -498,22 +494,17 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     if not starts:
         raise ValueError("no exact design with an invertible information matrix was found "
                          "within caps/bin: the allowed candidates do not span R^d")
-    S = np.ascontiguousarray(np.stack([c for _, c in starts]))
-    ex_counts = np.zeros(len(starts), dtype=np.int64)
-    values = np.empty(len(starts))
-    kern.exchange_starts(Xq, XN, Lk, S, cap, Mq, MfixN, kcrit, max_exchanges, refresh,
-                         cost_v, budget_k, _n_top(d, K), _k_rows(d, n), ex_counts, values)
     best: tuple[float, str, np.ndarray, int] | None = None
-    for s in np.argsort(values, kind="stable"):
-        c = S[s].copy()
-        if not np.isfinite(values[s]):
-            break
-        if costs is not None and not _within(cost_v, c, budget):
-            continue  # pragma: no cover - the kernel keeps a margin below the budget
+    n_top = _n_top(d, K)
+    for name, c in starts:
+        c = c.copy()
+        n_ex, ok = kern.exchange(Xq, XN, Lk, c, cap, Mq, MfixN, kcrit, max_exchanges, refresh,
+                                 cost_v, budget_k, n_top)
+        if not ok or (costs is not None and not _within(cost_v, c, budget)):
+            continue  # singular start; the kernel keeps a margin below the budget
         v = _value(Xq, c, Mq, nfix, crit, Lq, idq) * cb.value_scale
-        if np.isfinite(v):
-            best = (v, starts[s][0], c, int(ex_counts[s]))
-            break
+        if np.isfinite(v) and (best is None or v < best[0]):
+            best = (v, name, c, int(n_ex))
     if best is None:
         raise ValueError("no exact design with an invertible information matrix was found "
                          "within caps/bin: the allowed candidates do not span R^d")
