@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core.rng import uniform
+from bandits._core.targets import argmax_all
 
 #: MLE status codes (:func:`mle_newton`).
 MLE_CONVERGED = 0
@@ -308,15 +309,7 @@ def eps_greedy(X: np.ndarray, theta_star: np.ndarray, explore_cdf: np.ndarray, c
                     arm = a
                     break
         else:
-            arm = 0
-            bv = -np.inf
-            for a in range(K):
-                v = 0.0
-                for i in range(d):
-                    v += X[a, i] * theta[i]
-                if v > bv:
-                    bv = v
-                    arm = a
+            arm = argmax_all(X, theta)
         counts[arm] += 1.0
         if uniform(state) < means[arm]:
             succ[arm] += 1.0
