@@ -10,10 +10,12 @@ so an MLE costs ``O(K d^2)`` per Newton step whatever the number of pulls.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from bandits._core.rng import uniform
+from bandits._core.rng import normal, uniform
 from bandits._core.targets import argmax_all
 
 #: MLE status codes (:func:`mle_newton`).
@@ -166,10 +168,93 @@ def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
     return MLE_MAX_ITER, max_iter
 
 
+class DesignStats(NamedTuple):
+    """Per-arm statistics of one fixed design (a warm-up's planned pulls or a HOMER phase):
+    the only data its estimate uses (one value at the numba boundary)."""
+
+    n: np.ndarray
+    """Outcomes recorded per arm, int64 (K,)."""
+    s: np.ndarray
+    """Successes per arm, int64 (K,)."""
+
+
+def new_design_stats(K: int) -> DesignStats:
+    """Empty statistics for ``K`` arms."""
+    return DesignStats(np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64))
+
+
 @njit(cache=True)
-def binomial(n: int, p: float, state: np.ndarray) -> int:
-    """Exact ``Binomial(n, p)`` draw as ``n`` Bernoulli trials of the splitmix64 stream."""
+def design_record(st: DesignStats, arm: int, y: int) -> None:
+    """The step kernel of a fixed design: record outcome ``y`` (0 or 1) of ``arm``. Called
+    per pull by the per-sample simulation (:func:`design_play`) and by the ask/tell
+    policies (HOMER's phases, the warm-ups' planned pulls)."""
+    st.n[arm] += 1
+    st.s[arm] += y
+
+
+@njit(cache=True)
+def bernoulli(p: float, state: np.ndarray) -> int:
+    """One Bernoulli(``p``) outcome: ``uniform < p`` (the environment's draw of one pull)."""
+    return 1 if uniform(state) < p else 0
+
+
+@njit(cache=True)
+def design_play(order: np.ndarray, p: np.ndarray, state: np.ndarray, st: DesignStats) -> None:
+    """Per-sample simulation of a design: the pulls ``order`` (the ask/tell order), each
+    drawn from the stream ``state`` and recorded by :func:`design_record`."""
+    for i in range(order.shape[0]):
+        a = order[i]
+        design_record(st, a, bernoulli(p[a], state))
+
+
+@njit(cache=True)
+def standard_gamma(a: float, state: np.ndarray) -> float:
+    """``Gamma(a, 1)`` for ``a >= 1`` (Marsaglia & Tsang 2000, exact rejection sampler)."""
+    dd = a - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * dd)
+    while True:
+        x = normal(state)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(state)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2:
+            return dd * v
+        if u > 0.0 and np.log(u) < 0.5 * x2 + dd * (1.0 - v + np.log(v)):
+            return dd * v
+
+
+@njit(cache=True)
+def binomial_split(n: int, p: float, state: np.ndarray) -> int:
+    """Exact ``Binomial(n, p)`` in ``O(log n)`` draws: Devroye's order-statistic splitting.
+
+    Of ``n`` uniforms, the ``i``-th smallest (``i = (n + 1) // 2``) is ``V ~ Beta(i, n + 1 -
+    i) = G_i / (G_i + G_{n+1-i})``. If ``V <= p`` the ``i`` smallest are successes and the
+    other ``n - i`` are uniform on ``(V, 1)``: success probability ``(p - V) / (1 - V)``;
+    else the ``n - i`` largest are failures and the ``i - 1`` smallest are uniform on
+    ``(0, V)``: success probability ``p / V``. Halve until ``n <= 16``, then Bernoulli
+    draws (L. Devroye, *Non-Uniform Random Variate Generation*, 1986, X.4.3). Exact in
+    distribution (rejection samplers, no approximation).
+    """
     k = 0
+    while n > 16:
+        if p <= 0.0:
+            return k
+        if p >= 1.0:
+            return k + n
+        i = (n + 1) // 2
+        g1 = standard_gamma(float(i), state)
+        g2 = standard_gamma(float(n + 1 - i), state)
+        v = g1 / (g1 + g2)
+        if v <= p:
+            k += i
+            n -= i
+            p = (p - v) / (1.0 - v)
+        else:
+            n = i - 1
+            p = p / v
     for _ in range(n):
         if uniform(state) < p:
             k += 1
@@ -177,10 +262,57 @@ def binomial(n: int, p: float, state: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def draw_counts(counts: np.ndarray, p: np.ndarray, state: np.ndarray, out: np.ndarray) -> None:
-    """``out[a] ~ Binomial(counts[a], p[a])`` for every arm (one Bernoulli per pull)."""
+def design_draw(counts: np.ndarray, p: np.ndarray, state: np.ndarray, st: DesignStats) -> None:
+    """Sufficient-statistic simulation of a design: every arm's successes drawn at once,
+    ``Binomial(counts[a], p[a])`` (:func:`binomial_split`): ``O(K log n)``, the same
+    distribution of ``(n, s)`` as :func:`design_play`."""
     for a in range(counts.shape[0]):
-        out[a] = binomial(int(counts[a]), p[a], state)
+        st.n[a] += counts[a]
+        st.s[a] += binomial_split(int(counts[a]), p[a], state)
+
+
+@njit(cache=True)
+def _below(n: int, tau: float, strict: bool) -> int:
+    """``#{j < n: (j + 1/2) / n < tau}`` (``<=`` when not ``strict``), by the float test."""
+    j = int(np.ceil(tau * n - 0.5))
+    j = min(max(j, 0), n)
+    while j > 0 and ((j - 0.5) / n >= tau if strict else (j - 0.5) / n > tau):
+        j -= 1
+    while j < n and ((j + 0.5) / n < tau if strict else (j + 0.5) / n <= tau):
+        j += 1
+    return j
+
+
+@njit(cache=True)
+def interleaved_prefix(counts: np.ndarray, use: int, out: np.ndarray) -> None:
+    """Pulls per arm among the first ``use`` of :func:`bandits.logistic.warmup.interleaved_order`
+    (arm ``a``'s ``j``-th pull at ``(j + 1/2) / n_a``, ties by arm), without listing them:
+    bisection over the float positions (their bit patterns), ``O(64 K)``."""
+    K = counts.shape[0]
+    f = np.array([0.0, 1.0])
+    bits = f.view(np.int64)  # positive floats are ordered as their bit patterns
+    lo, hi = bits[0], bits[1]
+    while hi - lo > 1:  # the smallest position v with #{pos <= v} >= use
+        bits[0] = lo + (hi - lo) // 2
+        v = f[0]
+        c = 0
+        for a in range(K):
+            if counts[a] > 0:
+                c += _below(counts[a], v, False)
+        if c >= use:
+            hi = bits[0]
+        else:
+            lo = bits[0]
+    bits[0] = hi
+    v = f[0]
+    left = use
+    for a in range(K):
+        out[a] = _below(counts[a], v, True) if counts[a] > 0 else 0
+        left -= out[a]
+    for a in range(K):  # ties at v, by arm index
+        if left > 0 and counts[a] > 0 and _below(counts[a], v, False) > out[a]:
+            out[a] += 1
+            left -= 1
 
 
 @njit(cache=True)
