@@ -200,39 +200,31 @@ def test_homer_policy_ask_tell() -> None:
 
 
 def _drive_war_like_simulation(pol: WarPolicy | HomerPolicy, war: WarPolicy,
-                               inst: LogisticInstance, seed: int, planned: np.ndarray
-                               ) -> list[int]:
+                               inst: LogisticInstance, seed: int) -> list[int]:
     """Ask/tell ``pol`` (whose WAR warm-up is ``war``) until ``war`` is done, feeding the
-    Bernoulli outcomes :func:`run_warmup` draws for ``seed``.
-
-    Probing: stream 1 consumed one ``uniform < p_a`` per pull in pull order (as
-    ``probe_arm``). Planning: stream 2 consumed arm by arm, ``planned[a]`` draws each (as
-    ``draw_counts``); arm ``a``'s ``j``-th planning pull gets its ``j``-th draw.
-    """
-    p = mu(inst.X @ inst.theta)
-    probe = _rng.make_state(seed, 1)
+    outcomes ``run_warmup(..., simulation="per-sample")`` draws for ``seed``: one
+    ``uniform < p_a`` per pull of stream 1, in the ask/tell order (probing, then the plan
+    in ``interleaved_order``), i.e. :meth:`LogisticInstance.reward_oracle`. Returns the
+    arms asked while probing."""
+    draw = inst.reward_oracle(seed)
     asked = []
     while war.phase == "probing":
         a = pol.ask()
         asked.append(a)
-        pol.tell(a, int(_rng.uniform(probe) < p[a]))
-    plan_state = _rng.make_state(seed, 2)
-    draws = {a: [int(_rng.uniform(plan_state) < p[a]) for _ in range(int(c))]
-             for a, c in enumerate(planned)}
+        pol.tell(a, draw(a))
     while not war.done:
         a = pol.ask()
-        pol.tell(a, draws[a].pop(0))
-    assert all(not v for v in draws.values())
+        pol.tell(a, draw(a))
     return asked
 
 
 @pytest.mark.parametrize(("S", "inst_seed", "seed"), [(4.0, 1, 3), (2.0, 0, 0)])
 def test_war_policy_replays_simulation(S: float, inst_seed: int, seed: int) -> None:
     inst = sphere(3, 20, S, seed=inst_seed)
-    sim = run_warmup("war", inst, seed=seed)
+    sim = run_warmup("war", inst, seed=seed, simulation="per-sample")
     pol = WarPolicy(inst.X, S, seed=seed)
     assert pol.phase == "probing" and pol.allocation is None and pol.recommendation is None
-    asked = _drive_war_like_simulation(pol, pol, inst, seed, sim.counts)
+    asked = _drive_war_like_simulation(pol, pol, inst, seed)
     # probing decisions: arms asked in blocks (one block per probed arm), block lengths
     # = the simulation's probe counts; same accept/reject sets, bounds and stages
     blocks = [(a, sum(1 for _ in g)) for a, g in itertools.groupby(asked)]
@@ -263,8 +255,10 @@ def test_war_policy_protocol_errors() -> None:
         pol.tell(0, 1)
     arm = pol.ask()
     assert pol.ask() == arm  # idempotent until told
-    for bad_arm in ((arm + 1) % 4, True, float(arm)):
-        with pytest.raises(ValueError, match="was asked"):
+    with pytest.raises(ValueError, match="was asked"):
+        pol.tell((arm + 1) % 4, 1)
+    for bad_arm in (True, float(arm)):
+        with pytest.raises(ValueError, match="arm"):
             pol.tell(bad_arm, 1)
     for bad in (0.5, 2, -1, float("nan"), "1", None):
         with pytest.raises(ValueError, match="0 or 1"):
@@ -279,10 +273,10 @@ def test_war_policy_protocol_errors() -> None:
 
 def test_homer_policy_war_warmup() -> None:
     inst = easy_instance()
-    sim = run_warmup("war", inst, seed=0)
+    sim = run_warmup("war", inst, seed=0, simulation="per-sample")
     pol = HomerPolicy(inst.X, S=2.0, warmup="war", seed=0)
     assert pol.war is not None
-    _drive_war_like_simulation(pol, pol.war, inst, 0, sim.counts)
+    _drive_war_like_simulation(pol, pol.war, inst, 0)
     # the warm-up is run_warmup's (same outcomes): HOMER planned phase 1 from its MLE
     assert pol.phase == "phase 1"
     assert np.array_equal(pol.theta_hat, sim.theta_hat)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bandits._core import rng as _rng
-from bandits._core.protocol import ArmQueue, AskTellProtocol, _pairs
+from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import (
     DELTA,
@@ -591,6 +591,17 @@ def check_outcome(reward: object) -> int:
     return int(reward)
 
 
+def _check_outcomes(arm: object, reward: object) -> None:
+    """Every reward of a ``tell``/``observe`` call is 0 or 1 (the protocol base checks the
+    arms and the lengths)."""
+    if isinstance(arm, (int, np.integer)) or isinstance(reward, (str, bytes)) \
+            or not hasattr(reward, "__len__"):
+        check_outcome(reward)
+        return
+    for r in reward:  # type: ignore[union-attr]
+        check_outcome(r)
+
+
 class BernoulliProtocol(AskTellProtocol):
     """The ask/tell protocol with Bernoulli outcomes (the logistic family): rewards are
     checked to be 0 or 1 before anything changes, and ``ask(n)`` never asks for more than
@@ -599,15 +610,11 @@ class BernoulliProtocol(AskTellProtocol):
     _budget: int | None = None
 
     def tell(self, arm, reward) -> None:  # noqa: D102 - documented on the base
-        _, rewards = _pairs(arm, reward)
-        for r in rewards:
-            check_outcome(r)
+        _check_outcomes(arm, reward)
         super().tell(arm, reward)
 
     def observe(self, arm, reward) -> None:  # noqa: D102 - documented on the base
-        _, rewards = _pairs(arm, reward)
-        for r in rewards:
-            check_outcome(r)
+        _check_outcomes(arm, reward)
         super().observe(arm, reward)
 
     def _ask_batch(self, n: int) -> list[int]:
