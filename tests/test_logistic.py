@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from bandits import run
-from bandits._core import rng as _rng
 from bandits.logistic import (
     HomerPolicy,
     LogisticInstance,
