@@ -559,7 +559,7 @@ def _register_builtin() -> None:
 
     register(Entry("homer", "logistic", "HOMER",
                    "logistic best arm / regret, H-optimal phases after a warm-up",
-                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 2",
+                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 1",
                    "bandits.registry:_sim_homer", "bandits.registry:_policy_homer",
                    (Option("T", "int | None", None),)
                    + _signature_options(run_homer, skip=("instance", "T", "seed", "delta"),
@@ -570,7 +570,7 @@ def _register_builtin() -> None:
                    extra={"policy_for": "bandits.registry:_logistic_policy_for"}))
     register(Entry("war", "logistic", "WAR",
                    "logistic warm-up: probing, then a planned G-type allocation",
-                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 1",
+                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 2",
                    "bandits.logistic.warmup:run_war", "bandits.registry:_policy_war",
                    _signature_options(war_warmup, skip=("X", "S", "theta", "delta", "seed"),
                                       choices={"pessimistic": ("exact", "relaxed")})
