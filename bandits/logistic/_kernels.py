@@ -272,50 +272,6 @@ def design_draw(counts: np.ndarray, p: np.ndarray, state: np.ndarray, st: Design
 
 
 @njit(cache=True)
-def _below(n: int, tau: float, strict: bool) -> int:
-    """``#{j < n: (j + 1/2) / n < tau}`` (``<=`` when not ``strict``), by the float test."""
-    j = int(np.ceil(tau * n - 0.5))
-    j = min(max(j, 0), n)
-    while j > 0 and ((j - 0.5) / n >= tau if strict else (j - 0.5) / n > tau):
-        j -= 1
-    while j < n and ((j + 0.5) / n < tau if strict else (j + 0.5) / n <= tau):
-        j += 1
-    return j
-
-
-@njit(cache=True)
-def interleaved_prefix(counts: np.ndarray, use: int, out: np.ndarray) -> None:
-    """Pulls per arm among the first ``use`` of :func:`bandits.logistic.warmup.interleaved_order`
-    (arm ``a``'s ``j``-th pull at ``(j + 1/2) / n_a``, ties by arm), without listing them:
-    bisection over the float positions (their bit patterns), ``O(64 K)``."""
-    K = counts.shape[0]
-    f = np.array([0.0, 1.0])
-    bits = f.view(np.int64)  # positive floats are ordered as their bit patterns
-    lo, hi = bits[0], bits[1]
-    while hi - lo > 1:  # the smallest position v with #{pos <= v} >= use
-        bits[0] = lo + (hi - lo) // 2
-        v = f[0]
-        c = 0
-        for a in range(K):
-            if counts[a] > 0:
-                c += _below(counts[a], v, False)
-        if c >= use:
-            hi = bits[0]
-        else:
-            lo = bits[0]
-    bits[0] = hi
-    v = f[0]
-    left = use
-    for a in range(K):
-        out[a] = _below(counts[a], v, True) if counts[a] > 0 else 0
-        left -= out[a]
-    for a in range(K):  # ties at v, by arm index
-        if left > 0 and counts[a] > 0 and _below(counts[a], v, False) > out[a]:
-            out[a] += 1
-            left -= 1
-
-
-@njit(cache=True)
 def logit_abs(q: float) -> float:
     """``|mu^{-1}(q)| = |log(q / (1 - q))|`` (``inf`` at ``q`` in {0, 1})."""
     if q <= 0.0 or q >= 1.0:

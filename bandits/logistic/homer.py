@@ -52,6 +52,7 @@ from bandits.logistic.warmup import (
     naive_warmup,
     prefix_counts,
     run_warmup,
+    sample_warmup,
 )
 from rounding.validation import check_budget, check_int, check_probability, check_real
 
@@ -292,7 +293,10 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
 
     env = _rng.make_state(seed, 1)  # the environment's stream (per-sample mode)
     wu = run_warmup(warmup, instance, delta=delta, seed=seed, simulation=simulation,
-                    state=env if per_sample else None, **(warmup_options or {}))
+                    state=env if per_sample else None, sample=False,
+                    **(warmup_options or {}))
+    if wu.probe_samples + wu.total <= T:  # else the horizon ends inside the warm-up: no fit
+        wu = sample_warmup(wu, instance, seed=seed, simulation=simulation, state=env)
     warmup_done = True
     if wu.probe_samples:
         n_probe = int(wu.probe_samples)

@@ -58,6 +58,7 @@ __all__ = [
     "prefix_counts",
     "run_warmup",
     "relaxed_plan",
+    "sample_warmup",
     "two_approx_g_design",
     "war_warmup",
 ]
@@ -533,9 +534,18 @@ def run_warmup(method: str, instance, *, delta: float = DELTA, seed: int = 0,
         raise ValueError(f"warm-up must be 'naive', 'war' or 'oracle'; got {method!r}")
     if not sample:
         return res
+    return sample_warmup(res, instance, seed=seed, simulation=simulation, state=env)
+
+
+def sample_warmup(res: WarmupResult, instance, *, seed: int, simulation: str,
+                  state: np.ndarray | None = None) -> WarmupResult:
+    """Draw the planned pulls of a warm-up ``res`` (see :func:`run_warmup` for the modes;
+    ``state``: the environment's stream of a per-sample run) and fit their MLE."""
+    X = instance.X
     st = kern.new_design_stats(X.shape[0])
-    p = mu(X @ th)
-    if per_sample:
+    p = mu(X @ instance.theta)
+    if check_simulation(simulation) == "per-sample":
+        env = state if state is not None else _rng.make_state(seed, 1)
         kern.design_play(interleaved_order(res.counts), p, env, st)
     else:
         kern.design_draw(res.counts, p, _rng.make_state(seed, 2), st)
@@ -561,14 +571,44 @@ def interleaved_order(counts: np.ndarray) -> np.ndarray:
     return arms[np.lexsort((arms, pos))]
 
 
+def _below(n: np.ndarray, tau: float, strict: bool) -> np.ndarray:
+    """``#{j < n_a: (j + 1/2) / n_a < tau}`` per arm (``<=`` when not ``strict``), by the
+    float test itself (the estimate ``ceil(tau n - 1/2)`` corrected by at most a step)."""
+    j = np.clip(np.ceil(tau * n - 0.5), 0, n).astype(np.int64)
+    before = (lambda k: (k - 0.5) / n >= tau) if strict else (lambda k: (k - 0.5) / n > tau)
+    inside = (lambda k: (k + 0.5) / n < tau) if strict else (lambda k: (k + 0.5) / n <= tau)
+    while np.any(down := (j > 0) & before(j)):
+        j -= down
+    while np.any(up := (j < n) & inside(j)):
+        j += up
+    return j
+
+
 def prefix_counts(counts: np.ndarray, use: int) -> np.ndarray:
-    """Pulls per arm among the first ``use`` of :func:`interleaved_order` (``O(K)``)."""
+    """Pulls per arm among the first ``use`` of :func:`interleaved_order`, without listing
+    them: the ``use``-th position ``v`` by bisection over the bit patterns of the float
+    positions (ordered as the floats, for positive ones; 64 steps of ``O(K)``), then every
+    pull before ``v`` and, at ``v``, the ties by arm index."""
     c = np.asarray(counts, dtype=np.int64)
-    out = np.zeros(c.shape[0], dtype=np.int64)
     if use >= int(c.sum()):
         return c.copy()
-    if use > 0:
-        kern.interleaved_prefix(c, int(use), out)
+    out = np.zeros(c.shape[0], dtype=np.int64)
+    if use <= 0:
+        return out
+    pulled = c > 0
+    n = c[pulled]
+    lo, hi = np.float64(0.0).view(np.int64), np.float64(1.0).view(np.int64)
+    while hi - lo > 1:  # the smallest position v with #{positions <= v} >= use
+        mid = lo + (hi - lo) // 2
+        if int(_below(n, float(np.int64(mid).view(np.float64)), False).sum()) >= use:
+            hi = mid
+        else:
+            lo = mid
+    v = float(np.int64(hi).view(np.float64))
+    below = _below(n, v, True)
+    ties = np.flatnonzero(_below(n, v, False) > below)[: use - int(below.sum())]
+    below[ties] += 1
+    out[pulled] = below
     return out
 
 
