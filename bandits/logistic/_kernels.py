@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from bandits._core.rng import normal, uniform
+from bandits._core.rng import uniform
 from bandits._core.targets import argmax_all
 
 #: MLE status codes (:func:`mle_newton`).
@@ -30,7 +30,7 @@ ACCEPT = 1
 REJECT = 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mu(z: float) -> float:
     """Logistic function ``1 / (1 + e^{-z})`` without overflow."""
     if z >= 0.0:
@@ -39,14 +39,14 @@ def mu(z: float) -> float:
     return e / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mudot(z: float) -> float:
     """``mu'(z) = mu(z)(1 - mu(z)) = e^{-|z|} / (1 + e^{-|z|})^2``."""
     e = np.exp(-abs(z))
     return e / ((1.0 + e) * (1.0 + e))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def softplus(z: float) -> float:
     """``log(1 + e^z)`` without overflow."""
     if z > 0.0:
@@ -54,7 +54,7 @@ def softplus(z: float) -> float:
     return np.log1p(np.exp(z))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def loglik(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray) -> float:
     """Log-likelihood ``sum_a s_a z_a - n_a log(1 + e^{z_a})`` of per-arm statistics."""
     K, d = X.shape
@@ -68,7 +68,7 @@ def loglik(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray) -> fl
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
                tol: float, max_iter: int, z_max: float) -> tuple[int, int]:
     """Damped Newton (= IRLS with a backtracking line search) for the logistic MLE.
@@ -207,13 +207,16 @@ def design_play(order: np.ndarray, p: np.ndarray, state: np.ndarray, st: DesignS
         design_record(st, a, bernoulli(p[a], state))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def standard_gamma(a: float, state: np.ndarray) -> float:
     """``Gamma(a, 1)`` for ``a >= 1`` (Marsaglia & Tsang 2000, exact rejection sampler)."""
     dd = a - 1.0 / 3.0
     c = 1.0 / np.sqrt(9.0 * dd)
     while True:
-        x = normal(state)
+        u1 = uniform(state)  # a standard normal x (Box-Muller, as bandits._core.rng.normal)
+        while u1 <= 0.0:
+            u1 = uniform(state)
+        x = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * uniform(state))
         v = 1.0 + c * x
         if v <= 0.0:
             continue
@@ -226,7 +229,7 @@ def standard_gamma(a: float, state: np.ndarray) -> float:
             return dd * v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def binomial_split(n: int, p: float, state: np.ndarray) -> int:
     """Exact ``Binomial(n, p)`` in ``O(log n)`` draws: Devroye's order-statistic splitting.
 
@@ -261,7 +264,7 @@ def binomial_split(n: int, p: float, state: np.ndarray) -> int:
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def design_draw(counts: np.ndarray, p: np.ndarray, state: np.ndarray, st: DesignStats) -> None:
     """Sufficient-statistic simulation of a design: every arm's successes drawn at once,
     ``Binomial(counts[a], p[a])`` (:func:`binomial_split`): ``O(K log n)``, the same
