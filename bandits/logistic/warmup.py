@@ -50,7 +50,6 @@ __all__ = [
     "WarPolicy",
     "WarmupResult",
     "check_outcome",
-    "check_told",
     "g_design",
     "interleaved_order",
     "naive_warmup",
@@ -610,15 +609,6 @@ def prefix_counts(counts: np.ndarray, use: int) -> np.ndarray:
     below[ties] += 1
     out[pulled] = below
     return out
-
-
-def check_told(pending: int | None, arm: object, reward: object) -> int:
-    """Validate a ``tell(arm, reward)`` of an ask/tell policy; returns the outcome 0 or 1."""
-    if pending is None:
-        raise ValueError("tell() without a pending ask(): call ask() first")
-    if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or int(arm) != pending:
-        raise ValueError(f"arm {arm!r} was told but arm {pending} was asked")
-    return check_outcome(reward)
 
 
 def check_outcome(reward: object) -> int:
