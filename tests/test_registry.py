@@ -69,6 +69,13 @@ def test_replicate_is_the_same_on_one_or_two_workers(name: str) -> None:
     assert len(one) == 3 and set(one["stopped_by"]) <= set(STOP_REASONS)
 
 
+def reference_mode(name: str) -> dict:
+    """The per-sample simulation an ask/tell policy replays (for the algorithms whose
+    default simulation draws per-arm sums at once)."""
+    return ({"simulation": "per-sample"} if "simulation" in entry(name).option_names()
+            else {})
+
+
 def _drive(pol, draw) -> None:
     """Ask and tell until done, with the simulation's rewards (none are drawn while a
     subset policy plays a committed subset: the simulation only counts regret there)."""
@@ -81,7 +88,7 @@ def _drive(pol, draw) -> None:
 @pytest.mark.parametrize("seed", [0, 7])
 def test_ask_tell_policy_replays_the_simulation(name: str, seed: int) -> None:
     inst = example(name)
-    res = run(name, inst, seed=seed, max_samples=budget(name))
+    res = run(name, inst, seed=seed, max_samples=budget(name), **reference_mode(name))
     pol = policy_for(name, inst, seed=seed, max_samples=budget(name))
     _drive(pol, reward_oracle(inst, seed))
     assert pol.stopped_by == res.stopped_by
@@ -97,7 +104,7 @@ def test_ask_tell_policy_with_a_budget_replays_a_budget_stop(name: str) -> None:
     e = entry(name)
     cap = 2 * getattr(inst, "N", 0) if e.instance == "subset" else 5
     opts = {"T": 100 * cap} if e.horizon else {}
-    res = run(name, inst, seed=2, max_samples=cap, **opts)
+    res = run(name, inst, seed=2, max_samples=cap, **opts, **reference_mode(name))
     assert res.stopped_by == "budget"
     if e.horizon:  # a fixed-horizon policy has no budget: its horizon is T
         return

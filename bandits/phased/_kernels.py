@@ -12,7 +12,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from bandits._core.env import pull
+from bandits._core import rng as _rng
+from bandits._core.env import ENV_GAUSSIAN, pull
 from bandits._core.targets import (  # noqa: F401  (re-exported for bandits.phased)
     STATUS_SINGULAR,
     T_BEST,
@@ -112,18 +113,29 @@ def adaptive_phase(st, cfg, env, active, t0, rng_pol, rng_env) -> int:
 
 
 @njit(cache=True)
-def block_phase(alloc, env, rng_env, t0, max_samples, pcounts, psums) -> int:
+def block_phase(alloc, env, rng_env, t0, max_samples, pcounts, psums, per_sample) -> int:
     """Pull ``alloc[a]`` times each arm ``a`` (arm 0's block first, then arm 1, ...), adding
-    the rewards to ``psums`` and the pulls to ``pcounts`` (not reset).  Stops at the budget.
-    Returns the number of pulls made."""
+    the rewards to ``psums`` and the pulls to ``pcounts`` (not reset).  Stops at the budget
+    (``t0`` pulls before the phase).  Returns the number of pulls made.
+
+    ``per_sample=False`` with Gaussian rewards draws each arm's sum of ``n_a`` rewards at
+    once, ``N(n_a mu_a, n_a sigma^2)`` (Fiez et al.'s RAGE and the budget cut only read the
+    sums and counts, so this is exact in distribution; one normal draw per arm instead of
+    one per pull).  A reward table is always drawn pull by pull."""
+    fast = not per_sample and env.kind == ENV_GAUSSIAN
     t = 0
     for a in range(alloc.shape[0]):
-        for _ in range(alloc[a]):
-            if t0 + t >= max_samples:
-                return t
-            psums[a] += pull(env, a, rng_env)
-            pcounts[a] += 1
-            t += 1
+        n = min(alloc[a], max(max_samples - t0 - t, 0))
+        if fast:
+            if n > 0:
+                psums[a] += n * env.means[a] + env.sigma * math.sqrt(n) * _rng.normal(rng_env)
+        else:
+            for _ in range(n):
+                psums[a] += pull(env, a, rng_env)
+        pcounts[a] += n
+        t += n
+        if n < alloc[a]:
+            return t
     return t
 
 

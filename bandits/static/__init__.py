@@ -51,7 +51,7 @@ import time
 import numpy as np
 
 from bandits._core import rng as _rng
-from bandits._core.env import make_environment
+from bandits._core.env import ENV_GAUSSIAN, make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -65,6 +65,7 @@ from bandits._core.validate import (  # re-exported: bandits.static.as_matrix et
     check_positive,
     check_probability,
     check_seed,
+    check_simulation,
     singular_pulls_error,
 )
 from bandits.static import _kernels as S
@@ -266,7 +267,8 @@ def target_means(instance) -> np.ndarray:
 def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
                max_samples: int = 10**7, method: str | None = None, init: str = "all",
                confidence: str | float = "soare", c: float | None = None,
-               sigma: float | None = None, refresh_every: int = 1000) -> RunResult:
+               sigma: float | None = None, refresh_every: int = 1000,
+               simulation: str = "fast") -> RunResult:
     r"""Simulate G-static, XY-static or XY-oracle on an instance (one jitted loop).
 
     Parameters
@@ -295,12 +297,24 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         Noise scale assumed by the algorithm (default the instance's).
     refresh_every : int
         Exact recomputation of ``A^{-1}`` and ``theta`` every so many pulls.
+    simulation : {"fast", "per-sample"}
+        ``"per-sample"``: one reward per pull (the trajectory :class:`StaticPolicy`
+        replays exactly). ``"fast"`` (default), XY-oracle with Gaussian rewards: its
+        allocation and its stopping test (true ``theta``) read only the counts, so no
+        reward is drawn during the run; each arm's sum is drawn once at the end,
+        ``N(N_a mu_a, N_a sigma^2)``, for the recommendation (exact in distribution; the
+        stopping time and counts are those of the per-sample run with the same seed); with
+        the rounding rule, stretches where the test provably fails are skipped
+        (:func:`bandits.static._kernels.ratio_oracle_jump`). G-static and XY-static stop on
+        the estimate, tested after every pull: they are simulated per sample in both modes
+        (docs/choices.md).
 
     Returns
     -------
     RunResult
-        ``extra`` holds ``method``, ``confidence``, ``beta`` (multiplier at the end) and
-        ``design`` (the relaxed design for ``method="rounding"``).
+        ``extra`` holds ``method``, ``confidence``, ``beta`` (multiplier at the end),
+        ``design`` (the relaxed design for ``method="rounding"``) and ``simulation`` (the
+        mode used: ``"fast"`` or ``"per-sample"``).
     """
     sig = float(instance.sigma if sigma is None else sigma)
     method = default_method(algorithm) if method is None else method
@@ -310,13 +324,17 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     seed = _seed(seed)
     max_samples = _budget(max_samples)
     refresh_every = check_int(refresh_every, "refresh_every", 1)
+    per_sample = check_simulation(simulation)
     check_resolution(instance, 1)
     env = make_environment(instance)
+    fast = (not per_sample and st.stop_kind == S.STOP_ORACLE and env.kind == ENV_GAUSSIAN)
     cfg = _config(st, refresh_every, max_samples)
     state = S.target_state(st.X.shape[0], st.X.shape[1], st.Y.shape[0])
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
     t0 = time.perf_counter()
-    status = S.simulate_static(state, cfg, env, rng_pol, rng_env)
+    status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
+    if fast and status != S.STATUS_SINGULAR:
+        S.draw_sums(state, cfg, env, rng_env)
     wall = time.perf_counter() - t0
     if status == S.STATUS_SINGULAR:
         raise singular_pulls_error(st.X, "instance", "the initial pulls")
@@ -331,7 +349,8 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         extra={"method": method, "confidence": confidence,
                "beta": float(S.beta(n, st.c, st.log_const, st.fixed)),
                "design": st.w.copy() if st.rule == S.RULE_RATIO else None,
-               "theta_hat": theta.copy()},
+               "theta_hat": theta.copy(),
+               "simulation": "fast" if fast else "per-sample"},
     )
 
 
