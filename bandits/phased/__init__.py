@@ -424,9 +424,27 @@ def rage_design(X: np.ndarray, Y: np.ndarray, tol: float = 1e-3) -> tuple[np.nda
     return np.asarray(res.weights, dtype=np.float64), float(res.value)
 
 
-#: RAGE's phase designs by (variant, tolerance, arms, targets, active set); bounded.
+#: RAGE's phase designs by (variant, tolerance, arms, targets, active set) and its phase
+#: plans (allocation and record) by that and the phase index and options: deterministic
+#: functions of their keys, shared by the phases, runs and replications of a process.
 _DESIGN_CACHE: dict[tuple, tuple[np.ndarray, float]] = {}
-_DESIGN_CACHE_SIZE = 512
+_PLAN_CACHE: dict[tuple, tuple[np.ndarray, dict]] = {}
+_CACHE_SIZE = 512
+
+
+def _remember(cache: dict, key: tuple, value: object) -> None:
+    """Store ``value`` under ``key``, dropping the oldest entry beyond :data:`_CACHE_SIZE`."""
+    if len(cache) >= _CACHE_SIZE:
+        del cache[next(iter(cache))]
+    cache[key] = value
+
+
+def _pinv_psd(A: np.ndarray) -> np.ndarray:
+    """Moore–Penrose pseudo-inverse of a symmetric PSD matrix (``numpy.linalg.pinv``'s cut
+    ``1e-15 * max eigenvalue``), from its eigendecomposition."""
+    ev, V = np.linalg.eigh(A)
+    keep = ev > 1e-15 * max(ev[-1], 0.0)
+    return (V[:, keep] / ev[keep]) @ V[:, keep].T
 
 
 def rage_code_design(X: np.ndarray, Z_active: np.ndarray,
@@ -524,16 +542,26 @@ class _RageEngine:
         else:
             lam, rho = rage_code_design(self.X, self.Z[self.active])
         lam.setflags(write=False)
-        if len(_DESIGN_CACHE) >= _DESIGN_CACHE_SIZE:
-            del _DESIGN_CACHE[next(iter(_DESIGN_CACHE))]
-        _DESIGN_CACHE[key] = (lam, rho)
+        _remember(_DESIGN_CACHE, key, (lam, rho))
         return lam, rho
 
     def plan_phase(self) -> np.ndarray:
-        """Allocation (pulls per arm) of the next phase."""
+        """Allocation (pulls per arm) of the next phase (memoised: a deterministic
+        function of the phase index, the active set and the options)."""
+        self.k += 1
+        key = (self._key, self.active.tobytes(), self.k, self.delta, self.sigma, self.eps,
+               self.n_constant)
+        hit = _PLAN_CACHE.get(key)
+        if hit is None:
+            hit = self._make_plan()
+            _remember(_PLAN_CACHE, key, hit)
+        alloc, record = hit
+        self._current = dict(record)
+        return alloc.copy()  # writable: numba compiles read-only arrays as another type
+
+    def _make_plan(self) -> tuple[np.ndarray, dict]:
         from rounding import round_with_guarantee, rounding_requirement
 
-        self.k += 1
         k = self.k
         delta_k = self.delta / k**2
         lam, rho = self._design()
@@ -554,18 +582,16 @@ class _RageEngine:
                 2 * nZ**2 / delta_k)
             N = max(int(math.ceil(s2 * base)), int(math.ceil(2 * (1.0 / self.eps) * p)))
             alloc = rage_code_rounding(lam, N)
-        self._current = {"phase": k, "N": int(N), "rho": float(rho), "support": p,
-                         "active_before": int(self.active.sum()), "delta_k": delta_k}
-        return np.ascontiguousarray(alloc, dtype=np.int64)
+        alloc = np.ascontiguousarray(alloc, dtype=np.int64)
+        alloc.setflags(write=False)
+        return alloc, {"phase": k, "N": int(N), "rho": float(rho), "support": p,
+                       "active_before": int(self.active.sum()), "delta_k": delta_k}
 
     def end_phase(self, pcounts: np.ndarray, psums: np.ndarray) -> bool:
         """Estimate from the phase's samples only and eliminate; True when one is left."""
         X = self.X
-        A = (X.T * pcounts) @ X
-        bvec = X.T @ psums
-        Ainv = np.linalg.pinv(A)
-        theta = Ainv @ bvec
-        KZ, d = self.Z.shape
+        Ainv = _pinv_psd((X.T * pcounts) @ X)
+        theta = Ainv @ (X.T @ psums)
         keep = self.active.copy()
         act = np.flatnonzero(self.active)
         Za = self.Z[act]
@@ -575,18 +601,15 @@ class _RageEngine:
             drop = (mu.max() - mu) >= thr  # exists z' with (z' - z)^T theta >= 2^-(k+2)
             keep[act[drop]] = False
         else:
+            # RAGE.py's drop_arms: z is dropped when some z' active at the start of the
+            # test (also one dropped earlier in the same pass: it loops over a copy) has
+            # sqrt(2 ||y||^2_{A^-1} log(2 |X|^2 / delta_k)) <= y^T theta, y = z' - z
             logt = math.log(2 * X.shape[0] ** 2 / self._current["delta_k"])
-            Ac = np.ascontiguousarray(Ainv)
-            # RAGE.py's drop_arms: every arm active at the start of the test is a witness,
-            # also one removed earlier in the same pass (it loops over a copy)
-            for i, z in enumerate(act):
-                for j in range(act.shape[0]):
-                    if i == j:
-                        continue
-                    y = Za[j] - Za[i]
-                    if math.sqrt(2 * self.sigma**2 * max(y @ Ac @ y, 0.0) * logt) <= y @ theta:
-                        keep[z] = False
-                        break
+            Yd = Za[None, :, :] - Za[:, None, :]  # Yd[i, j] = z_j - z_i
+            width2 = ((Yd @ Ainv) * Yd).sum(axis=2)
+            ok = np.sqrt(2 * self.sigma**2 * np.maximum(width2, 0.0) * logt) <= Yd @ theta
+            np.fill_diagonal(ok, False)
+            keep[act[ok.any(axis=1)]] = False
         if not keep.any():  # cannot happen for the paper rule; guard for the code rule
             keep[act[int(np.argmax(Za @ theta))]] = True
         self._current["active_after"] = int(keep.sum())
