@@ -513,9 +513,9 @@ def _init_args(cls: type) -> tuple[str, ...]:
 
 
 def _register_builtin() -> None:
+    from bandits._core.validate import SIMULATIONS
     from bandits.gifa import ALGORITHMS
     from bandits.phased import RAGE_DEFAULTS, XY_ADAPTIVE_DEFAULTS, AdaptiveEngine, RageEngine
-    from bandits._core.validate import SIMULATIONS
     from bandits.static import INITS, METHODS, run_static
 
     for name, label, summary, ref in _GIFA_ROWS:

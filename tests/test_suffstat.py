@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _rage_reference import rage_py
 from scipy.stats import chi2_contingency, ks_2samp
 
 from bandits import run
 from bandits.instances import soare
 from bandits.registry import REGISTRY
-
-from _rage_reference import rage_py
 
 FAST_PATH = [n for n, e in REGISTRY.items() if "simulation" in e.option_names()]
 ALPHA = 1e-3

@@ -333,6 +333,8 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
     t0 = time.perf_counter()
     status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
+    if status == S.RUNNING:  # XY-oracle, fast, ratio rule: the certified jumps
+        status = S.ratio_oracle_jump(state, cfg)
     if fast and status != S.STATUS_SINGULAR:
         S.draw_sums(state, cfg, env, rng_env)
     wall = time.perf_counter() - t0

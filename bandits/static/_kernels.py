@@ -113,7 +113,9 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
     ``draw=False`` (XY-oracle's fast simulation, Gaussian rewards): the allocation and the
     oracle's stopping test read only the counts, so no reward is drawn during the run
     (``theta`` stays 0); the caller then draws each arm's sum at once and refreshes
-    ``theta`` (:func:`draw_sums`)."""
+    ``theta`` (:func:`draw_sums`). With the ratio rule the loop returns RUNNING after the
+    first pull that follows the initial ones, and the caller continues with
+    :func:`ratio_oracle_jump` (a separate kernel: compiled only when it is used)."""
     ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
                                                         st.vals, st.theta, st.g, st.scores)
     X, Y, Z, rule, w, init_arms = cfg.X, cfg.Y, cfg.Z, cfg.rule, cfg.w, cfg.init_arms
@@ -135,7 +137,7 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
             r = pull(env, a, rng_env)
         observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a, r, refresh_every)
         if not draw and rule == RULE_RATIO and ints[T_INIT] < 0:
-            return ratio_oracle_jump(st, cfg)
+            return RUNNING  # the caller continues with ratio_oracle_jump
 
 
 @njit(cache=True)
