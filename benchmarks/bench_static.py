@@ -31,6 +31,7 @@ from bandits import run
 from bandits._core import rng as _rng
 from bandits._core.env import make_environment, pull
 from bandits.instances import soare
+from bandits.phased import _kernels as P
 from bandits.static import _config, _setup
 from bandits.static import _kernels as S
 from rounding.tracking import track_ratio
@@ -105,6 +106,70 @@ def loop_bundled(st, cfg, env, rng_pol, rng_env) -> int:
         _observe_main(st, cfg.X, cfg.Y, a, pull(env, a, rng_env), cfg.refresh_every)
 
 
+@njit(cache=True, inline="always")
+def _adaptive_main(st, cfg, active, t0, rng) -> int:
+    ints = st.ints
+    t = ints[P.T_PULLS]
+    if ints[P.T_INIT] >= 0:
+        a = _initial_main(st, cfg.X, cfg.Y, cfg.init_arms, t0 + t, cfg.max_samples)
+        if a >= 0:
+            return a
+        if a == -1:
+            ints[P.T_STATUS] = P.PHASE_SINGULAR if ints[P.T_STATUS] == P.STATUS_SINGULAR \
+                else P.PHASE_BUDGET
+            return -1
+    u = P.max_val(st.vals, ints[P.T_M])
+    if cfg.stop_in:
+        b = P.beta(t0 + t if cfg.log_global else t, cfg.c, cfg.log_const, cfg.fixed)
+        s = P.check_stop_active(cfg.Z, active, st.Ainv, st.theta, b)
+        if s >= 0:
+            ints[P.T_BEST] = s
+            ints[P.T_STATUS] = P.PHASE_STOP
+            return -1
+    crit = u / t if cfg.fig3 else u
+    if t >= cfg.min_len and crit <= cfg.target:
+        ints[P.T_STATUS] = P.PHASE_END
+        return -1
+    if t0 + t >= cfg.max_samples:
+        ints[P.T_STATUS] = P.PHASE_BUDGET
+        return -1
+    return P.greedy_choice(cfg.X, cfg.Y, ints[P.T_M], st.Ainv, st.vals, rng, st.g, st.scores)
+
+
+@njit(cache=True)
+def adaptive_bundled(st, cfg, env, active, t0, rng_pol, rng_env) -> int:
+    """XY-adaptive's phase loop of main before this change (verbatim)."""
+    while True:
+        a = _adaptive_main(st, cfg, active, t0, rng_pol)
+        if a < 0:
+            return st.ints[P.T_STATUS]
+        _observe_main(st, cfg.X, cfg.Y, a, pull(env, a, rng_env), cfg.refresh_every)
+
+
+def adaptive_per_step(inst, budget: int, seed: int = 1) -> tuple[float, float, int]:
+    """XY-adaptive's first phase (long: ``min_phase_length`` large, no in-phase stop
+    possible before it), both loops on the same trajectory: (us unpacked, us bundled, n)."""
+    from bandits.phased import _adaptive_engine, _phase_config
+
+    out = []
+    for loop in (P.adaptive_phase, adaptive_bundled):
+        best = np.inf
+        for _ in range(3):
+            eng = _adaptive_engine(inst.X, None, 0.05, 1.0, {"min_phase_length": budget})
+            Ybuf = np.zeros((max(eng.Y.shape[0], 1), inst.X.shape[1]))
+            cfg = _phase_config(eng, Ybuf, 1000, budget)
+            st = P.target_state(inst.X.shape[0], inst.X.shape[1], eng.Y.shape[0])
+            P.reset_target(st, eng.Y.shape[0])
+            env = make_environment(inst)
+            c0 = time.process_time()
+            loop(st, cfg, env, eng.active, 0, _rng.make_state(seed, 0),
+                 _rng.make_state(seed, 1))
+            best = min(best, (time.process_time() - c0) / st.ints[P.T_PULLS])
+        out.append((best * 1e6, int(st.ints[P.T_PULLS]), st.counts.copy()))
+    assert out[0][1] == out[1][1] and np.array_equal(out[0][2], out[1][2])
+    return out[0][0], out[1][0], out[0][1]
+
+
 def per_step(name: str, inst, budget: int, seed: int = 1) -> tuple[float, float, int]:
     """(us per pull unpacked once, us per pull bundled, pulls) on the same trajectory."""
     method = "rounding" if name == "xy-oracle" else "greedy"
@@ -159,9 +224,13 @@ def main() -> None:
         inst = soare(d=args.d, omega=0.05)
         for name in ("g-static", "xy-static", "xy-oracle"):
             once, bundled, n = per_step(name, inst, 300_000)
-            print(f"  {name:9s}: unpacked once {once:.3f} us, bundled every step "
+            print(f"  {name:11s}: unpacked once {once:.3f} us, bundled every step "
                   f"{bundled:.3f} us, ratio {bundled / once:.2f} ({n:,} pulls, same "
                   "trajectory)")
+        once, bundled, n = adaptive_per_step(inst, 300_000)
+        print(f"  xy-adaptive: unpacked once {once:.3f} us, bundled every step "
+              f"{bundled:.3f} us, ratio {bundled / once:.2f} ({n:,} pulls of one phase, "
+              "same trajectory)")
         print(f"(b) whole runs, CPU time per run (median of {args.runs}), budget 1e7")
         big = soare(d=args.d, omega=0.01)
         whole_runs("xy-oracle", big, args.runs, 10**7, confidence="xu")
