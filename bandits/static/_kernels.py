@@ -5,7 +5,6 @@ state on the decision directions is shared with the phased family
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -113,9 +112,10 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
     ``draw=False`` (XY-oracle's fast simulation, Gaussian rewards): the allocation and the
     oracle's stopping test read only the counts, so no reward is drawn during the run
     (``theta`` stays 0); the caller then draws each arm's sum at once and refreshes
-    ``theta`` (:func:`draw_sums`). With the ratio rule the loop returns RUNNING after the
-    first pull that follows the initial ones, and the caller continues with
-    :func:`ratio_oracle_jump` (a separate kernel: compiled only when it is used)."""
+    ``theta`` (:func:`bandits.static.draw_sums`). With the ratio rule the loop returns
+    RUNNING after the first pull that follows the initial ones, and the caller continues
+    with :func:`bandits.static.ratio_oracle_jump` (Python over the compiled kernels
+    ``refresh`` and ``check_stop``: no kernel to compile for it)."""
     ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
                                                         st.vals, st.theta, st.g, st.scores)
     X, Y, Z, rule, w, init_arms = cfg.X, cfg.Y, cfg.Z, cfg.rule, cfg.w, cfg.init_arms
@@ -138,125 +138,3 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
         observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a, r, refresh_every)
         if not draw and rule == RULE_RATIO and ints[T_INIT] < 0:
             return RUNNING  # the caller continues with ratio_oracle_jump
-
-
-@njit(cache=True)
-def draw_sums(st, cfg, env, rng_env) -> None:
-    """Each arm's reward sum at once, ``N(N_a mu_a, N_a sigma^2)`` (Gaussian rewards), then
-    the exact ``A^{-1}``, ``theta`` and ``vals`` from the statistics."""
-    counts, sums = st.counts, st.sums
-    for a in range(counts.shape[0]):
-        n = counts[a]
-        sums[a] = 0.0
-        if n > 0:
-            sums[a] = n * env.means[a] + env.sigma * math.sqrt(n) * _rng.normal(rng_env)
-    refresh(cfg.X, cfg.Y, st.ints[T_M], counts, sums, st.Ainv, st.vals, st.theta)
-
-
-@njit(cache=True)
-def ratio_counts(w, m, out) -> None:
-    """``out``: the counts after ``m`` pulls of the ratio rule from zero counts
-    (``m`` at least the support size): the prefix of length ``m`` of the merge of the
-    keys ``(j / w_a, a)``, ``j = 1, 2, ...`` (after one initial pull of each support arm),
-    which is the order :func:`rounding.tracking.track_ratio` pulls in (smallest key, lowest
-    index on ties). Found from the guess ``max(1, floor(m w_a))`` by exchanges, in
-    ``O(K^2)`` (every prefix of efficient rounding is within 1 of ``m w_a``)."""
-    K = w.shape[0]
-    total = 0
-    for a in range(K):
-        out[a] = max(1, int(m * w[a])) if w[a] > 0.0 else 0
-        total += out[a]
-    while True:
-        # the next pull (smallest next key) and the last pull (largest last key)
-        nxt, nk = -1, np.inf
-        lst, lk = -1, -np.inf
-        for a in range(K):
-            if w[a] <= 0.0:
-                continue
-            k = out[a] / w[a]
-            if k < nk:
-                nk, nxt = k, a
-            if out[a] >= 2:
-                k = (out[a] - 1) / w[a]
-                if k >= lk:
-                    lk, lst = k, a
-        if total < m:
-            out[nxt] += 1
-            total += 1
-        elif total > m:
-            out[lst] -= 1
-            total -= 1
-        elif lst >= 0 and (lk > nk or (lk == nk and lst > nxt)):
-            out[lst] -= 1  # not a prefix: exchange the last pull for the next one
-            out[nxt] += 1
-        else:
-            return
-
-
-@njit(cache=True)
-def ratio_oracle_jump(st, cfg) -> int:
-    r"""XY-oracle with the ratio rule after the initial pulls, without drawing rewards: the
-    first ``t`` at which the oracle's test (Soare et al. Eq. 4/11 with the true
-    ``theta``) holds, or the budget, found by jumps over certified stretches.
-
-    The test at ``t`` fails when some ``z`` has ``beta(t) ||z* - z||_{A_t^{-1}} >
-    Delta(z)``. ``beta`` is non-decreasing in ``t`` and ``A_t`` grows (in the PSD order)
-    with the counts, so if ``beta(t) ||z* - z||_{A_{t+L}^{-1}} > Delta(z)`` for one ``z``
-    the test fails at every step of ``[t, t + L]``: the stretch is skipped (``L`` doubles
-    while this holds and halves when it does not; at ``L = 1`` the test is evaluated at the
-    next step as the per-sample loop evaluates it). Counts at any ``t`` come from
-    :func:`ratio_counts`; ``A_t^{-1}`` is recomputed exactly there."""
-    ints, counts, sums, Ainv, vals, theta = (st.ints, st.counts, st.sums, st.Ainv, st.vals,
-                                             st.theta)
-    X, Y, Z, w, th = cfg.X, cfg.Y, cfg.Z, cfg.w, cfg.theta_true
-    c, log_const, fixed, max_samples = cfg.c, cfg.log_const, cfg.fixed, cfg.max_samples
-    M = ints[T_M]
-    K, d = X.shape
-    KZ = Z.shape[0]
-    best = argmax_all(Z, th)
-    gaps = np.empty(KZ)
-    for z in range(KZ):
-        gaps[z] = 0.0
-        for i in range(d):
-            gaps[z] += (Z[best, i] - Z[z, i]) * th[i]
-    y = np.empty(d)
-    cnt2 = np.empty(K, dtype=np.int64)
-    Ainv2 = np.empty((d, d))
-    vals2 = np.empty(vals.shape[0])
-    theta2 = np.empty(d)
-    t = ints[T_PULLS]
-    L = 1
-    while True:
-        refresh(X, Y, M, counts, sums, Ainv, vals, theta)
-        b = beta(t, c, log_const, fixed)
-        if check_stop(Z, Ainv, th, b) >= 0:
-            ints[T_STATUS] = STATUS_RULE
-            break
-        if t >= max_samples:
-            ints[T_STATUS] = STATUS_BUDGET
-            break
-        while True:
-            L = min(L, max_samples - t)
-            ratio_counts(w, t + L, cnt2)
-            refresh(X, Y, M, cnt2, sums, Ainv2, vals2, theta2)
-            certified = False
-            for z in range(KZ):
-                if z == best:
-                    continue
-                for i in range(d):
-                    y[i] = Z[best, i] - Z[z, i]
-                if b * math.sqrt(max(quad(Ainv2, y), 0.0)) > gaps[z]:
-                    certified = True
-                    break
-            if certified or L == 1:
-                break
-            L //= 2
-        if certified:  # no stop in (t, t + L): go to t + L, where the test is evaluated
-            t += L
-            L *= 2
-        else:  # evaluate the test at the next step
-            t += 1
-            L = 1
-        ratio_counts(w, t, counts)
-    ints[T_PULLS] = t
-    return ints[T_STATUS]
