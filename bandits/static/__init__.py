@@ -305,7 +305,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         ``N(N_a mu_a, N_a sigma^2)``, for the recommendation (exact in distribution; the
         stopping time and counts are those of the per-sample run with the same seed); with
         the rounding rule, stretches where the test provably fails are skipped
-        (:func:`bandits.static._kernels.ratio_oracle_jump`). G-static and XY-static stop on
+        (:func:`ratio_oracle_jump`). G-static and XY-static stop on
         the estimate, tested after every pull: they are simulated per sample in both modes
         (docs/choices.md).
 
