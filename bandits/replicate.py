@@ -26,9 +26,11 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -654,6 +656,7 @@ def worker_context() -> mp.context.BaseContext:
     ctx = mp.get_context(START_METHOD)
     if START_METHOD == "forkserver":
         ctx.set_forkserver_preload(["bandits.replicate"])
+        _start_fork_server_ignoring_sigint()
     return ctx
 
 
@@ -985,44 +988,149 @@ def _describe(algo: Any, opts: dict) -> dict:
     return desc
 
 
+def _start_fork_server_ignoring_sigint() -> None:
+    """Start the fork server of :func:`worker_context` with SIGINT ignored.
+
+    A terminal's Ctrl-C goes to the whole foreground process group.  The fork server keeps
+    the SIGINT disposition it was started with as its children's (CPython restores the
+    server's original handlers in each child), and an ignored SIGINT survives the exec of a
+    new interpreter, so every worker forked from it ignores Ctrl-C from its first
+    instruction; the parent handles the interrupt and stops them.  SIGINT is ignored here
+    only while the server process is created (milliseconds): the server then imports its
+    preload (this package, numba: seconds on a busy machine) without a KeyboardInterrupt
+    traceback when Ctrl-C comes meanwhile.  The server and the workers it forks write
+    their stderr to the null device: their results and errors travel back to the parent,
+    which reports them, and a worker that Ctrl-C orphans while it starts (its parent
+    already gone) cannot print a traceback under the parent's one line.  No-op when the
+    server already runs (``ensure_running``) or outside the main thread (Python handles
+    signals in the main thread only).
+    """
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    saved_stderr = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        forkserver.ensure_running()
+    finally:
+        os.dup2(saved_stderr, 2)
+        os.close(saved_stderr)
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) back during the block and raise KeyboardInterrupt after it.
+
+    Main thread only (elsewhere a no-op: Python delivers signals to the main thread).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
+
+
+def _stop_workers_now(cluster: Any) -> None:
+    """Kill the worker processes of our own dask cluster at once (Ctrl-C or a failure).
+
+    They ignore SIGINT (``bandits._dask_preload``), and a graceful close would wait for each
+    running chunk (up to the nanny's timeout); the nannies are first told not to restart them.
+    Mirrors ``Pool.terminate`` of the ``processes`` backend.
+    """
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(nanny, "pid", None)
+        if hasattr(nanny, "close_gracefully"):
+            nanny.close_gracefully(reason="oed: interrupted")
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):  # already gone
+                pass
+
+
 def _run_dask(client: Any, n_workers: int, token: str, specs: list, instance: Any,
               common: dict, chunks: list, rows: list, bar: Any) -> None:
+    own = client is None
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:  # pragma: no cover - depends on the environment
         raise ValueError("backend='dask' needs dask.distributed: "
                          "pip install 'oed-bandits[dask]'") from None
-    own = client is None
     cluster = None
     if own:
         import logging
 
-        # dask's own log lines (a nanny's traceback when Ctrl-C reaches the workers) are
-        # silenced: a failing run surfaces as the exception of its future instead.
-        # the workers' scratch space (lock files included) in a folder of our own, removed
-        # in the finally below even when Ctrl-C killed the workers before they cleaned up
         import dask
 
-        scratch = tempfile.mkdtemp(prefix="oed-dask-")
-        with dask.config.set({"temporary-directory": scratch}):
-            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                                   processes=True, dashboard_address=None,
-                                   # no dashboard; its HTTP routes on a free port, not 8787
-                                   scheduler_kwargs={"dashboard_address": ":0"},
-                                   silence_logs=logging.CRITICAL, local_directory=scratch)
-        client = Client(cluster)
+        # dask's own log lines are silenced, in the workers (silence_logs) and in this
+        # process (scheduler and nannies live here) until the cluster is closed, since
+        # LocalCluster.close() restores the levels before its last comms have closed: a
+        # failing run surfaces as the exception of its future instead.
+        dask_logger = logging.getLogger("distributed")
+        dask_level = dask_logger.level
+        dask_logger.setLevel(logging.CRITICAL)
+        scratch = None
+        try:
+            # a Ctrl-C while the cluster starts is raised once it is up (and then stopped
+            # below), not inside dask's start-up, which cannot be interrupted cleanly
+            with _sigint_deferred():
+                # the workers are forked from our fork server, which ignores SIGINT from its
+                # first instruction (see worker_context), so a Ctrl-C pressed while they
+                # start never reaches them: no window in which a worker prints a traceback
+                if START_METHOD == "forkserver":
+                    worker_context()
+                # the workers' scratch space (lock files included) in a folder of our own,
+                # removed below even when the workers were killed before they cleaned up
+                scratch = tempfile.mkdtemp(prefix="oed-dask-")
+                with dask.config.set({"temporary-directory": scratch,
+                                      "distributed.worker.multiprocessing-method":
+                                      START_METHOD}):
+                    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                           processes=True, dashboard_address=None,
+                                           # no dashboard; its HTTP routes on a free port
+                                           scheduler_kwargs={"dashboard_address": ":0"},
+                                           silence_logs=logging.CRITICAL,
+                                           local_directory=scratch,
+                                           # workers ignore Ctrl-C; the parent handles it
+                                           preload=["bandits._dask_preload"])
+                client = Client(cluster)
+        except BaseException:
+            try:
+                if cluster is not None:
+                    _stop_workers_now(cluster)
+                    if client is not None:
+                        client.close()
+                    cluster.close()
+            finally:
+                if scratch is not None:
+                    shutil.rmtree(scratch, ignore_errors=True)
+                dask_logger.setLevel(dask_level)
+            raise
+    futures: list = []
     try:
         futures = [client.submit(_run_chunk, token, specs, instance, common, ch, pure=False)
                    for ch in chunks]
-        try:
-            for fut in as_completed(futures):
-                part = fut.result()
-                for idx, row in part:
-                    rows[idx] = row
-                bar.update(len(part))
-        except BaseException:
+        for fut in as_completed(futures):
+            part = fut.result()
+            for idx, row in part:
+                rows[idx] = row
+            bar.update(len(part))
+    except BaseException:
+        if futures:
             client.cancel(futures)
-            raise
+        if own:
+            _stop_workers_now(cluster)
+        raise
     finally:
         if own:
             try:
@@ -1030,3 +1138,4 @@ def _run_dask(client: Any, n_workers: int, token: str, specs: list, instance: An
                 cluster.close()
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
+                dask_logger.setLevel(dask_level)
