@@ -450,14 +450,21 @@ def _policy_phased(name: str, arms: Any, **kw: Any) -> Any:
 
 
 def _policy_homer(name: str, arms: Any, **kw: Any) -> Any:
+    """HOMER's policy: its horizon is ``T`` (or ``max_samples``, as :func:`run`, the
+    smaller of the two if both are given); simulation-only options are dropped."""
     from bandits.logistic.homer import HomerPolicy
 
-    return HomerPolicy(arms, **kw)
+    T, cap = kw.pop("T", None), kw.pop("max_samples", None)
+    for key in ("simulation", "n_points"):
+        kw.pop(key, None)
+    horizon = [v for v in (T, cap) if v is not None]
+    return HomerPolicy(arms, T=min(horizon) if horizon else None, **kw)
 
 
 def _policy_war(name: str, arms: Any, **kw: Any) -> Any:
     from bandits.logistic.warmup import WarPolicy
 
+    kw.pop("simulation", None)
     return WarPolicy(arms, **kw)
 
 
@@ -516,7 +523,7 @@ def _init_args(cls: type) -> tuple[str, ...]:
 
 
 def _register_builtin() -> None:
-    from bandits._core.validate import SIMULATIONS
+    from bandits._core.validate import SIMULATIONS as LINEAR_SIMULATIONS
     from bandits.gifa import ALGORITHMS
     from bandits.phased import RAGE_DEFAULTS, XY_ADAPTIVE_DEFAULTS, AdaptiveEngine, RageEngine
     from bandits.static import INITS, METHODS, run_static
@@ -538,7 +545,7 @@ def _register_builtin() -> None:
                    _init_args(GamePolicy), call="name", exact=True))
     static_opts = _signature_options(
         run_static, skip=("algorithm", "instance", *COMMON_RUN_ARGS),
-        choices={"method": METHODS, "init": INITS, "simulation": SIMULATIONS})
+        choices={"method": METHODS, "init": INITS, "simulation": LINEAR_SIMULATIONS})
     for name, label, summary in (
             ("g-static", "G-static", "best arm, static G-optimal allocation"),
             ("xy-static", "XY-static", "best arm, static XY-optimal allocation"),
@@ -561,28 +568,32 @@ def _register_builtin() -> None:
                        "bandits.registry:_policy_phased",
                        _dict_options(defaults, engine.__init__)
                        + (Option("sigma", "float | None", None),)
-                       + ((Option("simulation", "str", "fast", SIMULATIONS),)
+                       + ((Option("simulation", "str", "fast", LINEAR_SIMULATIONS),)
                           if name == "rage" else ()), _LINEAR_POLICY_ARGS,
                        call="instance", exact=True))
     from bandits.logistic.homer import HomerPolicy, run_homer
-    from bandits.logistic.warmup import WarPolicy, war_warmup
+    from bandits.logistic.warmup import SIMULATIONS, WarPolicy, run_war, war_warmup
 
     register(Entry("homer", "logistic", "HOMER",
                    "logistic best arm / regret, H-optimal phases after a warm-up",
-                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 2",
+                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 1",
                    "bandits.registry:_sim_homer", "bandits.registry:_policy_homer",
                    (Option("T", "int | None", None),)
-                   + _signature_options(run_homer, skip=("instance", "T", "seed", "delta")),
+                   + _signature_options(run_homer, skip=("instance", "T", "seed", "delta"),
+                                        choices={"simulation": SIMULATIONS}),
                    _init_args(HomerPolicy),
                    instance="logistic", example="bandits.registry:_example_logistic",
                    horizon=True,
                    extra={"policy_for": "bandits.registry:_logistic_policy_for"}))
     register(Entry("war", "logistic", "WAR",
                    "logistic warm-up: probing, then a planned G-type allocation",
-                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 1",
+                   "Mason, Jun & Jain 2022 (AAAI), Algorithm 2",
                    "bandits.logistic.warmup:run_war", "bandits.registry:_policy_war",
                    _signature_options(war_warmup, skip=("X", "S", "theta", "delta", "seed"),
-                                      choices={"pessimistic": ("exact", "relaxed")}),
+                                      choices={"pessimistic": ("exact", "relaxed")})
+                   + _signature_options(run_war, skip=("instance", "delta", "seed",
+                                                       "max_samples", "options"),
+                                        choices={"simulation": SIMULATIONS}),
                    _init_args(WarPolicy),
                    instance="logistic", example="bandits.registry:_example_logistic",
                    call="instance",
@@ -614,9 +625,13 @@ def _register_builtin() -> None:
 
 def _logistic_policy_for(e: Entry, instance: Any, *, delta: float, epsilon: float, seed: int,
                          max_samples: int | None, **options: Any) -> Any:
-    options.pop("T", None)
     options.pop("n_points", None)
-    options.pop("max_phases", None)
+    options.pop("simulation", None)
+    if e.name == "homer":
+        T = options.pop("T", None)
+        options["T"] = T if T is not None else max_samples
+    elif max_samples is not None:
+        options["max_samples"] = max_samples
     return policy(e.name, instance.X, S=instance.S, delta=delta, seed=seed, **options)
 
 
@@ -635,7 +650,8 @@ _BATCH_RULES = {
     "phased": "next pulls of the phase, then look-ahead; observe: joins the current phase",
     "subsets": "next steps of its schedule (the sequential decisions); observe: only the "
                "schedule's next subsets",
-    "logistic": "not yet: ask(n) is refused (one arm at a time)",
+    "logistic": "next pulls of the current design (WAR: probes over the undecided arms); "
+                "observe: fills the current design, enters its MLE",
 }
 _BATCH_RULE_OVERRIDES = {
     "ucb": "next plays of the round (the sequential decisions); observe: per-subset samples",

@@ -200,39 +200,31 @@ def test_homer_policy_ask_tell() -> None:
 
 
 def _drive_war_like_simulation(pol: WarPolicy | HomerPolicy, war: WarPolicy,
-                               inst: LogisticInstance, seed: int, planned: np.ndarray
-                               ) -> list[int]:
+                               inst: LogisticInstance, seed: int) -> list[int]:
     """Ask/tell ``pol`` (whose WAR warm-up is ``war``) until ``war`` is done, feeding the
-    Bernoulli outcomes :func:`run_warmup` draws for ``seed``.
-
-    Probing: stream 1 consumed one ``uniform < p_a`` per pull in pull order (as
-    ``probe_arm``). Planning: stream 2 consumed arm by arm, ``planned[a]`` draws each (as
-    ``draw_counts``); arm ``a``'s ``j``-th planning pull gets its ``j``-th draw.
-    """
-    p = mu(inst.X @ inst.theta)
-    probe = _rng.make_state(seed, 1)
+    outcomes ``run_warmup(..., simulation="per-sample")`` draws for ``seed``: one
+    ``uniform < p_a`` per pull of stream 1, in the ask/tell order (probing, then the plan
+    in ``interleaved_order``), i.e. :meth:`LogisticInstance.reward_oracle`. Returns the
+    arms asked while probing."""
+    draw = inst.reward_oracle(seed)
     asked = []
     while war.phase == "probing":
         a = pol.ask()
         asked.append(a)
-        pol.tell(a, int(_rng.uniform(probe) < p[a]))
-    plan_state = _rng.make_state(seed, 2)
-    draws = {a: [int(_rng.uniform(plan_state) < p[a]) for _ in range(int(c))]
-             for a, c in enumerate(planned)}
+        pol.tell(a, draw(a))
     while not war.done:
         a = pol.ask()
-        pol.tell(a, draws[a].pop(0))
-    assert all(not v for v in draws.values())
+        pol.tell(a, draw(a))
     return asked
 
 
 @pytest.mark.parametrize(("S", "inst_seed", "seed"), [(4.0, 1, 3), (2.0, 0, 0)])
 def test_war_policy_replays_simulation(S: float, inst_seed: int, seed: int) -> None:
     inst = sphere(3, 20, S, seed=inst_seed)
-    sim = run_warmup("war", inst, seed=seed)
+    sim = run_warmup("war", inst, seed=seed, simulation="per-sample")
     pol = WarPolicy(inst.X, S, seed=seed)
     assert pol.phase == "probing" and pol.allocation is None and pol.recommendation is None
-    asked = _drive_war_like_simulation(pol, pol, inst, seed, sim.counts)
+    asked = _drive_war_like_simulation(pol, pol, inst, seed)
     # probing decisions: arms asked in blocks (one block per probed arm), block lengths
     # = the simulation's probe counts; same accept/reject sets, bounds and stages
     blocks = [(a, sum(1 for _ in g)) for a, g in itertools.groupby(asked)]
@@ -263,8 +255,10 @@ def test_war_policy_protocol_errors() -> None:
         pol.tell(0, 1)
     arm = pol.ask()
     assert pol.ask() == arm  # idempotent until told
-    for bad_arm in ((arm + 1) % 4, True, float(arm)):
-        with pytest.raises(ValueError, match="was asked"):
+    with pytest.raises(ValueError, match="was asked"):
+        pol.tell((arm + 1) % 4, 1)
+    for bad_arm in (True, float(arm)):
+        with pytest.raises(ValueError, match="arm"):
             pol.tell(bad_arm, 1)
     for bad in (0.5, 2, -1, float("nan"), "1", None):
         with pytest.raises(ValueError, match="0 or 1"):
@@ -279,10 +273,10 @@ def test_war_policy_protocol_errors() -> None:
 
 def test_homer_policy_war_warmup() -> None:
     inst = easy_instance()
-    sim = run_warmup("war", inst, seed=0)
+    sim = run_warmup("war", inst, seed=0, simulation="per-sample")
     pol = HomerPolicy(inst.X, S=2.0, warmup="war", seed=0)
     assert pol.war is not None
-    _drive_war_like_simulation(pol, pol.war, inst, 0, sim.counts)
+    _drive_war_like_simulation(pol, pol.war, inst, 0)
     # the warm-up is run_warmup's (same outcomes): HOMER planned phase 1 from its MLE
     assert pol.phase == "phase 1"
     assert np.array_equal(pol.theta_hat, sim.theta_hat)
@@ -365,3 +359,116 @@ def test_homer_policy_reports_samples_and_counts():
     assert pol.samples == 500 and pol.counts.sum() == 500
     assert not pol.done and not pol.committed
     assert 0 <= pol.recommendation < 8
+
+
+# ---- issue 18: the sufficient-statistic simulation equals the per-sample one in law ----
+
+
+def test_binomial_draw_of_a_design_has_the_per_sample_law() -> None:
+    """``design_draw`` (one Binomial per arm, Devroye's splitting) against ``design_play``
+    (one Bernoulli per pull): the successes of each arm of a design, 3,000 designs each,
+    two-sample chi-square on the counts (alpha 1e-3 per arm; fixed streams)."""
+    from scipy.stats import chi2_contingency
+
+    from bandits.logistic import _kernels as kern
+    from bandits.logistic.warmup import interleaved_order
+
+    alloc = np.array([1000, 37, 300, 5, 0], dtype=np.int64)
+    p = np.array([0.3, 0.9, 0.02, 0.5, 0.5])
+    order = interleaved_order(alloc)
+    fast, slow = _rng.make_state(1, 3), _rng.make_state(2, 1)
+    draws = {"fast": [], "slow": []}
+    for _ in range(3000):
+        a, b = kern.new_design_stats(5), kern.new_design_stats(5)
+        kern.design_draw(alloc, p, fast, a)
+        kern.design_play(order, p, slow, b)
+        assert np.array_equal(a.n, alloc) and np.array_equal(b.n, alloc)
+        draws["fast"].append(a.s.copy())
+        draws["slow"].append(b.s.copy())
+    f, s = np.array(draws["fast"]), np.array(draws["slow"])
+    assert np.all(f[:, 4] == 0) and np.all(s[:, 4] == 0)
+    for arm in range(4):
+        table = np.array([np.bincount(f[:, arm], minlength=alloc[arm] + 1),
+                          np.bincount(s[:, arm], minlength=alloc[arm] + 1)])
+        table = table[:, table.sum(axis=0) >= 10]  # pool no cell: drop the empty tails
+        if table.shape[1] > 1:
+            assert chi2_contingency(table).pvalue > 1e-3, arm
+        assert abs(f[:, arm].mean() - alloc[arm] * p[arm]) < 5 * np.sqrt(
+            alloc[arm] * p[arm] * (1 - p[arm]) / 3000) + 1e-12
+
+
+def test_binomial_split_extremes() -> None:
+    from bandits.logistic import _kernels as kern
+
+    st = _rng.make_state(0, 3)
+    assert kern.binomial_split(10**9, 0.0, st) == 0
+    assert kern.binomial_split(10**9, 1.0, st) == 10**9
+    assert kern.binomial_split(0, 0.5, st) == 0
+    k = kern.binomial_split(10**9, 0.25, st)  # O(log n) draws, sd = 13,693
+    assert abs(k - 2.5e8) < 7 * 13_693
+
+
+def test_naive_warmup_estimate_has_the_same_law_in_both_simulations() -> None:
+    """HOMER's warm-up MLE (it uses only per-arm pulls and successes) as run_warmup draws
+    it in each mode: 300 seeds per mode, two-sample Kolmogorov-Smirnov on each coordinate
+    (alpha 1e-3); the design is solved once (run_warmup would solve it per seed)."""
+    from scipy.stats import ks_2samp
+
+    from bandits.logistic import _kernels as kern
+    from bandits.logistic.warmup import interleaved_order
+
+    inst = easy_instance()
+    plan = naive_warmup(inst.X, inst.S)
+    order = interleaved_order(plan.counts)
+    th: dict[str, list] = {"sufficient": [], "per-sample": []}
+    for seed in range(300):
+        a, b = kern.new_design_stats(4), kern.new_design_stats(4)
+        kern.design_draw(plan.counts, inst.means, _rng.make_state(seed, 2), a)
+        kern.design_play(order, inst.means, _rng.make_state(seed, 1), b)
+        th["sufficient"].append(mle(inst.X, a.n, a.s).theta)
+        th["per-sample"].append(mle(inst.X, b.n, b.s).theta)
+    ref = run_warmup("naive", inst, seed=7, simulation="per-sample").theta_hat
+    assert np.array_equal(ref, th["per-sample"][7])  # what run_warmup draws, per mode
+    ref = run_warmup("naive", inst, seed=7).theta_hat
+    assert np.array_equal(ref, th["sufficient"][7])
+    f, s = np.array(th["sufficient"]), np.array(th["per-sample"])
+    for i in range(inst.X.shape[1]):
+        assert ks_2samp(f[:, i], s[:, i]).pvalue > 1e-3
+
+
+def test_horizon_cut_counts_the_pulls_asked_first() -> None:
+    """A horizon inside a design keeps the first pulls of interleaved_order (as the
+    ask/tell policy asks them), counted without listing them."""
+    from bandits.logistic.warmup import interleaved_order, prefix_counts
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        c = rng.integers(0, 30, size=int(rng.integers(1, 6)))
+        n = int(c.sum())
+        if n == 0:
+            continue
+        use = int(rng.integers(0, n + 1))
+        ref = np.bincount(interleaved_order(c)[:use], minlength=c.shape[0])
+        assert np.array_equal(prefix_counts(c, use), ref)
+
+
+def test_homer_simulation_option_and_policy_replay_through_a_phase() -> None:
+    """``simulation`` is checked; the per-sample run is what HomerPolicy replays (fed
+    bandits.reward_oracle in batches of 500) through the end of phase 1."""
+    from bandits import reward_oracle
+
+    inst = easy_instance()
+    with pytest.raises(ValueError, match="simulation"):
+        run_homer(inst, 1000, simulation="fast")
+    T = 160_000  # the warm-up and phase 1 (~152,000 pulls) end before T
+    res = run_homer(inst, T, seed=5, simulation="per-sample")
+    assert res.extra["phases"][0].get("survivors") is not None
+    pol = HomerPolicy(inst.X, S=inst.S, seed=5, T=T)
+    draw = reward_oracle(inst, 5)
+    while not pol.done:
+        arms = pol.ask(500)
+        pol.tell(arms, [draw(a) for a in arms])
+    assert pol.stopped_by == res.stopped_by and pol.samples == T
+    assert np.array_equal(pol.counts, res.counts)
+    assert np.array_equal(pol.recommendation, res.recommendation)
+    assert pol.k == 2  # phase 1 ended, phase 2 planned

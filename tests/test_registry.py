@@ -17,10 +17,25 @@ from bandits.registry import REGISTRY, _load, entry, markdown_table, policy, pol
 NAMES = list(REGISTRY)
 #: Budget that lets every example finish (fixed-horizon algorithms: their horizon).
 BUDGET = {"linear": 200_000, "logistic": 400_000, "subset": 3_000}
-#: Ask/tell policies fed the simulation's reward stream reproduce it for these names; the
-#: logistic ones are listed in docs/architecture.md ("what is left"): HOMER and WAR
-#: simulate a phase's per-arm sums at once (no per-sample reference mode yet).
-REPLAYABLE = [n for n in NAMES if REGISTRY[n].family != "logistic"]
+#: Ask/tell policies fed the simulation's reward stream reproduce it for every name (an
+#: algorithm with a ``simulation`` option is replayed in its ``"per-sample"`` reference
+#: mode: the default mode draws per-arm sums, the same in distribution only).
+REPLAYABLE = NAMES
+#: Horizon of the replay of a fixed-horizon algorithm (HOMER's ask/tell loop costs tens of
+#: microseconds a pull: 20,000 pulls cover its warm-up and a horizon cut inside phase 1;
+#: tests/test_logistic_slow.py replays it through phase ends).
+REPLAY_HORIZON = 20_000
+
+
+def replay_options(name: str) -> dict:
+    """Options of a run that its ask/tell policy replays exactly."""
+    e = entry(name)
+    opts: dict = {}
+    if "simulation" in e.option_names():
+        opts["simulation"] = "per-sample"
+    if e.horizon:
+        opts["T"] = min(budget(name), REPLAY_HORIZON)
+    return opts
 
 
 def example(name: str):
@@ -69,13 +84,6 @@ def test_replicate_is_the_same_on_one_or_two_workers(name: str) -> None:
     assert len(one) == 3 and set(one["stopped_by"]) <= set(STOP_REASONS)
 
 
-def reference_mode(name: str) -> dict:
-    """The per-sample simulation an ask/tell policy replays (for the algorithms whose
-    default simulation draws per-arm sums at once)."""
-    return ({"simulation": "per-sample"} if "simulation" in entry(name).option_names()
-            else {})
-
-
 def _drive(pol, draw) -> None:
     """Ask and tell until done, with the simulation's rewards (none are drawn while a
     subset policy plays a committed subset: the simulation only counts regret there)."""
@@ -88,8 +96,10 @@ def _drive(pol, draw) -> None:
 @pytest.mark.parametrize("seed", [0, 7])
 def test_ask_tell_policy_replays_the_simulation(name: str, seed: int) -> None:
     inst = example(name)
-    res = run(name, inst, seed=seed, max_samples=budget(name), **reference_mode(name))
-    pol = policy_for(name, inst, seed=seed, max_samples=budget(name))
+    opts = replay_options(name)
+    res = run(name, inst, seed=seed, max_samples=budget(name), **opts)
+    opts.pop("simulation", None)
+    pol = policy_for(name, inst, seed=seed, max_samples=budget(name), **opts)
     _drive(pol, reward_oracle(inst, seed))
     assert pol.stopped_by == res.stopped_by
     assert np.array_equal(pol.recommendation, res.recommendation)
@@ -104,11 +114,13 @@ def test_ask_tell_policy_with_a_budget_replays_a_budget_stop(name: str) -> None:
     e = entry(name)
     cap = 2 * getattr(inst, "N", 0) if e.instance == "subset" else 5
     opts = {"T": 100 * cap} if e.horizon else {}
-    res = run(name, inst, seed=2, max_samples=cap, **opts, **reference_mode(name))
+    opts.update({k: v for k, v in replay_options(name).items() if k != "T"})
+    res = run(name, inst, seed=2, max_samples=cap, **opts)
     assert res.stopped_by == "budget"
     if e.horizon:  # a fixed-horizon policy has no budget: its horizon is T
         return
-    pol = policy_for(name, inst, seed=2, max_samples=cap)
+    opts.pop("simulation", None)
+    pol = policy_for(name, inst, seed=2, max_samples=cap, **opts)
     _drive(pol, reward_oracle(inst, 2))
     assert pol.stopped_by == "budget" and pol.samples == res.samples
     assert np.array_equal(pol.counts, res.counts)

@@ -56,11 +56,16 @@ def pull(env, arm, rng) -> float:
 def reward_oracle(instance, seed: int):
     """A function ``arm -> reward`` drawing exactly the rewards a simulation with ``seed``
     draws (stream 1), to drive an ask/tell policy in tests and examples (for a
-    :class:`bandits.subsets.SubsetEnv`: ``subset -> joint reward``)."""
+    :class:`bandits.subsets.SubsetEnv`: ``subset -> joint reward``; for an instance with
+    its own ``reward_oracle(seed)`` method, such as a
+    :class:`bandits.logistic.LogisticInstance`, that method's draws)."""
     if hasattr(instance, "kind_code"):  # a SubsetEnv (no import of the family here)
         from bandits.subsets.policy import subset_reward_oracle
 
         return subset_reward_oracle(instance, seed)
+    own = getattr(instance, "reward_oracle", None)
+    if callable(own):  # an instance with its own environment (logistic: Bernoulli outcomes)
+        return own(seed)
     env = make_environment(instance)
     state = _rng.make_state(int(seed), 1)
 

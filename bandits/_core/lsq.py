@@ -56,13 +56,11 @@ def new_state(X: np.ndarray, lam: float) -> LsqState:
 
 
 @njit(cache=True)
-def refresh(X, lam, st) -> bool:
-    """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio of the state ``st``
-    exactly from the counts.
-
-    Returns False (and leaves ``ready = 0``) when ``V`` is singular.
-    """
-    Vinv, P, diag, counts, stats = st.Vinv, st.P, st.diag, st.counts, st.stats
+def gram_inverse(X, counts, lam, Vinv, L) -> bool:
+    """``V = lam I + sum_a N_a x_a x_a^T`` from the counts: its Cholesky factor into ``L``
+    (zeros on entry) and ``V^{-1} = L^{-T} L^{-1}`` into ``Vinv``. Returns False (``Vinv``
+    untouched) when ``V`` is singular. Shared by :func:`refresh` and LinGame's count
+    geometry ``W`` (``lam = 0``)."""
     K, d = X.shape
     V = np.zeros((d, d))
     for i in range(d):
@@ -74,13 +72,27 @@ def refresh(X, lam, st) -> bool:
                 xi = n * X[a, i]
                 for j in range(d):
                     V[i, j] += xi * X[a, j]
-    L = np.zeros((d, d))
     if not cholesky_lower(V, L):
-        stats[READY] = 0.0
         return False
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)
     Vinv[:, :] = Linv.T @ Linv
+    return True
+
+
+@njit(cache=True)
+def refresh(X, lam, st) -> bool:
+    """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio of the state ``st``
+    exactly from the counts.
+
+    Returns False (and leaves ``ready = 0``) when ``V`` is singular.
+    """
+    Vinv, P, diag, counts, stats = st.Vinv, st.P, st.diag, st.counts, st.stats
+    K, d = X.shape
+    L = np.zeros((d, d))
+    if not gram_inverse(X, counts, lam, Vinv, L):
+        stats[READY] = 0.0
+        return False
     P[:, :] = X @ Vinv
     for a in range(K):
         s = 0.0

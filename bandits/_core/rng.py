@@ -54,3 +54,26 @@ def normal(state: np.ndarray) -> float:
 def integer(state: np.ndarray, n: int) -> int:
     """Uniform integer in ``{0, ..., n-1}``."""
     return int(uniform(state) * n)
+
+
+@njit(cache=True)
+def argmax_random_ties(vals: np.ndarray, rng: np.ndarray, sign: float = 1.0) -> int:
+    """Index of the largest ``sign * vals[a]``, uniformly at random among ties; entries with
+    ``sign * vals[a] = -inf`` are excluded (returns -1 if all are). One generator draw per
+    tie met (reservoir sampling), none when the maximum is unique. ``sign = -1`` gives the
+    smallest entry with ``+inf`` excluded (multiplying by +-1 is exact, so both directions
+    are one implementation: GIFA's choices and LinGame's)."""
+    arg = -1
+    best = -np.inf
+    cnt = 0
+    for a in range(vals.shape[0]):
+        v = sign * vals[a]
+        if v == -np.inf:
+            continue
+        if v > best:
+            best, arg, cnt = v, a, 1
+        elif v == best:
+            cnt += 1
+            if integer(rng, cnt) == 0:
+                arg = a
+    return arg

@@ -27,10 +27,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from bandits._core import rng as _rng
 from bandits._core.env import pull
-from bandits._core.lsq import T, estimated_means, refresh, update
-from design.linalg import cholesky_lower, lower_inverse
+from bandits._core.lsq import T, estimated_means, gram_inverse, refresh, update
+from bandits._core.rng import argmax_random_ties
 
 # output slots
 OUT_STOP, OUT_ARM, OUT_BEST, OUT_ALT = range(4)
@@ -82,44 +81,11 @@ def heuristic_threshold(t: float, delta: float) -> float:
 
 
 @njit(cache=True)
-def argmin_random_ties(vals: np.ndarray, rng: np.ndarray) -> int:
-    """Index of the smallest entry, uniformly at random among ties (entries ``+inf``
-    excluded; -1 if all are); one generator draw per tie met."""
-    arg = -1
-    best = np.inf
-    cnt = 0
-    for a in range(vals.shape[0]):
-        v = vals[a]
-        if v == np.inf:
-            continue
-        if v < best:
-            best, arg, cnt = v, a, 1
-        elif v == best:
-            cnt += 1
-            if _rng.integer(rng, cnt) == 0:
-                arg = a
-    return arg
-
-
-@njit(cache=True)
 def count_inverse(X, counts, Winv) -> bool:
-    """``W^{-1}`` for ``W = sum_a N_a x_a x_a^T`` (Cholesky); False if ``W`` is singular."""
-    K, d = X.shape
-    W = np.zeros((d, d))
-    for a in range(K):
-        n = counts[a]
-        if n > 0:
-            for i in range(d):
-                xi = n * X[a, i]
-                for j in range(d):
-                    W[i, j] += xi * X[a, j]
-    L = np.zeros((d, d))
-    if not cholesky_lower(W, L):
-        return False
-    Linv = np.empty((d, d))
-    lower_inverse(L, Linv)
-    Winv[:, :] = Linv.T @ Linv
-    return True
+    """``W^{-1}`` for ``W = sum_a N_a x_a x_a^T`` (:func:`bandits._core.lsq.gram_inverse`
+    with no regulariser); False if ``W`` is singular."""
+    d = X.shape[1]
+    return gram_inverse(X, counts, 0.0, Winv, np.zeros((d, d)))
 
 
 @njit(cache=True)
@@ -192,16 +158,14 @@ def decide(X, lsq, f, rng, st) -> bool:
     K, d = X.shape
     mu, out, fout, vals = st.mu, st.out, st.fout, st.scratch
     estimated_means(P, bvec, mu)
-    for a in range(K):
-        vals[a] = -mu[a]
-    best = argmin_random_ties(vals, rng)
+    best = argmax_random_ties(mu, rng)
     out[OUT_BEST] = best
     if not count_inverse(X, counts, st.Winv):
         out[OUT_STOP] = 0
         return False
     t = stats[T]
     glr(X, mu, best, st.Winv, f[C_SIGMA_GLR], vals)
-    alt = argmin_random_ties(vals, rng)
+    alt = argmax_random_ties(vals, rng, -1.0)
     out[OUT_ALT] = alt
     z = vals[alt] if alt >= 0 else np.inf
     beta = heuristic_threshold(t, f[C_DELTA])
@@ -243,7 +207,7 @@ def decide(X, lsq, f, rng, st) -> bool:
     # D-tracking: argmin_a N_a - t w_a
     for a in range(K):
         vals[a] = counts[a] - t * st.w[a]
-    out[OUT_ARM] = argmin_random_ties(vals, rng)
+    out[OUT_ARM] = argmax_random_ties(vals, rng, -1.0)
     return True
 
 

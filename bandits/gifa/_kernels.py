@@ -18,6 +18,7 @@ from numba import njit
 from bandits._core import rng as _rng
 from bandits._core.env import pull
 from bandits._core.lsq import T, estimated_means, refresh, update
+from bandits._core.rng import argmax_random_ties
 
 # integer configuration layout
 J_RULE, B_RULE, STOP_RULE, SELECTION, PAIRED, THRESHOLD, M = range(7)
@@ -57,27 +58,6 @@ def threshold(kind: int, t: float, K: int, d: int, logdet_ratio: float, f: np.nd
     if kind == THR_HEURISTIC:
         return np.sqrt(2.0 * np.log((np.log(t) + 1.0) / delta))
     return np.sqrt(2.0 * np.log(5.0 * K * t ** 4 / (4.0 * delta)))
-
-
-@njit(cache=True)
-def argmax_random_ties(vals: np.ndarray, rng: np.ndarray) -> int:
-    """Index of the largest entry, uniformly at random among ties; entries equal to
-    ``-inf`` are excluded (returns -1 if all are). One generator draw per tie met
-    (reservoir sampling), none when the maximum is unique."""
-    arg = -1
-    best = -np.inf
-    cnt = 0
-    for a in range(vals.shape[0]):
-        v = vals[a]
-        if v == -np.inf:
-            continue
-        if v > best:
-            best, arg, cnt = v, a, 1
-        elif v == best:
-            cnt += 1
-            if _rng.integer(rng, cnt) == 0:
-                arg = a
-    return arg
 
 
 @njit(cache=True)

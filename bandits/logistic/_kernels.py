@@ -10,10 +10,13 @@ so an MLE costs ``O(K d^2)`` per Newton step whatever the number of pulls.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from bandits._core.rng import uniform
+from bandits._core.targets import argmax_all
 
 #: MLE status codes (:func:`mle_newton`).
 MLE_CONVERGED = 0
@@ -27,7 +30,7 @@ ACCEPT = 1
 REJECT = 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mu(z: float) -> float:
     """Logistic function ``1 / (1 + e^{-z})`` without overflow."""
     if z >= 0.0:
@@ -36,14 +39,14 @@ def mu(z: float) -> float:
     return e / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mudot(z: float) -> float:
     """``mu'(z) = mu(z)(1 - mu(z)) = e^{-|z|} / (1 + e^{-|z|})^2``."""
     e = np.exp(-abs(z))
     return e / ((1.0 + e) * (1.0 + e))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def softplus(z: float) -> float:
     """``log(1 + e^z)`` without overflow."""
     if z > 0.0:
@@ -51,7 +54,7 @@ def softplus(z: float) -> float:
     return np.log1p(np.exp(z))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def loglik(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray) -> float:
     """Log-likelihood ``sum_a s_a z_a - n_a log(1 + e^{z_a})`` of per-arm statistics."""
     K, d = X.shape
@@ -65,7 +68,7 @@ def loglik(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray) -> fl
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
                tol: float, max_iter: int, z_max: float) -> tuple[int, int]:
     """Damped Newton (= IRLS with a backtracking line search) for the logistic MLE.
@@ -165,21 +168,110 @@ def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
     return MLE_MAX_ITER, max_iter
 
 
+class DesignStats(NamedTuple):
+    """Per-arm statistics of one fixed design (a warm-up's planned pulls or a HOMER phase):
+    the only data its estimate uses (one value at the numba boundary)."""
+
+    n: np.ndarray
+    """Outcomes recorded per arm, int64 (K,)."""
+    s: np.ndarray
+    """Successes per arm, int64 (K,)."""
+
+
+def new_design_stats(K: int) -> DesignStats:
+    """Empty statistics for ``K`` arms."""
+    return DesignStats(np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64))
+
+
 @njit(cache=True)
-def binomial(n: int, p: float, state: np.ndarray) -> int:
-    """Exact ``Binomial(n, p)`` draw as ``n`` Bernoulli trials of the splitmix64 stream."""
+def design_record(st: DesignStats, arm: int, y: int) -> None:
+    """The step kernel of a fixed design: record outcome ``y`` (0 or 1) of ``arm``. Called
+    per pull by the per-sample simulation (:func:`design_play`) and by the ask/tell
+    policies (HOMER's phases, the warm-ups' planned pulls)."""
+    st.n[arm] += 1
+    st.s[arm] += y
+
+
+@njit(cache=True)
+def bernoulli(p: float, state: np.ndarray) -> int:
+    """One Bernoulli(``p``) outcome: ``uniform < p`` (the environment's draw of one pull)."""
+    return 1 if uniform(state) < p else 0
+
+
+@njit(cache=True)
+def design_play(order: np.ndarray, p: np.ndarray, state: np.ndarray, st: DesignStats) -> None:
+    """Per-sample simulation of a design: the pulls ``order`` (the ask/tell order), each
+    drawn from the stream ``state`` and recorded by :func:`design_record`."""
+    for i in range(order.shape[0]):
+        a = order[i]
+        design_record(st, a, bernoulli(p[a], state))
+
+
+@njit(cache=True, error_model="numpy")
+def standard_gamma(a: float, state: np.ndarray) -> float:
+    """``Gamma(a, 1)`` for ``a >= 1`` (Marsaglia & Tsang 2000, exact rejection sampler)."""
+    dd = a - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * dd)
+    while True:
+        u1 = uniform(state)  # a standard normal x (Box-Muller, as bandits._core.rng.normal)
+        while u1 <= 0.0:
+            u1 = uniform(state)
+        x = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * uniform(state))
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(state)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2:
+            return dd * v
+        if u > 0.0 and np.log(u) < 0.5 * x2 + dd * (1.0 - v + np.log(v)):
+            return dd * v
+
+
+@njit(cache=True, error_model="numpy")
+def binomial_split(n: int, p: float, state: np.ndarray) -> int:
+    """Exact ``Binomial(n, p)`` in ``O(log n)`` draws: Devroye's order-statistic splitting.
+
+    Of ``n`` uniforms, the ``i``-th smallest (``i = (n + 1) // 2``) is ``V ~ Beta(i, n + 1 -
+    i) = G_i / (G_i + G_{n+1-i})``. If ``V <= p`` the ``i`` smallest are successes and the
+    other ``n - i`` are uniform on ``(V, 1)``: success probability ``(p - V) / (1 - V)``;
+    else the ``n - i`` largest are failures and the ``i - 1`` smallest are uniform on
+    ``(0, V)``: success probability ``p / V``. Halve until ``n <= 16``, then Bernoulli
+    draws (L. Devroye, *Non-Uniform Random Variate Generation*, 1986, X.4.3). Exact in
+    distribution (rejection samplers, no approximation).
+    """
     k = 0
+    while n > 16:
+        if p <= 0.0:
+            return k
+        if p >= 1.0:
+            return k + n
+        i = (n + 1) // 2
+        g1 = standard_gamma(float(i), state)
+        g2 = standard_gamma(float(n + 1 - i), state)
+        v = g1 / (g1 + g2)
+        if v <= p:
+            k += i
+            n -= i
+            p = (p - v) / (1.0 - v)
+        else:
+            n = i - 1
+            p = p / v
     for _ in range(n):
         if uniform(state) < p:
             k += 1
     return k
 
 
-@njit(cache=True)
-def draw_counts(counts: np.ndarray, p: np.ndarray, state: np.ndarray, out: np.ndarray) -> None:
-    """``out[a] ~ Binomial(counts[a], p[a])`` for every arm (one Bernoulli per pull)."""
+@njit(cache=True, error_model="numpy")
+def design_draw(counts: np.ndarray, p: np.ndarray, state: np.ndarray, st: DesignStats) -> None:
+    """Sufficient-statistic simulation of a design: every arm's successes drawn at once,
+    ``Binomial(counts[a], p[a])`` (:func:`binomial_split`): ``O(K log n)``, the same
+    distribution of ``(n, s)`` as :func:`design_play`."""
     for a in range(counts.shape[0]):
-        out[a] = binomial(int(counts[a]), p[a], state)
+        st.n[a] += counts[a]
+        st.s[a] += binomial_split(int(counts[a]), p[a], state)
 
 
 @njit(cache=True)
@@ -308,15 +400,7 @@ def eps_greedy(X: np.ndarray, theta_star: np.ndarray, explore_cdf: np.ndarray, c
                     arm = a
                     break
         else:
-            arm = 0
-            bv = -np.inf
-            for a in range(K):
-                v = 0.0
-                for i in range(d):
-                    v += X[a, i] * theta[i]
-                if v > bv:
-                    bv = v
-                    arm = a
+            arm = argmax_all(X, theta)
         counts[arm] += 1.0
         if uniform(state) < means[arm]:
             succ[arm] += 1.0

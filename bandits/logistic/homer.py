@@ -40,9 +40,20 @@ import numpy as np
 
 from bandits._core import rng as _rng
 from bandits._core.exact import correct_set, exact_means
+from bandits._core.protocol import ArmQueue
 from bandits.gifa import RunResult
 from bandits.logistic import _kernels as kern
-from bandits.logistic.core import DELTA, _check_delta, gamma, mle, mu
+from bandits.logistic.core import DELTA, _check_delta, as_logistic_arms, gamma, mle, mu
+from bandits.logistic.warmup import (
+    BernoulliProtocol,
+    WarPolicy,
+    check_simulation,
+    interleaved_order,
+    naive_warmup,
+    prefix_counts,
+    run_warmup,
+    sample_warmup,
+)
 from rounding.validation import check_budget, check_int, check_probability, check_real
 
 __all__ = ["HOMER_EPS", "HomerPolicy", "phase_plan", "run_eps_greedy", "run_homer"]
@@ -118,11 +129,12 @@ def phase_plan(X: np.ndarray, active: np.ndarray, theta_hat: np.ndarray, k: int,
                            "rounding_factor": rr.factor})
 
 
-def _phase_estimate(X: np.ndarray, plan: PhasePlan, succ: np.ndarray) -> np.ndarray:
-    """Step 7: MLE of the phase's pulls in the span coordinates, mapped back to R^d."""
+def _phase_estimate(X: np.ndarray, plan: PhasePlan, st: kern.DesignStats) -> np.ndarray:
+    """Step 7: MLE of the phase's pulls (``st``: per-arm pulls and successes of the arms of
+    the plan's support) in the span coordinates, mapped back to R^d."""
     idx = np.flatnonzero(plan.counts > 0)
     Z = np.ascontiguousarray(X[idx] @ plan.basis)
-    fit = mle(Z, plan.counts[idx], succ[idx], on_separable="fallback")
+    fit = mle(Z, st.n[idx], st.s[idx], on_separable="fallback")
     plan.info["mle_exists"] = fit.exists
     return plan.basis @ fit.theta
 
@@ -135,10 +147,68 @@ def _eliminate(X: np.ndarray, active: np.ndarray, theta_hat: np.ndarray, k: int
     return new
 
 
+class _HomerEngine:
+    """HOMER's decisions between designs, shared by :func:`run_homer` (simulation) and
+    :class:`HomerPolicy` (ask/tell): whoever drives it does the pulls of each design and
+    reports the design's per-arm statistics
+    (:class:`bandits.logistic._kernels.DesignStats`).
+
+    ``fit_warmup(theta)`` takes the warm-up's estimate; ``next_design()`` plans phase
+    ``k + 1`` (its counts) or returns None once one arm is left (``status = "commit"``) or
+    ``max_phases`` phases were run (``"exploit"``); ``fit_phase(st)`` is step 7 (the
+    phase's MLE, then elimination).
+    """
+
+    def __init__(self, X: np.ndarray, delta: float, eps: float, tol: float,
+                 max_phases: int) -> None:
+        self.X, self.delta, self.eps, self.tol = X, delta, eps, tol
+        self.max_phases = max_phases
+        self.active = np.ones(X.shape[0], dtype=bool)
+        self.k = 0
+        self.theta_hat: np.ndarray | None = None
+        self.plan: PhasePlan | None = None
+        self.status = "warmup"
+
+    def fit_warmup(self, theta_hat: np.ndarray) -> None:
+        self.theta_hat = theta_hat
+        self.status = "phases"
+
+    def next_design(self) -> np.ndarray | None:
+        if self.active.sum() == 1:
+            self.status = "commit"
+            return None
+        if self.k >= self.max_phases:
+            self.status = "exploit"
+            return None
+        self.k += 1
+        assert self.theta_hat is not None
+        self.plan = phase_plan(self.X, self.active, self.theta_hat, self.k, self.delta,
+                               self.eps, self.tol)
+        return self.plan.counts
+
+    def fit_phase(self, st: kern.DesignStats) -> None:
+        assert self.plan is not None
+        self.theta_hat = _phase_estimate(self.X, self.plan, st)
+        self.active = _eliminate(self.X, self.active, self.theta_hat, self.k)
+
+    @property
+    def committed(self) -> bool:
+        return self.status == "commit"
+
+    def recommendation(self) -> int:
+        """The committed arm, else ``argmax x^T theta_hat`` over the survivors (the first
+        arm before any estimate)."""
+        idx = np.flatnonzero(self.active)
+        if self.status == "commit" or self.theta_hat is None:
+            return int(idx[0])
+        return int(idx[np.argmax(self.X[idx] @ self.theta_hat)])
+
+
 def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
               eps: float = HOMER_EPS, seed: int = 0, n_points: int = 200,
               max_phases: int = 60, design_tol: float = DESIGN_TOL,
-              warmup_options: dict | None = None) -> RunResult:
+              warmup_options: dict | None = None,
+              simulation: str = "sufficient") -> RunResult:
     """Simulate HOMER for ``T`` rounds on a :class:`~bandits.logistic.LogisticInstance`.
 
     Parameters
@@ -153,9 +223,19 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
     eps : float
         Rounding tolerance ``epsilon`` (default 0.5).
     seed : int
-        Seeds every reward stream (warm-up: streams 1-2, phases: stream 3).
+        Seeds every reward stream.
     n_points : int
         Checkpoints of the regret curve (evenly spaced in ``1..T``).
+    simulation : {"sufficient", "per-sample"}
+        ``"sufficient"`` (default): every estimate of HOMER uses only the per-arm pulls and
+        successes of a design (the warm-up's MLE, each phase's MLE), so a design of
+        ``(n_1..n_K)`` pulls is simulated by one ``Binomial(n_a, p_a)`` draw per arm
+        (:func:`bandits.logistic._kernels.binomial_split`, ``O(log n_a)``; warm-up plan on
+        stream 2, phases on stream 3, WAR's sequential probing one draw per pull on stream
+        1): a run costs ``O(phases x K x d^2)`` whatever ``T``. ``"per-sample"`` (the
+        reference): every pull is drawn, in the ask/tell order, from stream 1; the
+        :class:`HomerPolicy` fed :func:`bandits.reward_oracle` replays it exactly. Both
+        modes give the same distribution of the result (tests/test_logistic*.py).
 
     Returns
     -------
@@ -167,8 +247,6 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
         (per phase: ``k, n_H, n_G, n, h, g, active, eliminated_best``), ``warmup``
         (samples, probing samples, method) and ``best_eliminated``.
     """
-    from bandits.logistic.warmup import run_warmup
-
     _check_delta(delta)
     T = check_budget(T, "T")
     eps = check_real(eps, "eps", 0.0, open_low=True)
@@ -176,6 +254,7 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
     seed = check_int(seed, "seed", 0)
     n_points = check_int(n_points, "n_points", 1)
     max_phases = check_int(max_phases, "max_phases", 1)
+    per_sample = check_simulation(simulation) == "per-sample"
     t0 = time.perf_counter()
     X, th = instance.X, instance.theta
     K, d = X.shape
@@ -188,56 +267,71 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
     t = 0
 
     def spend(alloc: np.ndarray) -> int:
+        """Account ``alloc`` pulls (the first ones in the ask/tell order if the horizon
+        cuts them); returns the pulls made."""
         nonlocal t
         n = int(alloc.sum())
         use = min(n, T - t)
         if use <= 0:
             return 0
-        if use < n:
-            # a horizon cut: the first ``use`` pulls in the ask/tell order (HomerPolicy),
-            # so that the counts sum to the samples (issue 12: floor() lost pulls)
-            from bandits.logistic.warmup import interleaved_order
-
-            alloc = np.bincount(np.asarray(interleaved_order(alloc)[:use], dtype=np.int64),
-                                minlength=K).astype(np.int64)
+        if use < n:  # a horizon cut: the pulls HomerPolicy asks first
+            alloc = prefix_counts(alloc, use)
         seg_len.append(use)
         seg_gap.append(float(alloc @ gaps) / use)
         counts[:] += alloc
         t += use
         return use
 
-    wu = run_warmup(warmup, instance, delta=delta, seed=seed, **(warmup_options or {}))
+    def _probe_prefix(seq: list, use: int) -> np.ndarray:
+        """Probing pulls per arm among the first ``use`` (probing asks arm by arm)."""
+        out = np.zeros(K, dtype=np.int64)
+        for a, n in seq:
+            take = min(int(n), use)
+            out[a] += take
+            use -= take
+        return out
+
+    env = _rng.make_state(seed, 1)  # the environment's stream (per-sample mode)
+    wu = run_warmup(warmup, instance, delta=delta, seed=seed, simulation=simulation,
+                    state=env if per_sample else None, sample=False,
+                    **(warmup_options or {}))
+    if wu.probe_samples + wu.total <= T:  # else the horizon ends inside the warm-up: no fit
+        wu = sample_warmup(wu, instance, seed=seed, simulation=simulation, state=env)
+    warmup_done = True
     if wu.probe_samples:
-        spend(wu.info["probe_counts"].astype(np.int64))
-    spend(wu.counts)
-    theta_hat = wu.theta_hat
-    active = np.ones(K, dtype=bool)
-    state = _rng.make_state(seed, 3)
+        n_probe = int(wu.probe_samples)
+        probed = _probe_prefix(wu.info["probe_sequence"], min(n_probe, T - t))
+        warmup_done = spend(probed) == n_probe
+    warmup_done = spend(wu.counts) == int(wu.counts.sum()) and warmup_done
+    eng = _HomerEngine(X, delta, eps, design_tol, max_phases)
+    if warmup_done:
+        eng.fit_warmup(wu.theta_hat)
+    phase_state = _rng.make_state(seed, 3)
     phases = []
-    succ = np.zeros(K, dtype=np.int64)
     best_elim = False
-    k = 0
-    while t < T and active.sum() > 1 and k < max_phases:
-        k += 1
-        plan = phase_plan(X, active, theta_hat, k, delta, eps, design_tol)
-        rec = {"k": k, "n_H": plan.n_H, "n_G": plan.n_G, "n": plan.n, "h": plan.h,
-               "g": plan.g, "active": int(active.sum()), "start": t}
+    while warmup_done and t < T and (alloc := eng.next_design()) is not None:
+        plan = eng.plan
+        assert plan is not None
+        rec = {"k": plan.k, "n_H": plan.n_H, "n_G": plan.n_G, "n": plan.n, "h": plan.h,
+               "g": plan.g, "active": int(eng.active.sum()), "start": t}
         phases.append(rec)
         if t + plan.n > T:
-            spend(plan.counts)
+            spend(alloc)
             rec["truncated"] = True
             break
-        spend(plan.counts)
-        kern.draw_counts(plan.counts, means, state, succ)
-        theta_hat = _phase_estimate(X, plan, succ)
-        active = _eliminate(X, active, theta_hat, k)
+        spend(alloc)
+        st = kern.new_design_stats(K)
+        if per_sample:
+            kern.design_play(interleaved_order(alloc), means, env, st)
+        else:
+            kern.design_draw(alloc, means, phase_state, st)
+        eng.fit_phase(st)
         rec["mle_exists"] = plan.info.get("mle_exists", True)
-        rec["survivors"] = int(active.sum())
-        if not active[best]:
+        rec["survivors"] = int(eng.active.sum())
+        if not eng.active[best]:
             best_elim = True
-    committed = active.sum() == 1
-    idx = np.flatnonzero(active)
-    arm = int(idx[0]) if committed else int(idx[np.argmax(X[idx] @ theta_hat)])
+    committed = bool(eng.active.sum() == 1)
+    arm = eng.recommendation()
     stopped = "commit" if committed and t < T else "horizon"
     if t < T:
         alloc = np.zeros(K, dtype=np.int64)
@@ -255,7 +349,8 @@ def run_homer(instance, T: int, *, delta: float = DELTA, warmup: str = "naive",
         extra={"times": times, "regret": regret, "phases": phases,
                "warmup": {"method": warmup, "samples": int(wu.counts.sum()),
                           "probe_samples": wu.probe_samples, "g": wu.g},
-               "best_eliminated": best_elim, "final_regret": float(cum[-1])})
+               "best_eliminated": best_elim, "final_regret": float(cum[-1]),
+               "simulation": simulation})
 
 
 def run_eps_greedy(instance, T: int, *, c_eps: float = 5.0, seed: int = 0,
@@ -295,92 +390,155 @@ def run_eps_greedy(instance, T: int, *, c_eps: float = 5.0, seed: int = 0,
         extra={"times": times, "regret": regret, "final_regret": float(regret[-1])})
 
 
-class HomerPolicy:
+class HomerPolicy(BernoulliProtocol):
     """Ask/tell HOMER for real experiments (needs only ``X``, ``S`` and binary outcomes).
 
-    >>> pol = HomerPolicy(X, S=2.0)                        # doctest: +SKIP
-    >>> for _ in range(T):                                 # doctest: +SKIP
-    ...     arm = pol.ask(); pol.tell(arm, outcome(arm))   # outcome in {0, 1}
+    >>> pol = HomerPolicy(X, S=2.0)                              # doctest: +SKIP
+    >>> for day in range(days):                                  # doctest: +SKIP
+    ...     arms = pol.ask(10); pol.tell(arms, outcomes(arms))   # outcomes in {0, 1}
 
     ``warmup="naive"`` (default) pulls the naive warm-up (eq. 5); ``warmup="war"`` runs
     :class:`bandits.logistic.WarPolicy` (probing, then its planned pulls; options such as
-    ``L, U, r`` via ``warmup_options``) and starts the phases from its MLE. Pulls of a
-    design (warm-up or phase) are issued in an interleaved deterministic order
-    (:func:`bandits.logistic.warmup.interleaved_order`); after a phase's last reward the
-    MLE and elimination run and the next phase is planned. Once one arm is left,
-    :meth:`ask` returns it forever (``phase`` becomes ``"commit"``).
+    ``L, U, r`` via ``warmup_options``) and starts the phases from its MLE. The pulls of a
+    design (warm-up or phase) are asked in :func:`interleaved_order` and recorded by the
+    step kernel :func:`bandits.logistic._kernels.design_record` (the per-sample simulation
+    calls it too); once the design's last outcome is in, the decisions between designs
+    (MLE, elimination, next phase plan) are :func:`run_homer`'s own (``_HomerEngine``).
+    Once one arm is left, :meth:`ask` returns it (``phase`` becomes ``"commit"``; after
+    ``max_phases`` phases, ``"exploit"`` with the current best arm). Fed
+    :func:`bandits.reward_oracle`, it replays ``run_homer(..., simulation="per-sample")``.
+
+    **Horizon.** HOMER minimises regret over a horizon: with ``T`` the policy is ``done``
+    after ``T`` outcomes (``stopped_by`` ``"commit"`` if one arm was left before ``T``,
+    else ``"horizon"``, as :func:`run_homer`); without ``T`` it never stops.
+
+    **Batches** (``ask(n)``): the next ``n`` pulls of the current design; the next phase is
+    planned only when every outcome of the design is in, so a batch ends with the design
+    (WAR's probing: see :class:`WarPolicy`); once committed, ``n`` pulls of the committed
+    arm. Outcomes may be told in any order, later and partially.
+
+    **Warm start** (``observe``): an outcome of an arm the current design pulls fills one
+    of that arm's slots (or adds an extra point to the design if its slots are full) and
+    enters the design's MLE; HOMER's phases use only their own fresh outcomes, so an arm
+    outside the current design (eliminated, or not in the design's support) is counted
+    but not used; during the WAR warm-up, :class:`WarPolicy`'s rule applies.
     """
 
     def __init__(self, X: np.ndarray, S: float, *, delta: float = DELTA,
                  eps: float = HOMER_EPS, design_tol: float = DESIGN_TOL,
                  warmup: str = "naive", seed: int = 0,
-                 warmup_options: dict | None = None) -> None:
-        from bandits.logistic.core import as_logistic_arms
-        from bandits.logistic.warmup import WarPolicy, naive_warmup
-
+                 warmup_options: dict | None = None, T: int | None = None,
+                 max_phases: int = 60) -> None:
         self.X = as_logistic_arms(X)
-        self.delta = _check_delta(delta)
-        self.eps = check_real(eps, "eps", 0.0, open_low=True)
-        self.tol = check_probability(design_tol, "design_tol")
+        _check_delta(delta)
+        eps = check_real(eps, "eps", 0.0, open_low=True)
+        tol = check_probability(design_tol, "design_tol")
         check_int(seed, "seed", 0)
+        self._budget = None if T is None else check_budget(T, "T")
+        self._eng = _HomerEngine(self.X, float(delta), eps, tol,
+                                 check_int(max_phases, "max_phases", 1))
         K = self.X.shape[0]
-        self.active = np.ones(K, dtype=bool)
-        self.k = 0
+        self._counts = np.zeros(K, dtype=np.int64)
+        self._design = kern.new_design_stats(K)
+        self._alloc = np.zeros(K, dtype=np.int64)
+        self._commit_t: int | None = None
         self.phase = "warmup"
         self.warmup = warmup
-        self.theta_hat: np.ndarray | None = None
-        self._pending: int | None = None
-        self._pulls = np.zeros(K, dtype=np.int64)  # every told pull, per arm
-        #: HOMER minimises regret over a horizon the user controls: it has no stopping
-        #: rule, so ``done`` stays False (see :attr:`committed`).
-        self.done = False
         self.war: WarPolicy | None = None
         if warmup == "naive":
             if warmup_options:
                 raise ValueError("warmup_options only apply to warmup='war'")
-            self._start(naive_warmup(self.X, S, delta=delta).counts)
+            self._start_design(naive_warmup(self.X, S, delta=delta).counts)
         elif warmup == "war":
             self.war = WarPolicy(self.X, S, delta=delta, seed=seed,
                                  **(warmup_options or {}))  # type: ignore[arg-type]
+            self._queue = self.war._queue
         else:
             raise ValueError(f"warmup must be 'naive' or 'war'; got {warmup!r}")
 
-    def _start(self, counts: np.ndarray) -> None:
-        from bandits.logistic.warmup import interleaved_order
+    def _start_design(self, counts: np.ndarray) -> None:
+        self._alloc = np.asarray(counts, dtype=np.int64)
+        self._design = kern.new_design_stats(self._alloc.shape[0])
+        self._queue = ArmQueue(interleaved_order(self._alloc))
 
-        self._counts = counts.astype(np.int64)
-        self._succ = np.zeros_like(self._counts)
-        self._queue = interleaved_order(self._counts)
-        self._i = 0
+    # ---- the step ------------------------------------------------------------------
 
-    def _end_of_design(self) -> None:
-        if self.phase == "warmup":
-            if self.war is not None:
-                assert self.war.result is not None
-                self.theta_hat = self.war.result.theta_hat
-            else:
-                self.theta_hat = mle(self.X, self._counts, self._succ).theta
+    def _observe(self, arm: int, reward: float) -> None:
+        a, y = int(arm), int(reward)
+        self._t += 1
+        self._counts[a] += 1
+        if self.phase == "warmup" and self.war is not None:
+            war = self.war
+            war._outstanding, war._unasked = self._outstanding, self._unasked
+            war._observe(a, y)
+            self._queue = war._queue
+            if war.done:
+                assert war.result is not None and war.result.theta_hat is not None
+                self._end_of_warmup(war.result.theta_hat)
+        elif self.phase in ("commit", "exploit"):
+            pass
         else:
-            self.theta_hat = _phase_estimate(self.X, self._plan, self._succ)
-            self.active = _eliminate(self.X, self.active, self.theta_hat, self.k)
-        if self.active.sum() == 1:
-            self.phase = "commit"
+            if self._alloc[a] > 0:
+                kern.design_record(self._design, a, y)
+            if not self._queue and self._outstanding == 0:
+                if self.phase == "warmup":
+                    fit = mle(self.X, self._design.n, self._design.s)
+                    self._end_of_warmup(fit.theta)
+                else:
+                    self._eng.fit_phase(self._design)
+                    self._next_design()
+        if self._budget is not None and self._t >= self._budget:
+            self.done = True
+            committed = self._commit_t is not None and self._commit_t < self._budget
+            self.stopped_by = "commit" if committed else "horizon"
+            self._queue = ArmQueue()
+        elif self.phase in ("commit", "exploit"):
+            self._queue = ArmQueue([self._eng.recommendation()])
+
+    def _end_of_warmup(self, theta_hat: np.ndarray) -> None:
+        self._eng.fit_warmup(theta_hat)
+        self._next_design()
+
+    def _next_design(self) -> None:
+        if self._budget is not None and self._t >= self._budget:
+            if self._eng.active.sum() == 1:
+                self._eng.status = "commit"
+                self.phase = "commit"
+                self._commit_t = self._t
+            return  # the horizon is reached: nothing more to plan
+        counts = self._eng.next_design()
+        if counts is None:
+            self.phase = self._eng.status
+            if self.phase == "commit":
+                self._commit_t = self._t
+            self._queue = ArmQueue([self._eng.recommendation()])
             return
-        self.k += 1
-        self.phase = f"phase {self.k}"
-        self._plan = phase_plan(self.X, self.active, self.theta_hat, self.k, self.delta,
-                                self.eps, self.tol)
-        self._start(self._plan.counts)
+        self.phase = f"phase {self._eng.k}"
+        self._start_design(counts)
+
+    def _look_ahead(self, k: int) -> list[int]:
+        if self.phase in ("commit", "exploit"):
+            return [self._eng.recommendation()] * k
+        if self.phase == "warmup" and self.war is not None:
+            return self.war._probe_look_ahead(k, [a for a, _ in self._pending_list()])
+        return []
+
+    # ---- read-outs -----------------------------------------------------------------
 
     @property
-    def samples(self) -> int:
-        """Number of outcomes told so far."""
-        return int(self._pulls.sum())
+    def theta_hat(self) -> np.ndarray | None:
+        """The current estimate (warm-up MLE, then each phase's)."""
+        return self._eng.theta_hat
 
     @property
-    def counts(self) -> np.ndarray:
-        """Pulls per arm so far (warm-up, phases and commitment)."""
-        return self._pulls.copy()
+    def active(self) -> np.ndarray:
+        """The surviving arms (bool mask)."""
+        return self._eng.active.copy()
+
+    @property
+    def k(self) -> int:
+        """The current phase (0 during the warm-up)."""
+        return self._eng.k
 
     @property
     def committed(self) -> bool:
@@ -388,39 +546,7 @@ class HomerPolicy:
         return self.phase == "commit"
 
     @property
-    def recommendation(self) -> int:
-        """Current best arm among the survivors (by ``theta_hat``; arm 0 before any fit)."""
-        idx = np.flatnonzero(self.active)
-        if self.theta_hat is None:
-            return int(idx[0])
-        return int(idx[np.argmax(self.X[idx] @ self.theta_hat)])
-
-    def ask(self) -> int:
-        """The next arm to pull."""
-        if self._pending is None:
-            if self.phase == "commit":
-                self._pending = int(np.flatnonzero(self.active)[0])
-            elif self.phase == "warmup" and self.war is not None:
-                self._pending = self.war.ask()
-            else:
-                self._pending = self._queue[self._i]
-        return self._pending
-
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the binary outcome (0 or 1) of the arm returned by :meth:`ask`."""
-        from bandits.logistic.warmup import check_told
-
-        y = check_told(self._pending, arm, reward)
-        self._pending = None
-        self._pulls[int(arm)] += 1
-        if self.phase == "commit":
-            return
-        if self.phase == "warmup" and self.war is not None:
-            self.war.tell(int(arm), y)
-            if self.war.done:
-                self._end_of_design()
-            return
-        self._succ[int(arm)] += y
-        self._i += 1
-        if self._i == len(self._queue):
-            self._end_of_design()
+    def recommendation(self) -> np.ndarray:  # type: ignore[override]
+        """``[arm]``: the committed arm, else the best survivor by ``theta_hat`` (the first
+        arm before any estimate)."""
+        return np.array([self._eng.recommendation()])

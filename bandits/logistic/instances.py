@@ -79,6 +79,22 @@ class LogisticInstance:
         """Index of the best arm ``argmax x^T theta*``."""
         return int(np.argmax(self.X @ self.theta))
 
+    def reward_oracle(self, seed: int):
+        """``arm -> outcome``: Bernoulli(``mu(x^T theta*)``) outcomes, one ``uniform < p``
+        draw per pull from the environment's stream (stream 1 of ``seed``): the outcomes
+        that the per-sample simulations (``simulation="per-sample"``) draw in the ask/tell
+        order (:func:`bandits.reward_oracle` returns this)."""
+        from bandits._core import rng as _rng
+        from bandits.logistic._kernels import bernoulli
+
+        p = self.means
+        state = _rng.make_state(int(seed), 1)
+
+        def draw(arm: int) -> int:
+            return int(bernoulli(float(p[int(arm)]), state))
+
+        return draw
+
     @property
     def kappa0(self) -> float:
         """``kappa_0 = max_a 1 / mu'(x_a^T theta*)``."""

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bandits._core import rng as _rng
+from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import (
     DELTA,
@@ -42,18 +43,21 @@ from bandits.logistic.core import (
     mudot,
 )
 from design.gd import two_approx_g_design  # Algorithm 3 (re-exported here)
-from rounding.validation import check_seed
+from rounding.validation import check_budget, check_seed
 
 __all__ = [
+    "SIMULATIONS",
     "WarPolicy",
     "WarmupResult",
-    "check_told",
+    "check_outcome",
     "g_design",
     "interleaved_order",
     "naive_warmup",
     "oracle_warmup",
+    "prefix_counts",
     "run_warmup",
     "relaxed_plan",
+    "sample_warmup",
     "two_approx_g_design",
     "war_warmup",
 ]
@@ -336,6 +340,8 @@ class _WarProbing:
         self.cs = _ConfidenceSet(X, S)
         self.decision = np.zeros(self.K, dtype=np.int64)
         self.probe_n = np.zeros(self.K, dtype=np.int64)
+        #: ``[arm, N]`` per probed arm, in probing order (a horizon cut takes a prefix).
+        self.sequence: list[list[int]] = []
         self.active = np.ones(self.K, dtype=bool)
         self.stages = 0
         self.finished = False
@@ -345,6 +351,7 @@ class _WarProbing:
     def record(self, a: int, N: int, decision: int, lo: float, hi: float) -> None:
         """Arm ``a`` was probed ``N`` times and got ``decision`` with bounds ``[lo, hi]``."""
         self.probe_n[a] = N
+        self.sequence.append([int(a), int(N)])
         self.decision[a] = decision
         self.cs.update(a, lo, hi)
 
@@ -392,7 +399,8 @@ class _WarProbing:
             "pessimistic": self.pessimistic, "delta": self.delta,
             "accepted": np.flatnonzero(self.decision == kern.ACCEPT),
             "rejected": np.flatnonzero(self.decision == kern.REJECT),
-            "probe_counts": self.probe_n.copy(), "lower": cs.lo.copy(),
+            "probe_counts": self.probe_n.copy(), "probe_sequence": list(self.sequence),
+            "lower": cs.lo.copy(),
             "upper": cs.hi.copy(), "max_abs_pes": vmax})
         return WarmupResult(**{**out.__dict__, "probe_samples": int(self.probe_n.sum())})
 
@@ -462,135 +470,354 @@ def war_warmup(X: object, S: float, theta: object, *, L: float = 1.0, U: float =
     th = as_theta(theta, Xa.shape[1])
     war = _WarProbing(Xa, S, L=L, U=U, r=r, delta=delta, max_stages=max_stages,
                       pessimistic=pessimistic)
-    p = mu(Xa @ th)
-    state = _rng.make_state(seed, 1)
+    return _probe(war, mu(Xa @ th), _rng.make_state(seed, 1), max_pulls_per_arm)
+
+
+def _probe(war: _WarProbing, p: np.ndarray, state: np.ndarray, max_pulls: int
+           ) -> WarmupResult:
+    """WAR's optimistic probing simulated pull by pull from ``state`` (each probed arm until
+    :func:`bandits.logistic._kernels.probe_decision` decides, by
+    :func:`bandits.logistic._kernels.probe_arm`), then the planning stage (not sampled)."""
     while (todo := war.next_stage()) is not None:
         for a in todo:
             N, _, dec, lo, hi = kern.probe_arm(float(p[a]), war.K, war.delta, war.L, war.U,
-                                               state, max_pulls_per_arm)
+                                               state, max_pulls)
             war.record(int(a), N, dec, lo, hi)
     return war.plan()
 
 
+#: How a simulation draws the outcomes of a fixed design (warm-up plan, HOMER phase).
+SIMULATIONS = ("sufficient", "per-sample")
+
+
+def check_simulation(simulation: object) -> str:
+    """``simulation`` must be one of :data:`SIMULATIONS`."""
+    if simulation not in SIMULATIONS:
+        raise ValueError(f"simulation must be one of {list(SIMULATIONS)}; got {simulation!r}")
+    return str(simulation)
+
+
 def run_warmup(method: str, instance, *, delta: float = DELTA, seed: int = 0,
-               sample: bool = True, **options: object) -> WarmupResult:
+               sample: bool = True, simulation: str = "sufficient",
+               state: np.ndarray | None = None, **options: object) -> WarmupResult:
     """Run a warm-up on a :class:`bandits.logistic.LogisticInstance` and (``sample=True``)
-    draw its planning pulls and fit the MLE (Appendix F fallback if it does not exist)."""
+    draw its planning pulls and fit the MLE (Appendix F fallback if it does not exist).
+
+    ``simulation="sufficient"`` (default) draws each arm's planned successes at once,
+    ``Binomial(n_a, p_a)`` on stream 2 (WAR's probing is sequential: one draw per pull on
+    stream 1); ``"per-sample"`` (the reference) draws every pull, probing and planning, in
+    the ask/tell order (:func:`interleaved_order` for the plan) from the environment's
+    stream 1 -- ``state`` if given (HOMER continues it into its phases) -- so that
+    :class:`WarPolicy` / :class:`bandits.logistic.HomerPolicy` fed
+    :func:`bandits.reward_oracle` replay it. The MLE uses only ``(n_a, s_a)``, so both modes
+    give the same distribution of the result.
+    """
+    check_simulation(simulation)
     X, S, th = instance.X, instance.S, instance.theta
+    per_sample = simulation == "per-sample"
+    env = (state if state is not None else _rng.make_state(seed, 1)) if per_sample else None
     if method == "naive":
         res = naive_warmup(X, S, delta=delta)
     elif method == "oracle":
         res = oracle_warmup(X, th, delta=delta)
     elif method == "war":
-        res = war_warmup(X, S, th, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
+        if per_sample:
+            opts = dict(options)
+            max_pulls = int(opts.pop("max_pulls_per_arm", 10**7))  # type: ignore[call-overload]
+            war = _WarProbing(as_logistic_arms(X), S, delta=delta, **{  # type: ignore[arg-type]
+                "L": 1.0, "U": 2.0, "r": 2.0, "max_stages": 100, **opts})
+            res = _probe(war, mu(X @ th), env, max_pulls)  # type: ignore[arg-type]
+        else:
+            res = war_warmup(X, S, th, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
     else:
         raise ValueError(f"warm-up must be 'naive', 'war' or 'oracle'; got {method!r}")
     if not sample:
         return res
-    state = _rng.make_state(seed, 2)
-    succ = np.zeros(X.shape[0], dtype=np.int64)
-    kern.draw_counts(res.counts, mu(X @ th), state, succ)
-    return _fit_warmup(res, X, succ)
+    return sample_warmup(res, instance, seed=seed, simulation=simulation, state=env)
 
 
-def _fit_warmup(res: WarmupResult, X: np.ndarray, succ: np.ndarray) -> WarmupResult:
-    """The warm-up's MLE of its planning pulls ``res.counts`` with ``succ`` successes."""
-    fit = mle(X, res.counts, succ)
+def sample_warmup(res: WarmupResult, instance, *, seed: int, simulation: str,
+                  state: np.ndarray | None = None) -> WarmupResult:
+    """Draw the planned pulls of a warm-up ``res`` (see :func:`run_warmup` for the modes;
+    ``state``: the environment's stream of a per-sample run) and fit their MLE."""
+    X = instance.X
+    st = kern.new_design_stats(X.shape[0])
+    p = mu(X @ instance.theta)
+    if check_simulation(simulation) == "per-sample":
+        env = state if state is not None else _rng.make_state(seed, 1)
+        kern.design_play(interleaved_order(res.counts), p, env, st)
+    else:
+        kern.design_draw(res.counts, p, _rng.make_state(seed, 2), st)
+    return _fit_warmup(res, X, st)
+
+
+def _fit_warmup(res: WarmupResult, X: np.ndarray, st: kern.DesignStats) -> WarmupResult:
+    """The warm-up's MLE of its planning pulls (``st``: per-arm pulls and successes)."""
+    fit = mle(X, st.n, st.s)
     info = {**res.info, "mle_exists": fit.exists, "mle_method": fit.method}
     return WarmupResult(**{**res.__dict__, "theta_hat": fit.theta, "info": info})
 
 
-def interleaved_order(counts: np.ndarray) -> list[int]:
+def interleaved_order(counts: np.ndarray) -> np.ndarray:
     """The pulls of an allocation in a deterministic interleaved order (ask/tell policies):
-    arm ``a``'s ``j``-th pull at position ``(j + 1/2) / n_a``, ties by arm index."""
-    pos = [((j + 0.5) / int(c), a) for a, c in enumerate(counts) for j in range(int(c))]
-    pos.sort()
-    return [a for _, a in pos]
+    arm ``a``'s ``j``-th pull at position ``(j + 1/2) / n_a``, ties by arm index (int64
+    array; :func:`bandits.logistic._kernels.interleaved_prefix` counts a prefix of it
+    without listing it)."""
+    c = np.asarray(counts, dtype=np.int64).ravel()
+    arms = np.repeat(np.arange(c.shape[0], dtype=np.int64), c)
+    starts = np.repeat(np.cumsum(c) - c, c)
+    pos = (np.arange(arms.shape[0], dtype=np.int64) - starts + 0.5) / c[arms]
+    return arms[np.lexsort((arms, pos))]
 
 
-def check_told(pending: int | None, arm: object, reward: object) -> int:
-    """Validate a ``tell(arm, reward)`` of an ask/tell policy; returns the outcome 0 or 1."""
-    if pending is None:
-        raise ValueError("tell() without a pending ask(): call ask() first")
-    if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or int(arm) != pending:
-        raise ValueError(f"arm {arm!r} was told but arm {pending} was asked")
+def _below(n: np.ndarray, tau: float, strict: bool) -> np.ndarray:
+    """``#{j < n_a: (j + 1/2) / n_a < tau}`` per arm (``<=`` when not ``strict``), by the
+    float test itself (the estimate ``ceil(tau n - 1/2)`` corrected by at most a step)."""
+    j = np.clip(np.ceil(tau * n - 0.5), 0, n).astype(np.int64)
+    before = (lambda k: (k - 0.5) / n >= tau) if strict else (lambda k: (k - 0.5) / n > tau)
+    inside = (lambda k: (k + 0.5) / n < tau) if strict else (lambda k: (k + 0.5) / n <= tau)
+    while np.any(down := (j > 0) & before(j)):
+        j -= down
+    while np.any(up := (j < n) & inside(j)):
+        j += up
+    return j
+
+
+def prefix_counts(counts: np.ndarray, use: int) -> np.ndarray:
+    """Pulls per arm among the first ``use`` of :func:`interleaved_order`, without listing
+    them: the ``use``-th position ``v`` by bisection over the bit patterns of the float
+    positions (ordered as the floats, for positive ones; 64 steps of ``O(K)``), then every
+    pull before ``v`` and, at ``v``, the ties by arm index."""
+    c = np.asarray(counts, dtype=np.int64)
+    if use >= int(c.sum()):
+        return c.copy()
+    out = np.zeros(c.shape[0], dtype=np.int64)
+    if use <= 0:
+        return out
+    pulled = c > 0
+    n = c[pulled]
+    lo, hi = np.float64(0.0).view(np.int64), np.float64(1.0).view(np.int64)
+    while hi - lo > 1:  # the smallest position v with #{positions <= v} >= use
+        mid = lo + (hi - lo) // 2
+        if int(_below(n, float(np.int64(mid).view(np.float64)), False).sum()) >= use:
+            hi = mid
+        else:
+            lo = mid
+    v = float(np.int64(hi).view(np.float64))
+    below = _below(n, v, True)
+    ties = np.flatnonzero(_below(n, v, False) > below)[: use - int(below.sum())]
+    below[ties] += 1
+    out[pulled] = below
+    return out
+
+
+def check_outcome(reward: object) -> int:
+    """A Bernoulli outcome: 0 or 1 (bools and the floats 0.0 / 1.0 accepted), else a
+    ValueError naming the reward."""
     if isinstance(reward, (bool, np.bool_)):
         return int(reward)
     if not isinstance(reward, (int, float, np.integer, np.floating)) or reward not in (0, 1):
-        raise ValueError(f"reward must be 0 or 1; got {reward!r}")
+        raise ValueError(f"reward must be 0 or 1 (a Bernoulli outcome); got {reward!r}")
     return int(reward)
 
 
-class WarPolicy:
+def _check_outcomes(arm: object, reward: object) -> None:
+    """Every reward of a ``tell``/``observe`` call is 0 or 1 (the protocol base checks the
+    arms and the lengths)."""
+    if isinstance(arm, (int, np.integer)) or isinstance(reward, (str, bytes)) \
+            or not hasattr(reward, "__len__"):
+        check_outcome(reward)
+        return
+    for r in reward:  # type: ignore[union-attr]
+        check_outcome(r)
+
+
+class BernoulliProtocol(AskTellProtocol):
+    """The ask/tell protocol with Bernoulli outcomes (the logistic family): rewards are
+    checked to be 0 or 1 before anything changes, and ``ask(n)`` never asks for more than
+    the budget left (``_budget``: ``max_samples`` or the horizon ``T``, None for none)."""
+
+    _budget: int | None = None
+
+    def tell(self, arm, reward) -> None:  # noqa: D102 - documented on the base
+        _check_outcomes(arm, reward)
+        super().tell(arm, reward)
+
+    def observe(self, arm, reward) -> None:  # noqa: D102 - documented on the base
+        _check_outcomes(arm, reward)
+        super().observe(arm, reward)
+
+    def _ask_batch(self, n: int) -> list[int]:
+        if self._budget is not None:
+            n = max(0, min(n, self._budget - self._t - len(self._pending_list())))
+        return super()._ask_batch(n)
+
+    def _predict(self, arm: int) -> float | None:
+        return None  # no hallucinated outcomes: look-ahead is the family's own rule
+
+
+class WarPolicy(BernoulliProtocol):
     """Ask/tell WAR warm-up (Algorithm 2) for a real experiment with Bernoulli outcomes.
 
     >>> pol = WarPolicy(X, S=4.0)                               # doctest: +SKIP
     >>> while not pol.done:                                      # doctest: +SKIP
-    ...     arm = pol.ask(); pol.tell(arm, outcome(arm))         # outcome in {0, 1}
+    ...     arms = pol.ask(10); pol.tell(arms, outcomes(arms))   # outcomes in {0, 1}
     >>> pol.result.theta_hat, pol.recommendation                 # doctest: +SKIP
 
-    Runs the same step machine as :func:`war_warmup` (``_WarProbing``) with the same
-    stopping rule (:func:`bandits.logistic._kernels.probe_decision`). ``phase`` is
-    ``"probing"`` (each undecided support arm of a stage is asked until it is accepted or
-    rejected, arms in index order), then ``"planning"``: :attr:`plan` (a
-    :class:`WarmupResult`, its ``counts`` = :attr:`allocation`) is the planned warm-up,
-    whose pulls are asked in :func:`interleaved_order`; after the last one the policy is
+    Runs the step machine of :func:`war_warmup` (``_WarProbing``) with its stopping rule
+    (:func:`bandits.logistic._kernels.probe_decision`, the kernel the simulation's
+    ``probe_arm`` calls per pull). ``phase`` is ``"probing"`` (each undecided support arm
+    of a stage is asked until it is accepted or rejected, arms in index order), then
+    ``"planning"``: :attr:`plan` (a :class:`WarmupResult`, its ``counts`` =
+    :attr:`allocation`) is the planned warm-up, whose pulls are asked in
+    :func:`interleaved_order` and recorded by
+    :func:`bandits.logistic._kernels.design_record`; after the last one the policy is
     ``done`` (``stopped_by = "rule"``), :attr:`result` is the plan with the MLE of the
-    planning pulls (``theta_hat``, as :func:`run_warmup`) and :attr:`recommendation` the
-    arm maximising ``x^T theta_hat``. Fed the outcomes the simulation draws, it makes the
-    decisions of :func:`run_warmup` ``("war", ...)``. ``seed`` does not influence any
-    decision (WAR is deterministic given the outcomes); it is kept for symmetry with
-    :func:`war_warmup` and recorded in ``result.info["seed"]``.
+    planning pulls and :attr:`recommendation` the arm maximising ``x^T theta_hat``. Fed
+    :func:`bandits.reward_oracle`, it replays ``run_war(..., simulation="per-sample")``.
+
+    **Batches** (``ask(n)``): while probing, the next pull of the current arm and then the
+    stage's other undecided arms, the least-asked first (the anytime empirical-Bernstein
+    bounds hold at every sample size, so each arm's decision is made on its outcomes in
+    the order they are told); an outcome told after its arm was decided is counted and not
+    used. While planning, the next ``n`` pulls of the allocation. Nothing beyond the
+    allocation can be asked before its outcomes arrive.
+
+    **Warm start** (``observe``): while probing, a measured arm that is not decided adds
+    the outcome to its probing statistics (it is decided as soon as the bounds allow, and
+    probed from there if it is in a stage's support); while planning, it fills a slot of
+    the allocation (an extra point of the design if the arm's slots are full). Outcomes of
+    decided arms during probing are counted and not used.
+
+    ``max_samples`` (default none) stops the policy after that many outcomes
+    (``stopped_by = "budget"``, :attr:`recommendation` ``argmax x^T theta_hat`` for the
+    MLE of every outcome, as :func:`run_war`). ``seed`` does not influence any decision
+    (WAR is deterministic given the outcomes); it is recorded in ``result.info["seed"]``.
     """
 
     def __init__(self, X: object, S: float, *, delta: float = DELTA, L: float = 1.0,
                  U: float = 2.0, r: float = 2.0, seed: int = 0,
                  max_pulls_per_arm: int = 10**7, max_stages: int = 100,
-                 pessimistic: str = "exact") -> None:
+                 pessimistic: str = "exact", max_samples: int | None = None) -> None:
         self.X = as_logistic_arms(X)
         self._war = _WarProbing(self.X, S, L=L, U=U, r=r, delta=delta,
                                 max_stages=max_stages, pessimistic=pessimistic)
         self.seed = check_seed(seed)
-        self.max_pulls_per_arm = int(max_pulls_per_arm)
+        self.max_pulls_per_arm = check_budget(max_pulls_per_arm, "max_pulls_per_arm")
+        self._budget = None if max_samples is None else check_budget(max_samples,
+                                                                     "max_samples")
         K = self.X.shape[0]
         self._counts = np.zeros(K, dtype=np.int64)
-        self._succ = np.zeros(K, dtype=np.int64)  # planning successes only
+        self._succ_all = np.zeros(K, dtype=np.int64)  # every outcome (budget estimate)
+        self._probe = kern.new_design_stats(K)  # probing outcomes per undecided arm
+        self._design = kern.new_design_stats(K)  # planning outcomes
         self._todo: list[int] = []
-        self._n = self._s = 0  # pulls/successes of the arm being probed
-        self._queue: list[int] = []
-        self._i = 0
-        self._pending: int | None = None
+        self._queue = ArmQueue()
         self.phase = "probing"
         self.plan: WarmupResult | None = None
         self.result: WarmupResult | None = None
-        self.done = False
-        self.stopped_by: str | None = None
-        self._next_probe()
+        self._budget_rec: int | None = None
+        self._next_stage()
+        self._refill()
 
-    def _next_probe(self) -> None:
+    # ---- probing -------------------------------------------------------------------
+
+    def _decided(self, a: int) -> bool:
+        """Apply the probing rule to arm ``a``'s statistics; True once it is decided."""
+        n, succ = int(self._probe.n[a]), int(self._probe.s[a])
+        if n == 0:
+            return False
+        war = self._war
+        dec, lo, hi = kern.probe_decision(n, succ, war.K, war.delta, war.L, war.U)
+        if dec == kern.UNDECIDED and n < self.max_pulls_per_arm:
+            return False
+        war.record(a, n, dec, lo, hi)
+        self._probe.n[a] = self._probe.s[a] = 0  # a capped arm is probed afresh later
+        return True
+
+    def _next_stage(self) -> None:
+        """Open stages until one has an undecided arm (arms with warm-start statistics are
+        checked first), else start planning."""
         while not self._todo:
             todo = self._war.next_stage()
             if todo is None:
                 self._start_planning()
                 return
-            self._todo = [int(a) for a in todo]
-        self._n = self._s = 0
+            self._todo = [int(a) for a in todo if not self._decided(int(a))]
 
     def _start_planning(self) -> None:
         self.phase = "planning"
         self.plan = self._war.plan()
-        self._queue = interleaved_order(self.plan.counts)
-        self._i = 0
+        self._queue = ArmQueue(interleaved_order(self.plan.counts))
 
-    @property
-    def samples(self) -> int:
-        """Number of outcomes told so far (probing and planning)."""
-        return int(self._counts.sum())
+    def _probe_look_ahead(self, k: int, pending: list[int]) -> list[int]:
+        """Up to ``k`` more probing pulls: the stage's undecided arms, least asked first."""
+        if self.phase != "probing" or not self._todo:
+            return []
+        load = {a: 0 for a in self._todo}
+        for a in pending:
+            if a in load:
+                load[a] += 1
+        out = []
+        for _ in range(k):
+            a = min(self._todo, key=lambda b: load[b])  # first in stage order on ties
+            out.append(a)
+            load[a] += 1
+        return out
 
-    @property
-    def counts(self) -> np.ndarray:
-        """Pulls per arm so far (probing and planning)."""
-        return self._counts.copy()
+    def _look_ahead(self, k: int) -> list[int]:
+        return self._probe_look_ahead(k, [a for a, _ in self._pending_list()])
+
+    def _refill(self) -> None:
+        if self.phase == "probing":
+            self._queue = ArmQueue(self._todo[:1])
+
+    # ---- the step ------------------------------------------------------------------
+
+    def _observe(self, arm: int, reward: float) -> None:
+        a, y = int(arm), int(reward)
+        self._t += 1
+        self._counts[a] += 1
+        self._succ_all[a] += y
+        if self.phase == "probing":
+            war = self._war
+            if a in self._todo or (war.decision[a] == kern.UNDECIDED and war.probe_n[a] == 0):
+                kern.design_record(self._probe, a, y)
+                if a in self._todo and self._decided(a):
+                    self._todo.remove(a)
+                    self._next_stage()
+            self._refill()
+        elif self.phase == "planning":
+            kern.design_record(self._design, a, y)
+            if not self._queue and self._outstanding == 0:
+                self._finish()
+        if not self.done and self._budget is not None and self._t >= self._budget:
+            self._stop_on_budget()
+
+    def _finish(self) -> None:
+        assert self.plan is not None
+        res = _fit_warmup(self.plan, self.X, self._design)
+        self.result = WarmupResult(**{**res.__dict__, "info": {**res.info, "seed": self.seed}})
+        self.phase = "done"
+        self.done = True
+        self.stopped_by = "rule"
+        self._queue = ArmQueue()
+
+    def _stop_on_budget(self) -> None:
+        """The budget is spent before the warm-up ends: ``argmax x^T theta_hat`` for the
+        MLE of every outcome (the pulled arm with the best success rate if none exists)."""
+        counts, succ = self._counts, self._succ_all
+        try:
+            theta_hat = mle(self.X, counts, succ).theta
+            self._budget_rec = int(np.argmax(self.X @ theta_hat))
+        except ValueError:
+            rate = np.where(counts > 0, succ / np.maximum(counts, 1), -np.inf)
+            self._budget_rec = int(np.argmax(rate))
+        self.done = True
+        self.stopped_by = "budget"
+        self._queue = ArmQueue()
+
+    # ---- read-outs -----------------------------------------------------------------
 
     @property
     def allocation(self) -> np.ndarray | None:
@@ -603,62 +830,28 @@ class WarPolicy:
         return self._war.stages
 
     @property
-    def recommendation(self) -> int | None:
-        """Estimated best arm ``argmax_a x_a^T theta_hat`` (None until done)."""
-        if self.result is None:
-            return None
-        return int(np.argmax(self.X @ self.result.theta_hat))
-
-    def ask(self) -> int:
-        """The next arm to pull. Raises RuntimeError once the warm-up is done."""
-        if self.done:
-            raise RuntimeError("the WAR warm-up is done; read policy.result / "
-                               "policy.recommendation")
-        if self._pending is None:
-            self._pending = self._todo[0] if self.phase == "probing" else self._queue[self._i]
-        return self._pending
-
-    def tell(self, arm: int, reward: float) -> None:
-        """Report the Bernoulli outcome (0 or 1) of the arm returned by :meth:`ask`."""
-        y = check_told(self._pending, arm, reward)
-        a = int(arm)
-        self._pending = None
-        self._counts[a] += 1
-        if self.phase == "probing":
-            self._n += 1
-            self._s += y
-            war = self._war
-            dec, lo, hi = kern.probe_decision(self._n, self._s, war.K, war.delta, war.L,
-                                              war.U)
-            if dec != kern.UNDECIDED or self._n >= self.max_pulls_per_arm:
-                war.record(a, self._n, dec, lo, hi)
-                self._todo.pop(0)
-                self._next_probe()
-            return
-        self._succ[a] += y
-        self._i += 1
-        if self._i == len(self._queue):
-            assert self.plan is not None
-            res = _fit_warmup(self.plan, self.X, self._succ)
-            self.result = WarmupResult(**{**res.__dict__,
-                                          "info": {**res.info, "seed": self.seed}})
-            self.phase = "done"
-            self.done = True
-            self.stopped_by = "rule"
+    def recommendation(self) -> np.ndarray | None:  # type: ignore[override]
+        """Estimated best arm ``[argmax_a x_a^T theta_hat]`` (None until done)."""
+        if self.result is not None:
+            return np.array([int(np.argmax(self.X @ self.result.theta_hat))])
+        if self._budget_rec is not None:
+            return np.array([self._budget_rec])
+        return None
 
 
 def run_war(instance, *, delta: float = DELTA, seed: int = 0, max_samples: int = 10**7,
-            **options: object):
+            simulation: str = "sufficient", **options: object):
     """Simulate WAR alone (the ``"war"`` algorithm of :func:`bandits.run`): probing, then
     the planned allocation, then ``argmax x^T theta_hat`` for the MLE of its pulls.
 
-    Within ``max_samples`` the run stops by its rule (``stopped_by="rule"``). When WAR
-    needs more pulls than that, the ask/tell :class:`WarPolicy` is fed the outcomes the
-    simulation draws (probing: stream 1 in pull order, as :func:`war_warmup`; planning:
-    stream 2 arm by arm, as :func:`run_warmup`) and stopped after ``max_samples`` pulls; the
-    recommendation is then ``argmax x^T theta_hat`` for the MLE of every pull made
-    (Appendix F fallback; the pulled arm with the best success rate when no MLE exists), an
-    uncertified estimate (``stopped_by="budget"``). Options: those of :func:`war_warmup`.
+    Within ``max_samples`` the run stops by its rule (``stopped_by="rule"``).
+    ``simulation``: see :func:`run_warmup` (``"per-sample"`` is the reference that
+    :class:`WarPolicy` fed :func:`bandits.reward_oracle` replays). When WAR needs more
+    pulls than ``max_samples``, the run is the :class:`WarPolicy` fed the per-sample
+    outcomes and stopped after ``max_samples`` pulls (in both modes); the recommendation
+    is then ``argmax x^T theta_hat`` for the MLE of every pull made (Appendix F fallback;
+    the pulled arm with the best success rate when no MLE exists), an uncertified
+    estimate (``stopped_by="budget"``). Options: those of :func:`war_warmup`.
 
     Returns
     -------
@@ -669,61 +862,29 @@ def run_war(instance, *, delta: float = DELTA, seed: int = 0, max_samples: int =
     from bandits._core.exact import correct_set, exact_means
     from bandits._core.result import RunResult
 
+    check_simulation(simulation)
     t0 = time.perf_counter()
-    wu = run_warmup("war", instance, delta=delta, seed=seed, **options)
+    wu = run_warmup("war", instance, delta=delta, seed=seed, simulation=simulation, **options)
     mu_exact = exact_means(instance)
     if wu.total + wu.probe_samples > max_samples:
-        return _war_cut(instance, delta=delta, seed=seed, max_samples=max_samples, t0=t0,
-                        mu_exact=mu_exact, **options)
+        pol = WarPolicy(instance.X, instance.S, delta=delta, seed=seed,
+                        max_samples=max_samples, **options)  # type: ignore[arg-type]
+        draw = instance.reward_oracle(seed)
+        while not pol.done:
+            a = pol.ask()
+            pol.tell(a, draw(a))
+        rec = pol.recommendation
+        assert rec is not None
+        return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
+                         seed=int(seed), samples=pol.samples, recommendation=rec,
+                         correct=correct_set(mu_exact, rec, 1, 0.0), counts=pol.counts,
+                         stopped_by="budget", wall_time=time.perf_counter() - t0,
+                         extra={"simulation": "per-sample"})
     rec = np.array([int(np.argmax(instance.X @ wu.theta_hat))])
     return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
                      seed=int(seed), samples=wu.total + wu.probe_samples, recommendation=rec,
                      correct=correct_set(mu_exact, rec, 1, 0.0),
                      counts=wu.counts + wu.info["probe_counts"], stopped_by="rule",
                      wall_time=time.perf_counter() - t0,
-                     extra={"warmup": wu, "theta_hat": wu.theta_hat})
-
-
-def _war_cut(instance, *, delta: float, seed: int, max_samples: int, t0: float, mu_exact,
-             **options: object):
-    """A WAR run cut by ``max_samples`` (see :func:`run_war`)."""
-    import time
-
-    from bandits._core.exact import correct_set
-    from bandits._core.result import RunResult
-    from bandits.logistic.core import mle, mu
-
-    X = instance.X
-    p = mu(X @ instance.theta)
-    pol = WarPolicy(X, instance.S, delta=delta, seed=seed, **options)  # type: ignore[arg-type]
-    probe_state = _rng.make_state(int(seed), 1)
-    plan_state = _rng.make_state(int(seed), 2)
-    planned: list[list[int]] | None = None
-    used = np.zeros(X.shape[0], dtype=np.int64)
-    succ = np.zeros(X.shape[0], dtype=np.int64)
-    while pol.samples < max_samples and not pol.done:
-        a = pol.ask()
-        if pol.phase == "probing":
-            y = int(_rng.uniform(probe_state) < p[a])
-        else:
-            if planned is None:
-                assert pol.plan is not None
-                planned = [[int(_rng.uniform(plan_state) < p[b]) for _ in range(int(n))]
-                           for b, n in enumerate(pol.plan.counts)]
-            y = planned[a][used[a]]
-            used[a] += 1
-        succ[a] += y
-        pol.tell(a, y)
-    counts = pol.counts
-    try:
-        theta_hat = mle(X, counts, succ).theta
-        rec = np.array([int(np.argmax(X @ theta_hat))])
-    except ValueError:  # too few pulls for any MLE: best empirical success rate
-        theta_hat = None
-        rate = np.where(counts > 0, succ / np.maximum(counts, 1), -np.inf)
-        rec = np.array([int(np.argmax(rate))])
-    return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
-                     seed=int(seed), samples=pol.samples, recommendation=rec,
-                     correct=correct_set(mu_exact, rec, 1, 0.0), counts=counts,
-                     stopped_by="budget", wall_time=time.perf_counter() - t0,
-                     extra={"theta_hat": theta_hat})
+                     extra={"warmup": wu, "theta_hat": wu.theta_hat,
+                            "simulation": simulation})
