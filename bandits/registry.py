@@ -423,15 +423,26 @@ def _policy_game(name: str, arms: Any, **kw: Any) -> Any:
     return GamePolicy(arms, **kw)
 
 
+def _drop_simulation(kw: dict) -> None:
+    """An ask/tell policy steps per sample whatever the simulation mode of ``run``: the
+    option is checked and dropped (``policy_for`` builds the policy ``run`` simulates)."""
+    from bandits._core.validate import check_simulation
+
+    if "simulation" in kw:
+        check_simulation(kw.pop("simulation"))
+
+
 def _policy_static(name: str, arms: Any, **kw: Any) -> Any:
     from bandits.static import StaticPolicy
 
+    _drop_simulation(kw)
     return StaticPolicy(name, arms, **kw)
 
 
 def _policy_phased(name: str, arms: Any, **kw: Any) -> Any:
     from bandits.phased import AdaptivePolicy, RagePolicy
 
+    _drop_simulation(kw)
     if name == "rage":
         kw.pop("seed", None)  # RAGE's allocation is deterministic: no random stream
         return RagePolicy(arms, **kw)
@@ -512,6 +523,7 @@ def _init_args(cls: type) -> tuple[str, ...]:
 
 
 def _register_builtin() -> None:
+    from bandits._core.validate import SIMULATIONS as LINEAR_SIMULATIONS
     from bandits.gifa import ALGORITHMS
     from bandits.phased import RAGE_DEFAULTS, XY_ADAPTIVE_DEFAULTS, AdaptiveEngine, RageEngine
     from bandits.static import INITS, METHODS, run_static
@@ -533,7 +545,7 @@ def _register_builtin() -> None:
                    _init_args(GamePolicy), call="name", exact=True))
     static_opts = _signature_options(
         run_static, skip=("algorithm", "instance", *COMMON_RUN_ARGS),
-        choices={"method": METHODS, "init": INITS})
+        choices={"method": METHODS, "init": INITS, "simulation": LINEAR_SIMULATIONS})
     for name, label, summary in (
             ("g-static", "G-static", "best arm, static G-optimal allocation"),
             ("xy-static", "XY-static", "best arm, static XY-optimal allocation"),
@@ -555,7 +567,9 @@ def _register_builtin() -> None:
         register(Entry(name, "phased", label, summary, ref, f"bandits.phased:{fn}",
                        "bandits.registry:_policy_phased",
                        _dict_options(defaults, engine.__init__)
-                       + (Option("sigma", "float | None", None),), _LINEAR_POLICY_ARGS,
+                       + (Option("sigma", "float | None", None),)
+                       + ((Option("simulation", "str", "fast", LINEAR_SIMULATIONS),)
+                          if name == "rage" else ()), _LINEAR_POLICY_ARGS,
                        call="instance", exact=True))
     from bandits.logistic.homer import HomerPolicy, run_homer
     from bandits.logistic.warmup import SIMULATIONS, WarPolicy, run_war, war_warmup

@@ -35,7 +35,7 @@ def test_adaptive_policy_reproduces_simulation(kw):
 
 @pytest.mark.parametrize("variant", ["paper", "code"])
 def test_rage_policy_reproduces_simulation(variant):
-    sim = run_rage(EASY, seed=3, variant=variant)
+    sim = run_rage(EASY, seed=3, variant=variant, simulation="per-sample")
     pol = _drive(RagePolicy(EASY.X, variant=variant), simulated_rewards(EASY, 3))
     assert pol.samples == sim.samples and pol.stopped_by == "rule"
     np.testing.assert_array_equal(pol.counts, sim.counts)

@@ -109,7 +109,8 @@ def test_runs_are_correct_and_deterministic(algo, method):
                                           ("xy-oracle", "rounding"), ("g-static", "greedy")])
 def test_policy_reproduces_simulation(algo, method):
     inst = soare(d=3, omega=0.3)
-    sim = run_static(algo, inst, seed=7, method=method, refresh_every=50)
+    sim = run_static(algo, inst, seed=7, method=method, refresh_every=50,
+                     simulation="per-sample")
     draw = simulated_rewards(inst, 7)
     pol = StaticPolicy(algo, inst.X, theta=inst.theta, sigma=1.0, seed=7, method=method,
                        refresh_every=50)

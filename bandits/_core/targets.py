@@ -265,15 +265,21 @@ def observe_target(st, X, Y, arm, r, refresh_every) -> bool:
     """Take the reward ``r`` of ``arm``: during the initial pulls only the statistics (an
     exact refresh after the last one; False if ``A`` is singular then), afterwards the
     rank-one update, with an exact refresh every ``refresh_every`` pulls."""
-    ints, counts, sums = st.ints, st.counts, st.sums
+    return observe_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g, X, Y,
+                          arm, r, refresh_every)
+
+
+@njit(cache=True, inline="always")
+def observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, arm, r,
+                   refresh_every) -> bool:
+    """:func:`observe_target` on the state's arrays (a loop unpacks the state once)."""
     M = ints[T_M]
     ints[T_PULLS] += 1
     if ints[T_INIT] >= 0:  # initial pulls (T_INIT = -1 once they are done)
         counts[arm] += 1
         sums[arm] += r
         return True
-    Ainv, vals, theta = st.Ainv, st.vals, st.theta
-    observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, st.g)
+    observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, g)
     ints[T_SINCE] += 1
     if ints[T_SINCE] >= refresh_every:
         refresh(X, Y, M, counts, sums, Ainv, vals, theta)
@@ -286,7 +292,14 @@ def initial_step(st, X, Y, init_arms, t_budget, max_samples) -> int:
     """During the initial pulls: the next initial arm (>= 0); -1 with ``T_STATUS`` set when
     the budget ends the run first (``t_budget >= max_samples``) or when ``A`` is singular
     after them; -2 when they are done (``A^{-1}``, ``theta`` and ``vals`` then exact)."""
-    ints = st.ints
+    return initial_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.theta, X, Y,
+                          init_arms, t_budget, max_samples)
+
+
+@njit(cache=True, inline="always")
+def initial_arrays(ints, counts, sums, Ainv, vals, theta, X, Y, init_arms, t_budget,
+                   max_samples) -> int:
+    """:func:`initial_step` on the state's arrays."""
     k = ints[T_INIT]
     if k < init_arms.shape[0]:
         if t_budget >= max_samples:
@@ -296,12 +309,10 @@ def initial_step(st, X, Y, init_arms, t_budget, max_samples) -> int:
         return init_arms[k]
     ints[T_INIT] = -1
     ints[T_SINCE] = 0
-    if not refresh(X, Y, ints[T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta):
+    if not refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta):
         ints[T_STATUS] = STATUS_SINGULAR
         return -1
     return -2
-
-
 
 
 @njit(cache=True)

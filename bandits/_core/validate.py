@@ -21,9 +21,15 @@ from rounding.validation import (
     check_seed,
 )
 
-__all__ = ["as_arms", "as_arms_and_targets", "as_matrix", "as_real_array", "check_arms_span",
-           "check_budget", "check_int", "check_nonnegative", "check_positive", "check_probability",
-           "check_real", "check_seed"]
+__all__ = ["SIMULATIONS", "as_arms", "as_arms_and_targets", "as_matrix", "as_real_array",
+           "check_arms_span", "check_budget", "check_int", "check_nonnegative",
+           "check_positive", "check_probability", "check_real", "check_seed",
+           "check_simulation"]
+
+#: Simulation modes of the static and phased families: ``"fast"`` (exact in distribution,
+#: drawing per-arm reward sums where the algorithm only reads them) and ``"per-sample"``
+#: (one reward per pull: the reference the ask/tell policy replays exactly).
+SIMULATIONS = ("fast", "per-sample")
 
 
 def check_positive(x: object, name: str) -> float:
@@ -34,6 +40,13 @@ def check_positive(x: object, name: str) -> float:
 def check_nonnegative(x: object, name: str) -> float:
     """A finite real number >= 0 (``epsilon``, a regulariser)."""
     return check_real(x, name, 0.0)
+
+
+def check_simulation(simulation: object) -> bool:
+    """``simulation`` in :data:`SIMULATIONS`; returns True for ``"per-sample"``."""
+    if simulation not in SIMULATIONS:
+        raise ValueError(f"simulation must be one of {SIMULATIONS}; got {simulation!r}")
+    return simulation == "per-sample"
 
 
 def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:

@@ -99,6 +99,7 @@ from bandits._core.validate import (
     check_positive,
     check_probability,
     check_seed,
+    check_simulation,
     singular_pulls_error,
 )
 from bandits.phased import _kernels as S
@@ -423,6 +424,86 @@ def rage_design(X: np.ndarray, Y: np.ndarray, tol: float = 1e-3) -> tuple[np.nda
     return np.asarray(res.weights, dtype=np.float64), float(res.value)
 
 
+#: RAGE's phase designs by (variant, tolerance, arms, targets, active set) and its phase
+#: plans (allocation and record) by that and the phase index and options: deterministic
+#: functions of their keys, shared by the phases, runs and replications of a process.
+_DESIGN_CACHE: dict[tuple, tuple[np.ndarray, float]] = {}
+_PLAN_CACHE: dict[tuple, tuple[np.ndarray, dict]] = {}
+_CACHE_SIZE = 512
+
+
+def _remember(cache: dict, key: tuple, value: object) -> None:
+    """Store ``value`` under ``key``, dropping the oldest entry beyond :data:`_CACHE_SIZE`."""
+    if len(cache) >= _CACHE_SIZE:
+        del cache[next(iter(cache))]
+    cache[key] = value
+
+
+def _pinv_psd(A: np.ndarray) -> np.ndarray:
+    """Moore–Penrose pseudo-inverse of a symmetric PSD matrix (``numpy.linalg.pinv``'s cut
+    ``1e-15 * max eigenvalue``), from its eigendecomposition."""
+    ev, V = np.linalg.eigh(A)
+    keep = ev > 1e-15 * max(ev[-1], 0.0)
+    return (V[:, keep] / ev[keep]) @ V[:, keep].T
+
+
+def rage_code_design(X: np.ndarray, Z_active: np.ndarray,
+                     max_iter: int = 5000) -> tuple[np.ndarray, float]:
+    r"""The design of the authors' ``RAGE.py`` (``optimal_allocation``), ported as written:
+    Frank–Wolfe on ``max_y ||y||^2_{A(lambda)^{-1}}`` over all ``k^2`` differences of the
+    active targets (zero rows included), from the uniform design, step ``2 / (count + 2)``,
+    stopped when ``||update|| / ||design|| < 0.01``; weights below ``1e-5`` zeroed (no
+    renormalisation).
+
+    What differs from an optimal design (and makes the code variant longer than the paper's
+    algorithm with an exact design): ``rho`` is the value at the iterate *before* the last
+    update (``A^{-1}`` is computed before the step), arms the iteration never moved keep a
+    residual of the uniform start above the ``1e-5`` cut (so they stay in the support,
+    receive pulls and count in ``n_min = 2 |support| / eps``), and the returned weights sum
+    to slightly less than 1.
+
+    Returns ``(design, rho)``.
+    """
+    K = X.shape[0]
+    k, d = Z_active.shape
+    Y = (Z_active[None, :, :] - Z_active[:, None, :]).reshape(k * k, d)
+    design = np.ones(K) / K
+    rho = np.zeros(k * k)
+    for count in range(1, max_iter):
+        A_inv = np.linalg.pinv(X.T @ np.diag(design) @ X)
+        U, D, V = np.linalg.svd(A_inv)
+        half = U @ np.diag(np.sqrt(D)) @ V.T
+        rho = ((Y @ half) ** 2).sum(axis=1)
+        y = Y[int(np.argmax(rho))]
+        g = (X @ A_inv @ y) ** 2
+        gamma = 2.0 / (count + 2)
+        update = -gamma * design
+        update[int(np.argmax(g))] += gamma
+        relative = np.linalg.norm(update) / np.linalg.norm(design)
+        design += update
+        if relative < 0.01:
+            break
+    design[design < 1e-5] = 0.0
+    return design, float(rho.max())
+
+
+def rage_code_rounding(design: np.ndarray, n: int) -> np.ndarray:
+    """``RAGE.py``'s ``rounding`` as written: ``ceil((n - p/2) w_i)`` on the support (the
+    weights as they are, not renormalised), then ``+1`` at the first ``argmin n_i / w_i``
+    or ``-1`` at the first ``argmax (n_i - 1) / w_i`` until the sum is ``n``."""
+    idx = np.flatnonzero(design > 0)
+    w = design[idx]
+    nr = np.ceil((n - 0.5 * idx.shape[0]) * w)
+    while nr.sum() != n:
+        if nr.sum() < n:
+            nr[int(np.argmin(nr / w))] += 1
+        else:
+            nr[int(np.argmax((nr - 1) / w))] -= 1
+    out = np.zeros(design.shape[0], dtype=np.int64)
+    out[idx] = nr.astype(np.int64)
+    return out
+
+
 class _RageEngine:
     """Phase bookkeeping of RAGE shared by the simulation and the ask/tell policy."""
 
@@ -442,49 +523,75 @@ class _RageEngine:
         self.theta_rec = np.zeros(d)
         self.k = 0
         self.phases: list[dict] = []
+        self._key = (variant, self.design_tol, self.X.shape, self.X.tobytes(), self.Z.shape,
+                     self.Z.tobytes())
+
+    def _design(self) -> tuple[np.ndarray, float]:
+        """The phase's design and ``rho`` (paper: the XY design on the active pairs, its
+        support reduced; code: RAGE.py's Frank–Wolfe iterate), a deterministic function
+        of the active set: memoised across phases, runs and replications."""
+        key = (self._key, self.active.tobytes())
+        hit = _DESIGN_CACHE.get(key)
+        if hit is not None:
+            return hit
+        if self.variant == "paper":
+            from rounding import reduce_support
+
+            lam, rho = rage_design(self.X, pair_targets(self.Z, self.active), self.design_tol)
+            lam = reduce_support(self.X, lam)
+        else:
+            lam, rho = rage_code_design(self.X, self.Z[self.active])
+        lam.setflags(write=False)
+        _remember(_DESIGN_CACHE, key, (lam, rho))
+        return lam, rho
 
     def plan_phase(self) -> np.ndarray:
-        """Allocation (pulls per arm) of the next phase."""
-        from rounding import efficient_round, round_with_guarantee
-
+        """Allocation (pulls per arm) of the next phase (memoised: a deterministic
+        function of the phase index, the active set and the options)."""
         self.k += 1
+        key = (self._key, self.active.tobytes(), self.k, self.delta, self.sigma, self.eps,
+               self.n_constant)
+        hit = _PLAN_CACHE.get(key)
+        if hit is None:
+            hit = self._make_plan()
+            _remember(_PLAN_CACHE, key, hit)
+        alloc, record = hit
+        self._current = dict(record)
+        return alloc.copy()  # writable: numba compiles read-only arrays as another type
+
+    def _make_plan(self) -> tuple[np.ndarray, dict]:
+        from rounding import round_with_guarantee, rounding_requirement
+
         k = self.k
         delta_k = self.delta / k**2
-        Y = pair_targets(self.Z, self.active)
-        lam, rho = rage_design(self.X, Y, self.design_tol)
+        lam, rho = self._design()
         nZ = self.Z.shape[0]
         s2 = self.sigma**2
+        p = int(np.count_nonzero(lam))
         if self.variant == "paper":
             base = (self.n_constant * (2.0 ** (k + 1)) ** 2 * rho * (1 + self.eps)
                     * math.log(nZ**2 / delta_k))
             # rounding with the (1 + eps) guarantee needs n >= r(eps) for the reduced support
-            from rounding import reduce_support, rounding_requirement
-
-            lam = reduce_support(self.X, lam)
-            p = int(np.count_nonzero(lam))
             r_eps = rounding_requirement(p, self.eps)
             N = max(int(math.ceil(s2 * base)), r_eps)
             alloc = round_with_guarantee(self.X, lam, N, self.eps).counts
         else:
-            lam = np.where(lam < 1e-5, 0.0, lam)  # the reference code zeroes weights < 1e-5
-            lam = lam / lam.sum()
-            p = int(np.count_nonzero(lam))
+            # RAGE.py: n_min = 2 factor |support| with factor = 1 / eps, the support of the
+            # Frank-Wolfe iterate (every arm it kept above 1e-5, irrelevant ones included)
             base = 8.0 * (2.0 ** (k - 1)) ** 2 * rho * (1 + self.eps) * math.log(
                 2 * nZ**2 / delta_k)
-            N = max(int(math.ceil(s2 * base)), int(math.ceil(2 * p / self.eps)))
-            alloc = efficient_round(lam, N, zero_tol=0.0)
-        self._current = {"phase": k, "N": int(N), "rho": float(rho), "support": p,
-                         "active_before": int(self.active.sum()), "delta_k": delta_k}
-        return np.ascontiguousarray(alloc, dtype=np.int64)
+            N = max(int(math.ceil(s2 * base)), int(math.ceil(2 * (1.0 / self.eps) * p)))
+            alloc = rage_code_rounding(lam, N)
+        alloc = np.ascontiguousarray(alloc, dtype=np.int64)
+        alloc.setflags(write=False)
+        return alloc, {"phase": k, "N": int(N), "rho": float(rho), "support": p,
+                       "active_before": int(self.active.sum()), "delta_k": delta_k}
 
     def end_phase(self, pcounts: np.ndarray, psums: np.ndarray) -> bool:
         """Estimate from the phase's samples only and eliminate; True when one is left."""
         X = self.X
-        A = (X.T * pcounts) @ X
-        bvec = X.T @ psums
-        Ainv = np.linalg.pinv(A)
-        theta = Ainv @ bvec
-        KZ, d = self.Z.shape
+        Ainv = _pinv_psd((X.T * pcounts) @ X)
+        theta = Ainv @ (X.T @ psums)
         keep = self.active.copy()
         act = np.flatnonzero(self.active)
         Za = self.Z[act]
@@ -494,16 +601,15 @@ class _RageEngine:
             drop = (mu.max() - mu) >= thr  # exists z' with (z' - z)^T theta >= 2^-(k+2)
             keep[act[drop]] = False
         else:
+            # RAGE.py's drop_arms: z is dropped when some z' active at the start of the
+            # test (also one dropped earlier in the same pass: it loops over a copy) has
+            # sqrt(2 ||y||^2_{A^-1} log(2 |X|^2 / delta_k)) <= y^T theta, y = z' - z
             logt = math.log(2 * X.shape[0] ** 2 / self._current["delta_k"])
-            Ac = np.ascontiguousarray(Ainv)
-            for i, z in enumerate(act):
-                for j, zp in enumerate(act):
-                    if i == j or not keep[zp]:
-                        continue
-                    y = Za[j] - Za[i]
-                    if math.sqrt(2 * self.sigma**2 * max(y @ Ac @ y, 0.0) * logt) <= y @ theta:
-                        keep[z] = False
-                        break
+            Yd = Za[None, :, :] - Za[:, None, :]  # Yd[i, j] = z_j - z_i
+            width2 = ((Yd @ Ainv) * Yd).sum(axis=2)
+            ok = np.sqrt(2 * self.sigma**2 * np.maximum(width2, 0.0) * logt) <= Yd @ theta
+            np.fill_diagonal(ok, False)
+            keep[act[ok.any(axis=1)]] = False
         if not keep.any():  # cannot happen for the paper rule; guard for the code rule
             keep[act[int(np.argmax(Za @ theta))]] = True
         self._current["active_after"] = int(keep.sum())
@@ -532,7 +638,8 @@ def _rage_engine(X, Z, delta, sigma, options) -> _RageEngine:
 
 
 def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int = 10**8,
-             sigma: float | None = None, **options: object) -> RunResult:
+             sigma: float | None = None, simulation: str = "fast",
+             **options: object) -> RunResult:
     r"""Simulate RAGE (Fiez et al. 2019, Algorithm 1) on an instance (transductive if the
     instance has ``Z``).
 
@@ -547,6 +654,12 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
         Budget; a phase cut by it ends the run with ``stopped_by="budget"``.
     sigma : float, optional
         Sub-Gaussian scale assumed (default the instance's); ``N_k`` scales with sigma^2.
+    simulation : {"fast", "per-sample"}
+        ``"fast"`` (default): with Gaussian rewards each arm's phase sum is drawn at once,
+        ``N(n_a mu_a, n_a sigma^2)`` -- RAGE reads only the per-arm counts and sums, so
+        the run has the distribution of the per-sample one at the cost of one draw per
+        arm and phase; ``"per-sample"``: one reward per pull, the trajectory that
+        :class:`RagePolicy` replays exactly. A reward table is drawn per pull either way.
     **options
         ``eps`` (0.1, rounding tolerance; the authors' experiments use ``factor = 10``),
         ``variant`` ("paper" | "code"), ``design_tol`` (1e-3, certified gap of the
@@ -560,6 +673,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
         active-set sizes.
     """
     sig = float(instance.sigma if sigma is None else sigma)
+    per_sample = check_simulation(simulation)
     eng = _rage_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = check_seed(seed), check_budget(max_samples)
     check_resolution(instance, 1)
@@ -577,8 +691,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
         alloc = eng.plan_phase()
         pcounts[:] = 0
         psums[:] = 0.0
-        n = S.block_phase(alloc, env, rng_env, t, max_samples,
-                          pcounts, psums)
+        n = S.block_phase(alloc, env, rng_env, t, max_samples, pcounts, psums, per_sample)
         t += int(n)
         counts += pcounts
         if n < int(alloc.sum()):
@@ -587,7 +700,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
             stopped = "rule"
             break
     return _phased_result("rage", instance, seed, t, counts, stopped, t0, eng,
-                          variant=eng.variant)
+                          variant=eng.variant, simulation=simulation)
 
 
 class RagePolicy(_PhasePolicy):

@@ -12,7 +12,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from bandits._core.env import pull
+from bandits._core import rng as _rng
+from bandits._core.env import ENV_GAUSSIAN, pull
 from bandits._core.targets import (  # noqa: F401  (re-exported for bandits.phased)
     STATUS_SINGULAR,
     T_BEST,
@@ -23,8 +24,10 @@ from bandits._core.targets import (  # noqa: F401  (re-exported for bandits.phas
     argmax_active,
     beta,
     greedy_choice,
+    initial_arrays,
     initial_step,
     max_val,
+    observe_arrays,
     observe_target,
     quad,
     reset_target,
@@ -70,20 +73,29 @@ def adaptive_decide(st, cfg, active, t0, rng) -> int:
     ``max_j y_j^T A_t^{-1} y_j <= target``, or that divided by ``t`` with ``fig3``) -> the
     budget -> the greedy rule on the phase's targets.
     """
-    ints = st.ints
+    return adaptive_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g,
+                           st.scores, cfg, active, t0, rng)
+
+
+@njit(cache=True, inline="always")
+def adaptive_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, cfg, active, t0,
+                    rng) -> int:
+    """:func:`adaptive_decide` on the state's arrays (the phase loop unpacks the state
+    once; the ask/tell policy goes through :func:`adaptive_decide`)."""
     t = ints[T_PULLS]
     if ints[T_INIT] >= 0:
-        a = initial_step(st, cfg.X, cfg.Y, cfg.init_arms, t0 + t, cfg.max_samples)
+        a = initial_arrays(ints, counts, sums, Ainv, vals, theta, cfg.X, cfg.Y,
+                           cfg.init_arms, t0 + t, cfg.max_samples)
         if a >= 0:
             return a
         if a == -1:
             ints[T_STATUS] = PHASE_SINGULAR if ints[T_STATUS] == STATUS_SINGULAR \
                 else PHASE_BUDGET
             return -1
-    u = max_val(st.vals, ints[T_M])
+    u = max_val(vals, ints[T_M])
     if cfg.stop_in:
         b = beta(t0 + t if cfg.log_global else t, cfg.c, cfg.log_const, cfg.fixed)
-        s = check_stop_active(cfg.Z, active, st.Ainv, st.theta, b)
+        s = check_stop_active(cfg.Z, active, Ainv, theta, b)
         if s >= 0:
             ints[T_BEST] = s
             ints[T_STATUS] = PHASE_STOP
@@ -95,35 +107,53 @@ def adaptive_decide(st, cfg, active, t0, rng) -> int:
     if t0 + t >= cfg.max_samples:
         ints[T_STATUS] = PHASE_BUDGET
         return -1
-    return greedy_choice(cfg.X, cfg.Y, ints[T_M], st.Ainv, st.vals, rng, st.g, st.scores)
+    return greedy_choice(cfg.X, cfg.Y, ints[T_M], Ainv, vals, rng, g, scores)
 
 
 @njit(cache=True)
 def adaptive_phase(st, cfg, env, active, t0, rng_pol, rng_env) -> int:
     """One phase of XY-adaptive against the environment: the step kernel
-    (:func:`adaptive_decide`, :func:`bandits._core.targets.observe_target`) as the ask/tell
+    (:func:`adaptive_arrays`, :func:`bandits._core.targets.observe_arrays`) as the ask/tell
     :class:`bandits.phased.AdaptivePolicy` drives it, on fresh statistics (reset by the
-    caller). Returns the PHASE_* code; ``ints[T_PULLS]`` pulls were made."""
+    caller); the state and environment are unpacked once, before the loop. Returns the
+    PHASE_* code; ``ints[T_PULLS]`` pulls were made."""
+    ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
+                                                        st.vals, st.theta, st.g, st.scores)
+    X, Y, refresh_every = cfg.X, cfg.Y, cfg.refresh_every
+    gaussian, means, sigma = env.kind == ENV_GAUSSIAN, env.means, env.sigma
     while True:
-        a = adaptive_decide(st, cfg, active, t0, rng_pol)
+        a = adaptive_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, cfg, active,
+                            t0, rng_pol)
         if a < 0:
-            return st.ints[T_STATUS]
-        observe_target(st, cfg.X, cfg.Y, a, pull(env, a, rng_env), cfg.refresh_every)
+            return ints[T_STATUS]
+        r = means[a] + sigma * _rng.normal(rng_env) if gaussian else pull(env, a, rng_env)
+        observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a, r, refresh_every)
 
 
 @njit(cache=True)
-def block_phase(alloc, env, rng_env, t0, max_samples, pcounts, psums) -> int:
+def block_phase(alloc, env, rng_env, t0, max_samples, pcounts, psums, per_sample) -> int:
     """Pull ``alloc[a]`` times each arm ``a`` (arm 0's block first, then arm 1, ...), adding
-    the rewards to ``psums`` and the pulls to ``pcounts`` (not reset).  Stops at the budget.
-    Returns the number of pulls made."""
+    the rewards to ``psums`` and the pulls to ``pcounts`` (not reset).  Stops at the budget
+    (``t0`` pulls before the phase).  Returns the number of pulls made.
+
+    ``per_sample=False`` with Gaussian rewards draws each arm's sum of ``n_a`` rewards at
+    once, ``N(n_a mu_a, n_a sigma^2)`` (Fiez et al.'s RAGE and the budget cut only read the
+    sums and counts, so this is exact in distribution; one normal draw per arm instead of
+    one per pull).  A reward table is always drawn pull by pull."""
+    fast = not per_sample and env.kind == ENV_GAUSSIAN
     t = 0
     for a in range(alloc.shape[0]):
-        for _ in range(alloc[a]):
-            if t0 + t >= max_samples:
-                return t
-            psums[a] += pull(env, a, rng_env)
-            pcounts[a] += 1
-            t += 1
+        n = min(alloc[a], max(max_samples - t0 - t, 0))
+        if fast:
+            if n > 0:
+                psums[a] += n * env.means[a] + env.sigma * math.sqrt(n) * _rng.normal(rng_env)
+        else:
+            for _ in range(n):
+                psums[a] += pull(env, a, rng_env)
+        pcounts[a] += n
+        t += n
+        if n < alloc[a]:
+            return t
     return t
 
 

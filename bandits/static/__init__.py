@@ -51,7 +51,7 @@ import time
 import numpy as np
 
 from bandits._core import rng as _rng
-from bandits._core.env import make_environment
+from bandits._core.env import ENV_GAUSSIAN, make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -65,6 +65,7 @@ from bandits._core.validate import (  # re-exported: bandits.static.as_matrix et
     check_positive,
     check_probability,
     check_seed,
+    check_simulation,
     singular_pulls_error,
 )
 from bandits.static import _kernels as S
@@ -266,7 +267,8 @@ def target_means(instance) -> np.ndarray:
 def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
                max_samples: int = 10**7, method: str | None = None, init: str = "all",
                confidence: str | float = "soare", c: float | None = None,
-               sigma: float | None = None, refresh_every: int = 1000) -> RunResult:
+               sigma: float | None = None, refresh_every: int = 1000,
+               simulation: str = "fast") -> RunResult:
     r"""Simulate G-static, XY-static or XY-oracle on an instance (one jitted loop).
 
     Parameters
@@ -295,12 +297,24 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         Noise scale assumed by the algorithm (default the instance's).
     refresh_every : int
         Exact recomputation of ``A^{-1}`` and ``theta`` every so many pulls.
+    simulation : {"fast", "per-sample"}
+        ``"per-sample"``: one reward per pull (the trajectory :class:`StaticPolicy`
+        replays exactly). ``"fast"`` (default), XY-oracle with Gaussian rewards: its
+        allocation and its stopping test (true ``theta``) read only the counts, so no
+        reward is drawn during the run; each arm's sum is drawn once at the end,
+        ``N(N_a mu_a, N_a sigma^2)``, for the recommendation (exact in distribution; the
+        stopping time and counts are those of the per-sample run with the same seed); with
+        the rounding rule, stretches where the test provably fails are skipped
+        (:func:`ratio_oracle_jump`). G-static and XY-static stop on
+        the estimate, tested after every pull: they are simulated per sample in both modes
+        (docs/choices.md).
 
     Returns
     -------
     RunResult
-        ``extra`` holds ``method``, ``confidence``, ``beta`` (multiplier at the end) and
-        ``design`` (the relaxed design for ``method="rounding"``).
+        ``extra`` holds ``method``, ``confidence``, ``beta`` (multiplier at the end),
+        ``design`` (the relaxed design for ``method="rounding"``) and ``simulation`` (the
+        mode used: ``"fast"`` or ``"per-sample"``).
     """
     sig = float(instance.sigma if sigma is None else sigma)
     method = default_method(algorithm) if method is None else method
@@ -310,13 +324,19 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     seed = _seed(seed)
     max_samples = _budget(max_samples)
     refresh_every = check_int(refresh_every, "refresh_every", 1)
+    per_sample = check_simulation(simulation)
     check_resolution(instance, 1)
     env = make_environment(instance)
+    fast = (not per_sample and st.stop_kind == S.STOP_ORACLE and env.kind == ENV_GAUSSIAN)
     cfg = _config(st, refresh_every, max_samples)
     state = S.target_state(st.X.shape[0], st.X.shape[1], st.Y.shape[0])
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
     t0 = time.perf_counter()
-    status = S.simulate_static(state, cfg, env, rng_pol, rng_env)
+    status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
+    if status == S.RUNNING:  # XY-oracle, fast, ratio rule: the certified jumps
+        status = ratio_oracle_jump(state, cfg)
+    if fast and status != S.STATUS_SINGULAR:
+        draw_sums(state, cfg, env, rng_env)
     wall = time.perf_counter() - t0
     if status == S.STATUS_SINGULAR:
         raise singular_pulls_error(st.X, "instance", "the initial pulls")
@@ -331,8 +351,111 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         extra={"method": method, "confidence": confidence,
                "beta": float(S.beta(n, st.c, st.log_const, st.fixed)),
                "design": st.w.copy() if st.rule == S.RULE_RATIO else None,
-               "theta_hat": theta.copy()},
+               "theta_hat": theta.copy(),
+               "simulation": "fast" if fast else "per-sample"},
     )
+
+
+# ----------------------------------------------------------------------------------------
+# XY-oracle's fast simulation (issue 18): no reward is drawn before the stopping time
+# ----------------------------------------------------------------------------------------
+
+
+def draw_sums(st, cfg: S.StaticConfig, env, rng_env: np.ndarray) -> None:
+    """Each arm's reward sum at once, ``N(N_a mu_a, N_a sigma^2)`` (Gaussian rewards, from
+    the environment's stream), then the exact ``A^{-1}``, ``theta`` and ``vals``."""
+    for a in np.flatnonzero(st.counts):
+        n = int(st.counts[a])
+        st.sums[a] = n * env.means[a] + env.sigma * math.sqrt(n) * _rng.normal(rng_env)
+    S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta)
+
+
+def ratio_counts(w: np.ndarray, m: int, out: np.ndarray) -> None:
+    """``out``: the counts after ``m`` pulls of the ratio rule from zero counts (``m`` at
+    least the support size): the prefix of length ``m`` of the merge of the keys
+    ``(j / w_a, a)``, ``j = 1, 2, ...`` (after one pull of each support arm), the order in
+    which :func:`rounding.tracking.track_ratio` pulls (smallest key ``N_a / w_a``, lowest
+    index on ties; the keys are computed as there). Found from ``max(1, floor(m w_a))``
+    by single moves and exchanges (every prefix of efficient rounding is within 1 of
+    ``m w_a``, so there are ``O(K)`` of them)."""
+    support = np.flatnonzero(w > 0.0)
+    ws = w[support]
+    c = np.maximum(1, np.floor(m * ws)).astype(np.int64)
+    total = int(c.sum())
+    while True:
+        nxt_keys = c / ws  # key of each arm's next pull
+        nxt = int(np.argmin(nxt_keys))  # first index on ties
+        last = np.where(c >= 2, (c - 1) / ws, -np.inf)  # key of each arm's last pull
+        lk = float(last.max())
+        lst = int(np.flatnonzero(last == lk)[-1])  # (key, index) largest
+        if total < m:
+            c[nxt] += 1
+            total += 1
+        elif total > m:
+            c[lst] -= 1
+            total -= 1
+        elif lk > nxt_keys[nxt] or (lk == nxt_keys[nxt] and lst > nxt):
+            c[lst] -= 1  # not a prefix: exchange the last pull for the next one
+            c[nxt] += 1
+        else:
+            break
+    out[:] = 0
+    out[support] = c
+
+
+def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
+    r"""XY-oracle with the ratio rule after its first pulls, without drawing rewards: the
+    first ``t`` at which the oracle's test (Soare et al. Eq. 4/11 with the true ``theta``)
+    holds, or the budget, as the per-sample loop finds it, by jumps over certified
+    stretches.
+
+    The test at ``t`` fails when some ``z`` has ``beta(t) ||z* - z||_{A_t^{-1}} >
+    Delta(z)``. ``beta`` is non-decreasing in ``t`` and ``A_t`` grows (PSD order) with the
+    counts, so if ``beta(t) ||z* - z||_{A_{t+L}^{-1}} > Delta(z)`` for one ``z`` the test
+    fails at every step of ``[t, t + L]``, which is skipped (``L`` doubles while this holds
+    and halves when it does not; at ``L = 1`` the test is evaluated at the next step as
+    the per-sample loop evaluates it). The counts at any ``t`` come from
+    :func:`ratio_counts`, ``A_t^{-1}`` from an exact recomputation (compiled kernels
+    ``refresh`` and ``check_stop``; the loop runs ``O(log t)`` times plus the steps next
+    to the stopping time). Returns the STATUS_* code; ``st`` holds the final counts."""
+    X, Y, Z, w, th = cfg.X, cfg.Y, cfg.Z, cfg.w, cfg.theta_true
+    ints, sums = st.ints, st.sums
+    M = int(ints[S.T_M])
+    best = int(S.argmax_all(Z, th))
+    D = np.delete(Z[best] - Z, best, axis=0)  # z* - z for z != z*
+    gaps = D @ th
+    cnt2 = np.empty_like(st.counts)
+    Ainv2, vals2, theta2 = np.empty_like(st.Ainv), np.empty_like(st.vals), np.empty_like(st.theta)
+    t = int(ints[S.T_PULLS])
+    L = 1
+    while True:
+        S.refresh(X, Y, M, st.counts, sums, st.Ainv, st.vals, st.theta)
+        b = S.beta(t, cfg.c, cfg.log_const, cfg.fixed)
+        if S.check_stop(Z, st.Ainv, th, b) >= 0:
+            status = S.STATUS_RULE
+            break
+        if t >= cfg.max_samples:
+            status = S.STATUS_BUDGET
+            break
+        while True:
+            L = min(L, cfg.max_samples - t)
+            ratio_counts(w, t + L, cnt2)
+            S.refresh(X, Y, M, cnt2, sums, Ainv2, vals2, theta2)
+            width2 = np.maximum(((D @ Ainv2) * D).sum(axis=1), 0.0)
+            certified = bool(np.any(b * np.sqrt(width2) > gaps))
+            if certified or L == 1:
+                break
+            L //= 2
+        if certified:  # no stop in (t, t + L]: go to t + L, where the test is evaluated
+            t += L
+            L *= 2
+        else:  # evaluate the test at the next step
+            t += 1
+            L = 1
+        ratio_counts(w, t, st.counts)
+    ints[S.T_PULLS] = t
+    ints[S.T_STATUS] = status
+    return status
 
 
 class StaticPolicy(AskTellProtocol):

@@ -10,7 +10,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from bandits._core.env import pull
+from bandits._core import rng as _rng
+from bandits._core.env import ENV_GAUSSIAN, pull
 from bandits._core.targets import (  # noqa: F401  (re-exported for the static module)
     RUNNING,
     STATUS_BUDGET,
@@ -27,8 +28,10 @@ from bandits._core.targets import (  # noqa: F401  (re-exported for the static m
     beta,
     check_stop,
     greedy_choice,
+    initial_arrays,
     initial_step,
     observe,
+    observe_arrays,
     observe_target,
     quad,
     refresh,
@@ -69,36 +72,69 @@ def static_decide(st, cfg, rng) -> int:
 
     Order: initial arms (budget first), then stop test -> budget test -> the rule
     (Soare et al. Eq. 22/26 greedy on ``Y``, or ``argmin N_a / w_a``)."""
-    ints, Ainv, theta = st.ints, st.Ainv, st.theta
-    X, Y = cfg.X, cfg.Y
+    th = cfg.theta_true if cfg.stop_kind == STOP_ORACLE else st.theta
+    return decide_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g,
+                         st.scores, cfg.X, cfg.Y, cfg.Z, cfg.rule, cfg.w, cfg.init_arms, th,
+                         cfg.c, cfg.log_const, cfg.fixed, cfg.max_samples, rng)
+
+
+@njit(cache=True, inline="always")
+def decide_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, X, Y, Z, rule, w,
+                  init_arms, th_stop, c, log_const, fixed, max_samples, rng) -> int:
+    """:func:`static_decide` on the unpacked state and configuration (``th_stop``: the
+    estimate ``theta``, or the true parameter for the oracle's stopping test). The loop
+    unpacks the bundles once; the ask/tell policy goes through :func:`static_decide`."""
     if ints[T_INIT] >= 0:
-        a = initial_step(st, X, Y, cfg.init_arms, ints[T_PULLS], cfg.max_samples)
+        a = initial_arrays(ints, counts, sums, Ainv, vals, theta, X, Y, init_arms,
+                           ints[T_PULLS], max_samples)
         if a != -2:
             return a
     t = ints[T_PULLS]
-    b = beta(t, cfg.c, cfg.log_const, cfg.fixed)
-    th = cfg.theta_true if cfg.stop_kind == STOP_ORACLE else theta
-    if check_stop(cfg.Z, Ainv, th, b) >= 0:
+    b = beta(t, c, log_const, fixed)
+    if check_stop(Z, Ainv, th_stop, b) >= 0:
         ints[T_STATUS] = STATUS_RULE
         return -1
-    if t >= cfg.max_samples:
+    if t >= max_samples:
         ints[T_STATUS] = STATUS_BUDGET
         return -1
-    if cfg.rule == RULE_GREEDY:
-        return greedy_choice(X, Y, ints[T_M], Ainv, st.vals, rng, st.g, st.scores)
-    return track_ratio(st.counts, cfg.w)
+    if rule == RULE_GREEDY:
+        return greedy_choice(X, Y, ints[T_M], Ainv, vals, rng, g, scores)
+    return track_ratio(counts, w)
 
 
 @njit(cache=True)
-def simulate_static(st, cfg, env, rng_pol, rng_env) -> int:
-    """One run of a static allocation: the step kernel (:func:`static_decide`,
-    :func:`observe_target`) against the environment, as the ask/tell front-end
-    :class:`bandits.static.StaticPolicy` drives it. Returns a STATUS_* code; the
-    recommendation is ``argmax_z z^T theta``."""
+def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
+    """One run of a static allocation: the step kernel (:func:`decide_arrays`,
+    :func:`observe_arrays`) against the environment, as the ask/tell front-end
+    :class:`bandits.static.StaticPolicy` drives it (the bundles are unpacked once, before
+    the loop). Returns a STATUS_* code; the recommendation is ``argmax_z z^T theta``.
+
+    ``draw=False`` (XY-oracle's fast simulation, Gaussian rewards): the allocation and the
+    oracle's stopping test read only the counts, so no reward is drawn during the run
+    (``theta`` stays 0); the caller then draws each arm's sum at once and refreshes
+    ``theta`` (:func:`bandits.static.draw_sums`). With the ratio rule the loop returns
+    RUNNING after the first pull that follows the initial ones, and the caller continues
+    with :func:`bandits.static.ratio_oracle_jump` (Python over the compiled kernels
+    ``refresh`` and ``check_stop``: no kernel to compile for it)."""
+    ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
+                                                        st.vals, st.theta, st.g, st.scores)
+    X, Y, Z, rule, w, init_arms = cfg.X, cfg.Y, cfg.Z, cfg.rule, cfg.w, cfg.init_arms
+    th = cfg.theta_true if cfg.stop_kind == STOP_ORACLE else theta
+    c, log_const, fixed, max_samples = cfg.c, cfg.log_const, cfg.fixed, cfg.max_samples
+    refresh_every = cfg.refresh_every
+    gaussian = env.kind == ENV_GAUSSIAN
+    means, sigma = env.means, env.sigma
     while True:
-        a = static_decide(st, cfg, rng_pol)
+        a = decide_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, X, Y, Z, rule, w,
+                          init_arms, th, c, log_const, fixed, max_samples, rng_pol)
         if a < 0:
-            return st.ints[T_STATUS]
-        observe_target(st, cfg.X, cfg.Y, a, pull(env, a, rng_env), cfg.refresh_every)
-
-
+            return ints[T_STATUS]
+        if not draw:
+            r = 0.0
+        elif gaussian:
+            r = means[a] + sigma * _rng.normal(rng_env)
+        else:
+            r = pull(env, a, rng_env)
+        observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a, r, refresh_every)
+        if not draw and rule == RULE_RATIO and ints[T_INIT] < 0:
+            return RUNNING  # the caller continues with ratio_oracle_jump
