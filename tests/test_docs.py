@@ -112,7 +112,6 @@ MATHS_PAGES = ("design.md", "criteria.md", "xy_design.md", "c_optimal.md",
 # algorithms.md, reproduction.md), the API reference (docstrings, plain text in the terminal),
 # and the pages not converted yet (issue 16), which leave this list once converted.
 NO_MATHS_CHECK = ("choices.md", "architecture.md", "algorithms.md", "reproduction.md", "api/",
-
                   "exact.md", "tutorials/", "bandits.md", "static_phased.md", "logistic.md",
                   "subsets.md", "instances.md", "index.md")
 _GREEK = (r"(?:alpha|beta|gamma|delta|epsilon|eps|eta|theta|lambda|mu|nu|sigma|omega|phi|psi|"
