@@ -108,13 +108,13 @@ def test_mkdocs_build_strict(tmp_path: Path):
 # NO_MATHS_CHECK must have no formula-looking code span (``formula_code_spans``).
 MATHS_PAGES = ("design.md", "criteria.md", "xy_design.md", "c_optimal.md",
                "rounding.md", "complexity.md", "exact.md", "tutorials/design.md",
-               "bandits.md")
+               "bandits.md", "static_phased.md")
 # Not checked: pages other developers own or that are generated (choices.md, architecture.md,
 # algorithms.md, reproduction.md), the API reference (docstrings, plain text in the terminal),
 # and the pages not converted yet (issue 16), which leave this list once converted.
 NO_MATHS_CHECK = ("choices.md", "architecture.md", "algorithms.md", "reproduction.md", "api/",
                   "tutorials/bandits.md", "tutorials/ask_tell.md", "tutorials/lab_screen.md",
-                  "tutorials/complexity.md", "static_phased.md", "logistic.md",
+                  "tutorials/complexity.md", "logistic.md",
                   "subsets.md", "instances.md", "index.md")
 _GREEK = (r"(?:alpha|beta|gamma|delta|epsilon|eps|eta|theta|lambda|mu|nu|sigma|omega|phi|psi|"
           r"rho|tau|kappa|xi|zeta|chi|Delta|Gamma|Sigma|Omega|Lambda)")
