@@ -125,7 +125,8 @@ FORMULA = re.compile("|".join((
     r"\b(?:argmax|argmin)\s+\w",                       # argmax omega; not the field argmax
     r"(?<![.\w])(?:tr|det|sqrt|diag|log|exp)\s*\(",   # tr(L A^{-1}), sqrt(..); not np.sqrt(
     r"\blog det\b|\bdet [A-Z]",                        # log det A(w)
-    r"(?<![\"'.])\b" + _GREEK + r"(?:_\w|\(|\s+(?:<=|>=|<|>|=|/|\*|\+|-)\s)",  # omega_a, theta(..), eta / 2
+    # omega_a, theta(..), eta / 2; not a quoted key or an attribute (info["mu_prime"], .theta_hat)
+    r"(?<![\"'.])\b" + _GREEK + r"(?:_\w|\(|\s+(?:<=|>=|<|>|=|/|\*|\+|-)\s)",
     r"\s(?:<=|>=|[=/*+-])\s+" + _GREEK + r"\b",       # ... <= delta; not the argument delta=0.05
     r"(?<![\w.])[a-zA-Z]_(?:\{|\w\b)",               # x_a, w_{S}, x_1; not n_runs
     r"\|\|",                                            # ||y||_A
@@ -149,8 +150,9 @@ def test_formula_heuristic():
             " <code>\u03bc'(x_a\u1d40\u03b8*)</code></p>"
             "<p><code>res.weights</code> <code>tol=1e-6</code> <code>g_optimal(X)</code> "
             "<code>delta=0.05</code> <code>max_iter</code> <code>np.sqrt(x)</code> "
-            "<code>info[\"log_det\"]</code> <code>n_runs</code> <code>delta</code> <code>argmax</code>"
-            " <code>hres.info[\"mu_prime\"]</code> <code>result.theta_hat</code></p>"
+            "<code>info[\"log_det\"]</code> <code>n_runs</code> <code>delta</code>"
+            " <code>argmax</code> <code>hres.info[\"mu_prime\"]</code>"
+            " <code>result.theta_hat</code></p>"
             "<pre><code>x_a^T A(w)^{-1} x_a</code></pre>")
     assert formula_code_spans(page) == [
         "A(w) = sum_a w_a x_a x_a^T", "tr(L A^{-1})", "sigma^2 A(w)^{-1} / n",
