@@ -125,8 +125,8 @@ FORMULA = re.compile("|".join((
     r"\b(?:argmax|argmin)\s+\w",                       # argmax omega; not the field argmax
     r"(?<![.\w])(?:tr|det|sqrt|diag|log|exp)\s*\(",   # tr(L A^{-1}), sqrt(..); not np.sqrt(
     r"\blog det\b|\bdet [A-Z]",                        # log det A(w)
-    # omega_a, theta(..), eta / 2; not a quoted key or an attribute (info["mu_prime"], .theta_hat)
-    r"(?<![\"'.])\b" + _GREEK + r"(?:_\w|\(|\s+(?:<=|>=|<|>|=|/|\*|\+|-)\s)",
+    # omega_a, mu_(m), theta(..), eta / 2; not a quoted key or an attribute (.theta_hat)
+    r"(?<![\"'.])\b" + _GREEK + r"(?:_[\w(]|\(|\s+(?:<=|>=|<|>|=|/|\*|\+|-)\s)",
     r"\s(?:<=|>=|[=/*+-])\s+" + _GREEK + r"\b",       # ... <= delta; not the argument delta=0.05
     r"(?<![\w.])[a-zA-Z]_(?:\{|\w\b)",               # x_a, w_{S}, x_1; not n_runs
     r"\|\|",                                            # ||y||_A
@@ -147,7 +147,7 @@ def test_formula_heuristic():
     page = ("<p><code>A(w) = sum_a w_a x_a x_a^T</code> <code>tr(L A^{-1})</code> "
             "<code>sigma^2 A(w)^{-1} / n</code> <code>max_a omega_a</code> <code>eps / 2</code>"
             " <code>||y||_{A^{-1}}</code> <code>x &lt;= delta</code> <code>theta_hat</code>"
-            " <code>\u03bc'(x_a\u1d40\u03b8*)</code></p>"
+            " <code>\u03bc'(x_a\u1d40\u03b8*)</code> <code>mu_(m) - mu_(m+1)</code></p>"
             "<p><code>res.weights</code> <code>tol=1e-6</code> <code>g_optimal(X)</code> "
             "<code>delta=0.05</code> <code>max_iter</code> <code>np.sqrt(x)</code> "
             "<code>info[\"log_det\"]</code> <code>n_runs</code> <code>delta</code>"
@@ -157,7 +157,7 @@ def test_formula_heuristic():
     assert formula_code_spans(page) == [
         "A(w) = sum_a w_a x_a x_a^T", "tr(L A^{-1})", "sigma^2 A(w)^{-1} / n",
         "max_a omega_a", "eps / 2", "||y||_{A^{-1}}", "x <= delta", "theta_hat",
-        "\u03bc'(x_a\u1d40\u03b8*)"]
+        "\u03bc'(x_a\u1d40\u03b8*)", "mu_(m) - mu_(m+1)"]
 
 
 def _check_rendered_maths(site: Path):
