@@ -97,7 +97,8 @@ def _cmd_design(args: argparse.Namespace) -> int:
     import design
     from bandits import design_cli
 
-    check_output(args.out, "--out", (".json",))
+    check_output(args.out, "--out", design_cli.OUT_SUFFIXES)
+    design_cli.check_json_path(args.json)
     X, model, columns = design_cli.arms_and_model(args)
     # --tol is checked in (0, 1) by argparse; None means the criterion's default
     tol_gd = 1e-6 if args.tol is None else args.tol
@@ -146,29 +147,42 @@ def _cmd_design(args: argparse.Namespace) -> int:
     out["model"] = model
     from bandits.provenance import provenance
 
+    ids = columns["ids"]
+    kind, values = ("runs", out["counts"]) if "counts" in out else ("weight", out["weights"])
+    rows = design_cli.support_rows(ids, np.asarray(values), kind)
+    out["ids"] = ids
+    out["design" if kind == "weight" else "runs"] = rows
     out["provenance"] = provenance(arrays={"arms": X}, sources={"arms": args.arms})
-    text = json.dumps(jsonable(out), indent=2)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text + "\n")
+    text = design_cli.write_outputs(out, rows, kind, out_path=args.out, json_path=args.json)
+    if text is None:
+        files = " and ".join(p for p in (args.out, args.json) if p)
         print(f"{res!r}\nmodel: {model['description']}: {', '.join(model['terms'])}\n"
-              f"written to {args.out}")
+              f"{len(rows)} of {len(ids)} candidates to run; written to {files}")
     else:
         print(text)
     return 0
 
 
 def _cmd_round(args: argparse.Namespace) -> int:
+    from bandits import design_cli
     from rounding import efficiency_loss, efficient_round
 
-    w = load_weights(args.weights, "--weights")
+    check_output(args.out, "--out", design_cli.OUT_SUFFIXES)
+    design_cli.check_json_path(args.json)
+    if args.id_column is not None and not args.arms:
+        raise ValueError("--id-column needs --arms (the candidate file holding the IDs)")
+    from_csv = design_cli.read_design_csv(args.weights)
+    if from_csv is not None:  # 'id,weight' rows of `oed design --out x.csv`
+        w = _expand_support(args, *from_csv)
+    else:
+        w = load_weights(args.weights, "--weights")
     out: dict = {"n": args.n}
     if args.eps is not None:
         from rounding import round_with_guarantee
 
         if not args.arms:
             raise ValueError("--eps needs --arms (the guarantee reduces the support on X)")
-        X = load_matrix(args.arms, "--arms")
+        X = _round_arms(args)
         g = round_with_guarantee(X, w, args.n, args.eps)
         counts, w = g.counts, g.weights
         out.update({"eps": args.eps, "support": g.support, "r_eps": g.r_eps,
@@ -177,13 +191,71 @@ def _cmd_round(args: argparse.Namespace) -> int:
         counts = efficient_round(w, args.n)
     out["counts"] = counts.tolist()
     if args.arms:
-        X = load_matrix(args.arms, "--arms")
+        X = _round_arms(args)
         loss = efficiency_loss(X, w, counts, args.criterion.upper())
         out["loss"] = {"criterion": loss.criterion, "approx_value": loss.approx_value,
                        "rounded_value": loss.rounded_value, "ratio": loss.ratio,
                        "bound": loss.bound}
-    print(json.dumps(out, indent=2))
+    if from_csv is not None and not args.arms:
+        ids = from_csv[0]
+    elif args.id_column is not None:
+        from bandits.io import load_candidates
+
+        ids = load_candidates(args.arms, id_column=args.id_column).ids
+        if len(ids) != w.shape[0]:
+            raise ValueError(f"--arms: {len(ids)} candidates for {w.shape[0]} weights")
+    elif from_csv is not None:
+        ids = design_cli.row_ids(w.shape[0])
+    else:
+        ids = design_cli.weights_ids(args.weights, w.shape[0]) or design_cli.row_ids(
+            w.shape[0])
+    rows = design_cli.support_rows(ids, counts, "runs")
+    out["ids"] = list(ids)
+    out["runs"] = rows
+    from bandits.provenance import provenance
+
+    out["provenance"] = provenance(arrays={"weights": w},
+                                   sources={"weights": args.weights})
+    text = design_cli.write_outputs(out, rows, "runs", out_path=args.out,
+                                    json_path=args.json)
+    if text is None:
+        files = " and ".join(p for p in (args.out, args.json) if p)
+        print(f"{int(counts.sum())} runs on {len(rows)} of {len(ids)} candidates; written "
+              f"to {files}")
+    else:
+        print(text)
     return 0
+
+
+def _expand_support(args: argparse.Namespace, ids: list[str], w: np.ndarray) -> np.ndarray:
+    """Weights of an 'id,weight' CSV: as they are without --arms (the listed candidates),
+    else one weight per candidate of --arms (0 for those not listed)."""
+    if not args.arms:
+        return w
+    if args.id_column is not None:
+        from bandits.io import load_candidates
+
+        all_ids = load_candidates(args.arms, id_column=args.id_column).ids
+    else:
+        from bandits import design_cli
+
+        all_ids = design_cli.row_ids(load_matrix(args.arms, "--arms").shape[0])
+    where = {name: i for i, name in enumerate(all_ids)}
+    full = np.zeros(len(all_ids))
+    for name, v in zip(ids, w, strict=True):
+        if name not in where:
+            raise ValueError(f"--weights: ID {name!r} is not a candidate of --arms")
+        full[where[name]] = v
+    return full
+
+
+def _round_arms(args: argparse.Namespace) -> np.ndarray:
+    """The arms of ``oed round --arms`` (their features only, with ``--id-column``)."""
+    if args.id_column is not None:
+        from bandits.io import load_candidates
+
+        return load_candidates(args.arms, id_column=args.id_column).X
+    return load_matrix(args.arms, "--arms")
 
 
 # --------------------------------------------------------------------------------------
@@ -892,6 +964,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "variance; ds: subset of parameters; c: one direction (--target); "
                         "xy: differences of arms or --targets/--decisions; h: GLM (--theta)")
     g.add_argument("--arms", required=True, help="arms file, one arm per row (CSV/TSV/NPY)")
+    g.add_argument("--id-column", help="column of --arms holding the candidates' IDs (kept "
+                   "as text, not a regressor); without it the IDs in the outputs are the row "
+                   "numbers 0, 1, ...")
     g.add_argument("--target", help="c-optimal direction y: '1,0,-1' or a file")
     g.add_argument("--targets", help="xy: target directions Y, one per row (default: all "
                    "pairwise differences of the arms)")
@@ -909,7 +984,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--max-iter", type=_COUNT, default=None,
                    help="iteration cap of the solver (default: the solver's; a capped run "
                         "says converged=false)")
-    g.add_argument("--out", help="write the JSON here instead of printing it")
+    g.add_argument("--out", help="write the design here instead of printing the JSON: "
+                   "x.csv -- 'id,weight' (or 'id,runs' with --exact) for the candidates to "
+                   "run only, in file order; x.json -- the full JSON with provenance")
+    g.add_argument("--json", help="also write the full JSON (with provenance) here")
     from bandits.design_cli import add_design_arguments
 
     add_design_arguments(g)
@@ -918,7 +996,15 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("round", help="round design weights to integer counts")
     r.add_argument("--weights", required=True, help="design JSON from `oed design` or a file")
     r.add_argument("--n", type=_COUNT, required=True, help="number of experiments")
-    r.add_argument("--arms", help="arms file, to report the efficiency lost")
+    r.add_argument("--arms", help="arms file, to report the efficiency lost (and, with "
+                   "--id-column, the IDs)")
+    r.add_argument("--id-column", help="column of --arms holding the candidates' IDs; "
+                   "without it the IDs are those stored in the design JSON of --weights, "
+                   "else the row numbers 0, 1, ...")
+    r.add_argument("--out", help="write the runs here instead of printing the JSON: x.csv "
+                   "-- 'id,runs' for the candidates with runs > 0 (integers summing to "
+                   "--n), in file order; x.json -- the full JSON with provenance")
+    r.add_argument("--json", help="also write the full JSON (with provenance) here")
     r.add_argument("--criterion", choices=["g", "d"], default="g",
                    help="criterion of the efficiency loss reported with --arms (g)")
     r.add_argument("--eps", type=_POS, default=None,

@@ -1,18 +1,35 @@
 """The lab-design part of ``oed design``: model terms, A/I/Ds criteria, exact designs and
-constraints (kept apart from :mod:`bandits.cli`, which only routes to it).
+constraints (kept apart from :mod:`bandits.cli`, which only routes to it), and the design
+outputs keyed by candidate ID (``oed design`` and ``oed round``).
 
-``oed design a|i|ds|d|g|c|xy|h --arms FILE [--model TERMS] [--intercept/--no-intercept]
-[--exact N [--bin]] [--caps SPEC] [--costs SPEC --budget B] [--fixed FILE --runs N]``.
+``oed design a|i|ds|d|g|c|xy|h --arms FILE [--id-column C] [--model TERMS]
+[--intercept/--no-intercept] [--exact N [--bin]] [--caps SPEC] [--costs SPEC --budget B]
+[--fixed FILE --runs N] [--out design.csv|design.json] [--json design.json]``.
+
+Outputs keyed by ID: a CSV ``id,weight`` (approximate design) or ``id,runs`` (exact design,
+``oed round``) lists only the conditions to run (weight > 0, runs > 0), in the order of the
+candidate file; weights are written with ``repr`` (shortest round-trip) and runs are
+integers summing exactly to N. The JSON for programs keeps the full vectors (``weights`` /
+``counts``, read back by ``oed round``), the candidate ``ids``, the same rows under
+``design`` / ``runs`` and the ``provenance`` of every result file
+(:mod:`bandits.provenance`). Without ``--id-column`` the IDs are the row numbers ``0, 1,
+...`` of the candidate file.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from bandits.io import design_to_dict, load_matrix, load_vector
+from bandits.io import design_to_dict, jsonable, load_candidates, load_matrix, load_vector
+
+#: Extensions ``--out`` of ``oed design`` / ``oed round`` accepts.
+OUT_SUFFIXES = (".csv", ".json")
 
 NEW_CRITERIA = ("a", "i", "ds")
 
@@ -76,9 +93,14 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     """The regressor matrix, a description of the model, and per-candidate columns."""
     import design
 
-    raw = load_matrix(args.arms, "--arms")
-    header = _header(args.arms)
-    columns: dict = {}
+    if getattr(args, "id_column", None) is not None:
+        cand = load_candidates(args.arms, id_column=args.id_column)
+        raw, header, ids = cand.X, list(cand.columns), list(cand.ids)
+    else:
+        raw = load_matrix(args.arms, "--arms")
+        header = _header(args.arms)
+        ids = row_ids(raw.shape[0])
+    columns: dict = {"ids": ids}
     drop: list[int] = []
     for key in ("caps", "costs"):
         spec = getattr(args, key, None)
@@ -217,3 +239,114 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
     out = design_to_dict(res)
     out["message"] = res.message
     return res, out
+
+
+# --------------------------------------------------------------------------------------
+# outputs keyed by candidate ID
+# --------------------------------------------------------------------------------------
+
+
+def row_ids(K: int) -> list[str]:
+    """The IDs of candidates read without an ID column: their row numbers."""
+    return [str(i) for i in range(K)]
+
+
+def support_rows(ids: Sequence[str], values: np.ndarray, kind: str) -> list[dict]:
+    """``[{"id": ..., kind: value}]`` for the candidates with a positive value, in
+    candidate order; ``kind`` is ``"weight"`` (floats) or ``"runs"`` (integers)."""
+    values = np.asarray(values)
+    if len(ids) != values.shape[0]:
+        raise ValueError(f"ids: {len(ids)} IDs for {values.shape[0]} candidates")
+    rows = []
+    for name, v in zip(ids, values.tolist(), strict=True):
+        if v > 0:
+            rows.append({"id": str(name), kind: int(v) if kind == "runs" else float(v)})
+    return rows
+
+
+def write_rows_csv(path: str | Path, rows: list[dict], kind: str) -> None:
+    """Write ``id,<kind>`` rows (weights with ``repr``: they read back bit for bit)."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", kind])
+        for row in rows:
+            v = row[kind]
+            w.writerow([row["id"], repr(v) if kind == "weight" else v])
+
+
+def write_outputs(out: dict, rows: list[dict], kind: str, *, out_path: str | None,
+                  json_path: str | None) -> str | None:
+    """Write the CSV (``--out x.csv``) and/or the JSON (``--out x.json``, ``--json``);
+    returns the text to print on stdout (the JSON when no file was asked for)."""
+    text = json.dumps(jsonable(out), indent=2)
+    written = []
+    for path in (out_path, json_path):
+        if path is None:
+            continue
+        if Path(path).suffix.lower() == ".csv":
+            write_rows_csv(path, rows, kind)
+        else:
+            Path(path).write_text(text + "\n")
+        written.append(str(path))
+    if not written:
+        return text
+    return None
+
+
+def check_json_path(path: str | None, flag: str = "--json") -> None:
+    """``--json`` must name a ``.json`` file in an existing folder."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.suffix.lower() != ".json":
+        raise ValueError(f"{flag}: {str(path)!r} has extension {p.suffix or '(none)'!r}; "
+                         "use .json")
+    if not p.resolve().parent.is_dir():
+        raise ValueError(f"{flag}: directory {str(p.resolve().parent)!r} does not exist")
+
+
+def weights_ids(path: str, K: int) -> list[str] | None:
+    """The candidate IDs stored in a design JSON of ``oed design`` (None if absent)."""
+    p = Path(path)
+    if p.suffix.lower() != ".json":
+        return None
+    data = json.loads(p.read_text())
+    ids = data.get("ids") if isinstance(data, dict) else None
+    if ids is None:
+        return None
+    if not isinstance(ids, list) or len(ids) != K:
+        raise ValueError(f"--weights file {str(p)!r}: 'ids' must list one ID per weight")
+    return [str(i) for i in ids]
+
+
+def read_design_csv(path: str) -> tuple[list[str], np.ndarray] | None:
+    """``(ids, weights)`` of an ``id,weight`` CSV written by ``oed design --out x.csv``;
+    None for any other file (a plain column of weights is read by the caller)."""
+    p = Path(path)
+    if p.suffix.lower() != ".csv" or not p.is_file():
+        return None
+    with p.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    if not rows or [c.strip() for c in rows[0]] != ["id", "weight"]:
+        return None
+    ids, weights = [], []
+    for line, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        if len(row) != 2:
+            raise ValueError(f"--weights file {str(p)!r}, line {line}: expected 'id,weight'")
+        try:
+            w = float(row[1])
+        except ValueError:
+            raise ValueError(f"--weights file {str(p)!r}, line {line}: weight {row[1]!r} "
+                             "is not a number") from None
+        if not np.isfinite(w) or w < 0:
+            raise ValueError(f"--weights file {str(p)!r}, line {line}: weight {row[1]!r} "
+                             "must be finite and >= 0")
+        ids.append(row[0])
+        weights.append(w)
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"--weights file {str(p)!r}: an ID appears twice")
+    if not ids:
+        raise ValueError(f"--weights file {str(p)!r} lists no candidate")
+    return ids, np.array(weights)

@@ -37,7 +37,8 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
     e = entry(algorithm)
     if e.instance != "linear":
         raise ValueError(f"--algorithm: {algorithm!r} is not a linear identification "
-                         "algorithm; choose one of the GIFA, static or phased family")
+                         "algorithm; choose one of the GIFA family, LinGame, or the static or "
+                         "phased family")
     args: dict[str, Any] = {"delta": delta, "sigma": sigma, "seed": seed}
     if max_samples is not None:
         args["max_samples"] = max_samples

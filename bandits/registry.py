@@ -25,8 +25,8 @@ import numpy as np
 from bandits._core.result import RunResult
 from rounding.validation import check_budget, check_probability, check_real, check_seed
 
-__all__ = ["COMMON_RUN_ARGS", "Entry", "Option", "REGISTRY", "entry", "markdown_table",
-           "names", "policy", "policy_for", "register", "run"]
+__all__ = ["COMMON_RUN_ARGS", "Entry", "Option", "REGISTRY", "batch_rule", "entry",
+           "markdown_table", "names", "policy", "policy_for", "register", "run"]
 
 #: Arguments every ``run`` takes (they are not algorithm options).
 COMMON_RUN_ARGS = ("delta", "epsilon", "seed", "max_samples")
@@ -265,8 +265,11 @@ def policy(name: str, arms: Any, **arguments: Any) -> Any:
     e.check_options(arguments, allowed_extra=e.policy_args)
     pol = _load(e.make_policy)(e.name, arms, **arguments)
     if hasattr(pol, "save"):  # what policy.save() records to rebuild it
-        pol._config = {"algorithm": e.name, "arms": np.array(arms, dtype=np.float64),
-                       "arguments": dict(arguments)}
+        if hasattr(pol, "_saved_build"):  # e.g. a subset policy: N and K, not an env
+            saved, args = pol._saved_build(arms, dict(arguments))
+        else:
+            saved, args = np.array(arms, dtype=np.float64), dict(arguments)
+        pol._config = {"algorithm": e.name, "arms": saved, "arguments": args}
     return pol
 
 
@@ -609,13 +612,40 @@ def _subset_policy_for(e: Entry, instance: Any, *, delta: float, epsilon: float,
     return policy(e.name, instance, seed=seed, T=T, **options)
 
 
+#: How each family's ask/tell policy fills ``ask(n)`` and uses ``observe`` (the table of
+#: the docs; ``docs/choices.md``, "Batches..." and "Batches of the subset algorithms").
+_BATCH_RULES = {
+    "gifa": "look-ahead on hallucinated rewards; observe: into the estimate and the rule",
+    "game": "look-ahead on hallucinated rewards; observe: into the estimate and the rule",
+    "static": "next pulls of the allocation; observe: into the estimate and the rule",
+    "phased": "next pulls of the phase, then look-ahead; observe: joins the current phase",
+    "subsets": "next steps of its schedule (the sequential decisions); observe: only the "
+               "schedule's next subsets",
+    "logistic": "not yet: ask(n) is refused (one arm at a time)",
+}
+_BATCH_RULE_OVERRIDES = {
+    "ucb": "next plays of the round (the sequential decisions); observe: per-subset samples",
+    "lints": "Thompson draws from the hallucinated posterior; observe: Bayesian update",
+    "lints-unscaled": "Thompson draws from the hallucinated posterior; observe: Bayesian "
+                      "update",
+}
+
+
+def batch_rule(name: str) -> str:
+    """How ``ask(n)`` and ``observe`` work for the algorithm ``name`` (one line)."""
+    e = entry(name)
+    return _BATCH_RULE_OVERRIDES.get(e.name, _BATCH_RULES[e.family])
+
+
 def markdown_table() -> str:
     """The algorithm table of the docs (``docs/algorithms.md``), generated from the registry."""
-    lines = ["| name | family | what it does | paper | options (defaults) |",
-             "| --- | --- | --- | --- | --- |"]
+    lines = ["| name | family | what it does | paper | batches `ask(n)`, warm start `observe` "
+             "| options (defaults) |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for e in REGISTRY.values():
         opts = ", ".join(f"`{o.describe()}`" for o in e.options)
-        lines.append(f"| `{e.name}` | {e.family} | {e.summary} | {e.reference} | {opts} |")
+        lines.append(f"| `{e.name}` | {e.family} | {e.summary} | {e.reference} | "
+                     f"{batch_rule(e.name)} | {opts} |")
     return "\n".join(lines)
 
 

@@ -1,6 +1,7 @@
 """Cold first-call compile time of every bandit family, side by side with another revision.
 
-For each family one small run through the public API is timed in a fresh subprocess whose
+For each family one small run through the public API is timed (CPU time of the process,
+``time.process_time``: not distorted by other load on the machine) in a fresh subprocess whose
 ``NUMBA_CACHE_DIR`` is a new empty directory (a user's very first call: every jitted
 function the run needs is compiled), then the same call again in that process (the run
 alone). ``compile`` is the difference: the price of the first call that users pay.
@@ -47,17 +48,26 @@ SNIPPETS: dict[str, tuple[str, str]] = {
     "subsets": ("from bandits.subsets import SubsetEnv, run_subset\n"
                 "env = SubsetEnv.bernoulli(N=6, K=2, seed=0)",
                 "run_subset('dart', env, 3000, seed=0)"),
+    # design: the A/I/Ds solvers, and exact designs (D, A, Ds)
+    "criteria": ("import numpy as np, design\n"
+                 "X = np.random.default_rng(0).normal(size=(40, 4))",
+                 "design.a_optimal(X); design.i_optimal(X); design.ds_optimal(X, [0, 1])"),
+    "exact": ("import numpy as np, design\n"
+              "X = design.model_matrix(np.random.default_rng(0).uniform(-1, 1, (40, 2)), "
+              "'quadratic')",
+              "design.exact(X, 8); design.exact(X, 8, 'a'); "
+              "design.exact(X, 8, 'ds', interest=[3, 4, 5])"),
 }
 
 _PROBE = """
 import json, time
-t0 = time.perf_counter()
+t0 = time.process_time()
 {setup}
-t1 = time.perf_counter()
+t1 = time.process_time()
 {call}
-t2 = time.perf_counter()
+t2 = time.process_time()
 {call}
-t3 = time.perf_counter()
+t3 = time.process_time()
 import bandits
 print(json.dumps({{"import": t1 - t0, "first": t2 - t1, "second": t3 - t2,
                   "file": bandits.__file__}}))

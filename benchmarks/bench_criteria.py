@@ -1,4 +1,4 @@
-"""A-/I-optimal solvers and exact designs, side by side in one process (ratios).
+"""A-/I-optimal solvers, constrained D and Ds, side by side in one process (ratios).
 
 Part 1 -- approximate A- and I-optimal designs on random Gaussian arms (I: ``L`` the moment
 matrix of 500 other Gaussian points):
@@ -10,21 +10,7 @@ matrix of 500 other Gaussian points):
 Each row reports wall time, the certified gap *of the returned weights* (our certificate,
 computed the same way for every solver) and the wall-time ratio to ``exchange``.
 
-Part 2 -- exact D-optimal designs for the full quadratic model in ``k`` factors on the
-``levels^k`` grid, ``N`` from ``p`` to ``3p`` runs:
-
-* ``ours`` -- :func:`design.exact` (modified Fedorov with rank-two updates, rounding /
-  greedy / 5 random starts);
-* ``plain`` -- a straightforward Fedorov exchange in numpy (random non-singular start, at each
-  step the best of all (design point, candidate) swaps by Fedorov's delta with a fresh
-  inverse, until no swap improves);
-* ``pydoe3`` -- ``pyDOE3.doe_optimal.optimal_design(..., criterion="D",
-  method="modified_fedorov")`` (install pyDOE3 for this part; skipped otherwise).
-
-Part 3 (``--part3``) -- equal work: ours with ``restarts=0`` and ``5`` against the plain
-exchange from the same number of random starts (best kept), with the time of the
-approximate optimum (which ours computes for the certificate) shown apart and the time per
-start.
+(Exact designs: ``benchmarks/bench_exact.py``.)
 
 Part 4 (``--part4``) -- constrained D-optimal (caps ``2/d``) by our exchange against
 cvxpy with the same constraints, and the Ds exchange at ``K = 1e4``.
@@ -56,13 +42,10 @@ import numpy as np  # noqa: E402
 from design import (  # noqa: E402
     DesignConvergenceWarning,
     a_optimal,
-    box_grid,
     constrained_optimal,
     criterion_check,
     ds_optimal,
-    exact,
     i_optimal,
-    model_matrix,
     moment_matrix,
 )
 
@@ -123,106 +106,6 @@ def part1(sizes: list[tuple[int, int]], cvxpy: bool) -> None:
                       f"{cert.gap:>10.2e} {t / t_ours:>7.1f}x")
 
 
-def plain_fedorov(X: np.ndarray, n: int, rng: np.random.Generator, max_iter: int = 10_000
-                  ) -> np.ndarray:
-    """Straightforward Fedorov exchange (numpy): returns the design's candidate indices."""
-    K, p = X.shape
-    for _ in range(100):
-        idx = rng.choice(K, size=n, replace=n > K)
-        if np.linalg.matrix_rank(X[idx]) == p:
-            break
-    for _ in range(max_iter):
-        Minv = np.linalg.inv(X[idx].T @ X[idx])
-        V = X @ Minv  # (K, p)
-        om = np.einsum("ij,ij->i", V, X)  # variances of all candidates
-        W = V[idx] @ X.T  # om_{i j} for design point i and candidate j
-        delta = (1 + om[None, :]) * (1 - om[idx][:, None]) + W**2 - 1
-        i, j = np.unravel_index(np.argmax(delta), delta.shape)
-        if delta[i, j] <= 1e-10:
-            break
-        idx[i] = j
-    return idx
-
-
-def d_value(Xd: np.ndarray) -> float:
-    n, p = Xd.shape
-    sign, logdet = np.linalg.slogdet(Xd.T @ Xd / n)
-    return float(np.exp(-logdet / p)) if sign > 0 else np.inf
-
-
-def part2(configs: list[tuple[int, int]], pydoe: bool) -> None:
-    try:
-        from pyDOE3.doe_optimal import optimal_design
-    except ImportError:
-        optimal_design = None
-        print("(pyDOE3 not installed: its column is skipped)")
-    print("\nPart 2: exact D-optimal designs, full quadratic model on levels^k grids")
-    print(f"{'k':>2} {'lev':>3} {'K':>6} {'p':>3} {'N':>4} {'method':>7} {'wall s':>9} "
-          f"{'D-eff>=':>8} {'ratio':>8}")
-    print("-" * 60)
-    exact(model_matrix(box_grid(3, 2), "quadratic"), 6)  # compile outside the timing
-    for k, lev in configs:
-        C = box_grid(lev, k)
-        X = model_matrix(C, "quadratic")
-        K, p = X.shape
-        for N in (p, 2 * p, 3 * p):
-            res, t_ours = timed(exact, X, N)
-            lb = res.lower_bound
-            print(f"{k:>2} {lev:>3} {K:>6} {p:>3} {N:>4} {'ours':>7} {t_ours:>9.3f} "
-                  f"{res.efficiency_bound:>8.4f} {1.0:>7.1f}x")
-            if K * N <= 3125 * 63:
-                idx, t = timed(plain_fedorov, X, N, np.random.default_rng(0))
-                print(f"{'':>22} {'plain':>7} {t:>9.3f} {lb / d_value(X[idx]):>8.4f} "
-                      f"{t / t_ours:>7.1f}x")
-            if pydoe and optimal_design is not None and K * N <= 625 * 45:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    try:
-                        (D, _), t = timed(optimal_design, C, N, 2, criterion="D",
-                                          method="modified_fedorov")
-                    except Exception as exc:  # noqa: BLE001 - report and go on
-                        print(f"{'':>22} {'pydoe3':>7} failed: {type(exc).__name__}")
-                        continue
-                print(f"{'':>22} {'pydoe3':>7} {t:>9.3f} "
-                      f"{lb / d_value(model_matrix(D, 'quadratic')):>8.4f} {t / t_ours:>7.1f}x")
-
-
-def best_plain(X: np.ndarray, n: int, starts: int) -> np.ndarray:
-    """The plain exchange from ``starts`` random starts (equal work to ours): best design."""
-    rng = np.random.default_rng(0)
-    best, best_v = None, np.inf
-    for _ in range(starts):
-        idx = plain_fedorov(X, n, rng)
-        v = d_value(X[idx])
-        if v < best_v:
-            best, best_v = idx, v
-    return best
-
-
-def part3(configs: list[tuple[int, int]]) -> None:
-    """Equal work: the same number of starts, and where our time goes."""
-    from design.gd import d_optimal
-
-    print("\nPart 3: equal work (S starts each), and where the time of design.exact goes")
-    print(f"{'k':>2} {'lev':>3} {'N':>4} {'S':>2} {'approx s':>9} {'ours s':>8} "
-          f"{'per start':>10} {'plain s':>8} {'per start':>10} {'eff ours':>8} "
-          f"{'eff plain':>9} {'ratio':>6}")
-    for k, lev in configs:
-        X = model_matrix(box_grid(lev, k), "quadratic")
-        K, p = X.shape
-        _, t_apx = timed(d_optimal, X, tol=1e-6)
-        for N in (p, 2 * p, 3 * p):
-            for restarts in (0, 5):
-                res, t_ours = timed(exact, X, N, restarts=restarts)
-                S = res.starts
-                idx, t_plain = timed(best_plain, X, N, S)
-                t_ex = max(t_ours - t_apx, 1e-9)
-                print(f"{k:>2} {lev:>3} {N:>4} {S:>2} {t_apx:>9.3f} {t_ours:>8.3f} "
-                      f"{t_ex / S:>10.4f} {t_plain:>8.3f} {t_plain / S:>10.4f} "
-                      f"{res.efficiency_bound:>8.4f} {res.lower_bound / d_value(X[idx]):>9.4f} "
-                      f"{t_plain / t_ours:>5.1f}x")
-
-
 def part4(sizes: list[tuple[int, int]]) -> None:
     """Constrained D-optimal (caps) and Ds at large K: ours against cvxpy, same constraints."""
     print("\nPart 4: constrained D-optimal (caps 2/d) vs cvxpy, same constraints; Ds")
@@ -244,9 +127,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-cvxpy", action="store_true")
-    ap.add_argument("--no-pydoe", action="store_true")
     ap.add_argument("--big", action="store_true", help="also (1e5, 50), ours only")
-    ap.add_argument("--part3", action="store_true", help="only part 3 (equal work)")
     ap.add_argument("--part4", action="store_true", help="only part 4 (constrained, Ds)")
     args = ap.parse_args()
     warnings.simplefilter("ignore", DesignConvergenceWarning)
@@ -254,18 +135,10 @@ def main() -> None:
         constrained_optimal(np.eye(3), "d", caps=0.5)  # compile outside the timing
         part4([(500, 10), (2000, 20), (10_000, 20)])
         return
-    if args.part3:
-        exact(model_matrix(box_grid(3, 2), "quadratic"), 6)  # compile outside the timing
-        part3([(4, 5), (5, 3), (5, 5), (6, 3)])
-        return
     sizes = [(2000, 20)] if args.quick else [(2000, 20), (10_000, 30)]
     part1(sizes, not args.no_cvxpy)
     if args.big:
         part1([(100_000, 50)], False)
-    configs = [(3, 3), (3, 5)] if args.quick else [(3, 3), (3, 5), (4, 3), (4, 5), (5, 3),
-                                                   (5, 5), (6, 3), (6, 5)]
-    part2(configs, not args.no_pydoe)
-    part3([(4, 5), (5, 3), (5, 5), (6, 3)] if not args.quick else [(4, 5)])
 
 
 if __name__ == "__main__":

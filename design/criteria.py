@@ -300,7 +300,10 @@ class CriterionBasis(NamedTuple):
     ``Q`` (columns permuted, nuisance first, for Ds), ``L`` (``L_Q = R^{-T} L R^{-1}``),
     ``interest`` (the last ``s`` columns for Ds), ``value_scale``: criterion values on ``X``
     are those on ``Q`` times it (D: ``|det R|^{-2/d}``; Ds: ``|det R_II|^{-2/s}``; A/I: 1),
-    ``basis`` (with ``R`` for the columns in ``perm`` order) and ``perm``.
+    ``basis`` (with ``R`` for the columns in ``perm`` order), ``perm`` and ``L_error``: the
+    ``delta`` of :func:`_psd_factor_in_basis` (``L_Q`` represents ``R^{-T} L' R^{-1}`` for an
+    ``L'`` with ``||L' - L||_2 <= delta``; 0 when ``L`` came from points), so a linear
+    criterion computed on ``Q`` is off by at most ``delta tr(A_X^{-1})``.
     """
 
     Q: np.ndarray
@@ -309,6 +312,7 @@ class CriterionBasis(NamedTuple):
     value_scale: float
     basis: ArmBasis
     perm: np.ndarray
+    L_error: float = 0.0
 
     def info(self, M: np.ndarray) -> np.ndarray:
         """An information matrix on ``X`` carried to ``Q``: ``R^{-T} M_perm R^{-1}``."""
@@ -341,8 +345,9 @@ def criterion_basis(Xa: np.ndarray, crit: str, L: np.ndarray, interest: np.ndarr
     if crit == "d":
         return CriterionBasis(basis.Q, np.zeros((d, d)), perm,
                               float(np.exp(-2.0 * basis.log_abs_det() / d)), basis, perm)
-    H, _ = _psd_factor_in_basis(basis, L, rows)
-    return CriterionBasis(basis.Q, np.ascontiguousarray(H.T @ H), perm, 1.0, basis, perm)
+    H, delta = _psd_factor_in_basis(basis, L, rows)
+    return CriterionBasis(basis.Q, np.ascontiguousarray(H.T @ H), perm, 1.0, basis, perm,
+                          float(delta))
 
 
 def _ds_certificate(basis: ArmBasis, m: int, w: np.ndarray
@@ -538,6 +543,58 @@ def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float
         prev_gap = float(g.max()) / phi - 1.0
         if viol.size > batch:
             viol = viol[np.argpartition(g[viol], -batch)[-batch:]]
+        S = np.union1d(np.flatnonzero(w > 0), viol)
+    return w, int(status), total
+
+
+def _ds_working_set(Q: np.ndarray, m: int, w0: np.ndarray, tol: float, max_iter: int
+                    ) -> tuple[np.ndarray, int, int]:
+    """Column generation around :func:`design._criteria_numba.ds_solve` (as
+    :func:`_linear_working_set` for the linear criteria): the kernel runs on the support
+    plus the most violated candidates; between rounds one pass over all candidates computes
+    every ``d_a = ||z_{a,I}||^2`` (``z_a = C^{-1} q_a``, ``A(w) = C C^T``, interest columns
+    last) and adds up to ``batch`` candidates with ``d_a > s (1 + tol)``. Stops when none is
+    left (the equivalence theorem holds on all candidates) or at ``max_iter`` steps."""
+    K, d = Q.shape
+    s = d - m
+    batch = max(10 * d, 100)
+    S = np.flatnonzero(w0 > 0)
+    w = w0.copy()
+    total = 0
+    status = kern.MAX_ITER
+    prev_gap = None
+    for _ in range(1000):
+        wS = np.ascontiguousarray(w[S] / w[S].sum())
+        QS = np.ascontiguousarray(Q[S])
+        inner = tol if prev_gap is None else max(tol, 0.01 * prev_gap)
+        status, its = kern.ds_solve(QS, np.ascontiguousarray(QS[:, :m]), wS,
+                                    np.zeros((d, d)), np.zeros((m, m)), np.full(S.size, 2.0),
+                                    False, s, inner, max_iter - total, _refresh(d))
+        total += its
+        w = np.zeros(K)
+        w[S] = np.clip(wS, 0.0, None)
+        w /= w.sum()
+        if status == kern.SINGULAR:
+            break
+        sup = w > 0
+        try:
+            C = np.linalg.cholesky((Q[sup] * w[sup, None]).T @ Q[sup])
+        except np.linalg.LinAlgError:
+            break
+        from scipy.linalg import solve_triangular
+
+        Z = solve_triangular(C, Q.T, lower=True, check_finite=False)[m:]
+        dv = np.einsum("ij,ij->j", Z, Z)
+        viol = np.flatnonzero(dv > s * (1.0 + tol))
+        if viol.size == 0 and inner == tol:
+            status = kern.CONVERGED
+            break
+        if total >= max_iter:
+            status = kern.MAX_ITER
+            break
+        prev_gap = float(dv.max()) / s - 1.0
+        if viol.size > batch:
+            viol = viol[np.argpartition(dv[viol], -batch)[-batch:]]
         S = np.union1d(np.flatnonzero(w > 0), viol)
     return w, int(status), total
 
@@ -772,13 +829,7 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
         w, solver = _ds_cvxpy(Q, np.arange(m, d))
         its = 0
     else:
-        w = _start(Q)
-        XN = np.ascontiguousarray(Q[:, :m])
-        status, its = kern.ds_solve(Q, XN, w, np.zeros((d, d)), np.zeros((m, m)),
-                                    np.full(K, 2.0), False, idx.size, tol, max_iter,
-                                    _refresh(d))
-        w = np.clip(w, 0.0, None)
-        w /= w.sum()
+        w, status, its = _ds_working_set(Q, m, _start(Q), tol, max_iter)
         solver = "exchange"
         status_txt = _STATUS[int(status)]
     cert, logdet_c = _ds_certificate(basis, m, w)

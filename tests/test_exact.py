@@ -181,3 +181,53 @@ def test_budget_bad_input() -> None:
         exact(X, 5, costs=costs)
     with pytest.raises(ValueError, match="budget must be positive"):
         exact(X, 5, costs=costs, budget=-1.0)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_i_criterion_with_a_user_moment_matrix_matches_brute_force(rank: int) -> None:
+    """tr(L M^{-1}) with a user PSD L (full rank or not): the exchange's rank-two decrease
+    (with the B = V^T L V term) reaches the enumerated optimum, and the efficiency bound is
+    a true bound: below lower_bound / value (the bound also pays for the eigen-factor of L,
+    ||L' - L|| <= delta) and the approximate optimum's bound is below the best design."""
+    rng = np.random.default_rng(10 + rank)
+    X = model_matrix(rng.uniform(-1, 1, (8, 1)), 2)
+    F = rng.standard_normal((3, rank))
+    L = F @ F.T
+    for n in (3, 5):
+        res = exact(X, n, "i", L=L)
+        best = brute_force(X, n, "i", L=L)
+        assert res.value == pytest.approx(best, rel=1e-12)
+        assert res.lower_bound <= best * (1 + 1e-12)
+        assert res.efficiency_bound <= res.lower_bound / res.value
+        assert res.efficiency_bound == pytest.approx(res.lower_bound / res.value, rel=1e-9)
+
+
+def test_i_criterion_region_points_and_their_moment_matrix_agree() -> None:
+    from design import moment_matrix
+
+    rng = np.random.default_rng(12)
+    X = model_matrix(rng.uniform(-1, 1, (30, 2)), "quadratic")
+    region = model_matrix(rng.uniform(-1, 1, (200, 2)), "quadratic")
+    a = exact(X, 8, "i", region=region)
+    b = exact(X, 8, "i", L=moment_matrix(region))
+    np.testing.assert_array_equal(a.counts, b.counts)
+    assert a.value == pytest.approx(b.value, rel=1e-10)
+    assert a.efficiency_bound == pytest.approx(b.efficiency_bound, rel=1e-5)
+
+
+@pytest.mark.parametrize(("criterion", "kw"), CRITERIA, ids=[c[0] for c in CRITERIA])
+def test_result_is_a_local_optimum_for_every_single_exchange(criterion, kw):
+    """The KL steps end on a full check of all (support, candidate) pairs: no exchange of
+    one run improves the returned design (checked by evaluating every exchange)."""
+    X = model_matrix(np.random.default_rng(7).uniform(-1, 1, (40, 2)), "quadratic")
+    kw = {"interest": [3, 4, 5]} if criterion == "ds" else kw
+    for n in (6, 9, 14):
+        res = exact(X, n, criterion, restarts=1, **kw)
+        for r in np.flatnonzero(res.counts):
+            for a in range(X.shape[0]):
+                if a == r:
+                    continue
+                c = res.counts.copy()
+                c[r] -= 1
+                c[a] += 1
+                assert exact_value(X, c, criterion, **kw) >= res.value * (1 - 1e-9)

@@ -131,3 +131,32 @@ def test_run_and_complexity_on_the_users_own_file(tmp_path, capsys) -> None:
     assert main(["run", "lucb", "--arms", str(p), "--id-column", "name",
                  "--theta", "1,2,3"]) == 2
     assert "3 values for 2 feature columns" in capsys.readouterr().err
+
+
+def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
+    """The same shell workflow with LinGame (batches by look-ahead, issue 14): daily
+    batches of 10 until the GLR rule holds, on the best compound of the screen."""
+    path, ids, X, theta = _screen(tmp_path)
+    means = X @ theta
+    state = str(tmp_path / "game.json")
+    _oed("experiment", "new", "--arms", str(path), "--id-column", "name", "--algorithm",
+         "lingame", "--delta", "0.05", "--sigma", "1", "--state", state, capsys=capsys)
+    rng = np.random.default_rng(1)
+    for day in range(300):
+        sheet = tmp_path / f"g{day}.csv"
+        _oed("experiment", "ask", "--n", "10", "--out", str(sheet), "--state", state,
+             capsys=capsys)
+        rows = list(csv.reader(sheet.open()))
+        assert rows[0] == ["id", "reward"] and 2 <= len(rows) <= 11
+        with sheet.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "reward"])
+            for name, _ in rows[1:][::-1]:  # results in another order
+                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+        st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
+                             "--state", state, capsys=capsys))
+        if st["stopped"]:
+            break
+    assert st["stopped"] and st["stopped_by"] == "rule"
+    assert st["best"] == [ids[int(np.argmax(means))]]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +44,18 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _plain(value: Any) -> Any:
+    """Arms (ints) or subsets (int arrays) as plain JSON values: ints and lists of ints."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    return int(value)
+
+
 def summary(pol: Any) -> dict:
     """What a replay must reproduce (compared by :func:`load_policy`)."""
     rec = pol.recommendation
     return {"samples": int(pol.samples), "counts": [int(c) for c in pol.counts],
-            "outstanding": [int(a) for a in pol.outstanding], "done": bool(pol.done),
+            "outstanding": _plain(pol.outstanding), "done": bool(pol.done),
             "stopped_by": pol.stopped_by,
             "recommendation": None if rec is None else [int(a) for a in np.ravel(rec)],
             "reward_sum": pol.reward_sum, "rng": [str(int(v)) for v in rng_state(pol)]}
@@ -86,9 +94,11 @@ def state_dict(pol: Any, extra: dict | None = None) -> dict:
     if cfg is None:
         raise ValueError("policy: only a policy built by bandits.policy(name, arms, ...) "
                          "can be saved (its construction arguments are recorded there)")
-    arms = np.asarray(cfg["arms"], dtype=np.float64)
+    arms = cfg["arms"]  # the arms' features, or the number of arms (subset algorithms)
+    arms = int(arms) if isinstance(arms, (int, np.integer)) else \
+        np.asarray(arms, dtype=np.float64).tolist()
     doc = {"format": FORMAT, "version": VERSION, "algorithm": cfg["algorithm"],
-           "arms": arms.tolist(), "ids": None if pol.ids is None else list(pol.ids),
+           "arms": arms, "ids": None if pol.ids is None else list(pol.ids),
            "arguments": _jsonable(cfg["arguments"]),
            "events": [{"kind": k, "arms": list(a), "rewards": r, **({"n": n} if n else {})}
                       for k, a, r, n in _events(pol)],
@@ -103,7 +113,7 @@ def _events(pol: Any):
     for ev in pol._events():
         kind, arms, rewards = ev[0], ev[1], ev[2]
         n = ev[3] if len(ev) > 3 else None
-        yield kind, [int(a) for a in arms], None if rewards is None else list(rewards), n
+        yield kind, _plain(arms), None if rewards is None else list(rewards), n
 
 
 def save_policy(pol: Any, path: str | Path, extra: dict | None = None) -> None:
@@ -133,20 +143,23 @@ def policy_from_state(doc: dict, source: str = "state") -> Any:
     not reproduce the stored summary."""
     from bandits.registry import policy
 
-    pol = policy(doc["algorithm"], np.asarray(doc["arms"], dtype=np.float64),
-                 **doc["arguments"])
+    arms = doc["arms"]
+    pol = policy(doc["algorithm"], arms if isinstance(arms, int) else
+                 np.asarray(arms, dtype=np.float64), **doc["arguments"])
     pol.ids = doc.get("ids")
     for ev in doc["events"]:
         kind = ev["kind"]
         if kind == "ask":
-            got = pol.ask(int(ev.get("n", len(ev["arms"]) or 1)))
-            if list(got) != list(ev["arms"]):
+            got = _plain(pol.ask(int(ev.get("n", len(ev["arms"]) or 1))))
+            if got != ev["arms"]:
                 raise ValueError(f"{source}: replay asked {got} where the log has "
                                  f"{ev['arms']} (file edited, or another version?)")
         elif kind == "tell":
             pol.tell(ev["arms"], ev["rewards"])
         elif kind == "observe":
-            pol.observe(ev["arms"], ev["rewards"])
+            with warnings.catch_warnings():  # said when the data were first observed
+                warnings.simplefilter("ignore", UserWarning)
+                pol.observe(ev["arms"], ev["rewards"])
         else:
             raise ValueError(f"{source}: unknown event kind {kind!r}")
     got = summary(pol)

@@ -168,6 +168,15 @@ class GamePolicy(AskTellProtocol):
     (the call the simulation makes): fed the rewards of :func:`bandits.reward_oracle` it
     makes the decisions of :func:`run_lingame` with the same seed. ``glr`` and
     ``threshold`` are the statistic and ``beta(t)`` of the last decision.
+
+    Batches, delayed tells, warm start and saved state come from
+    :class:`bandits._core.protocol.AskTellProtocol` with the GIFA family's rule
+    (``docs/choices.md``, "Batches..."): ``ask(n)`` adds look-ahead arms decided on a copy
+    fed the outstanding arms with the hallucinated rewards ``x_a^T theta_hat``;
+    ``observe(arms, rewards)`` enters each measurement like a told one -- the
+    least-squares estimate, ``V``, the counts (hence ``W`` of the GLR statistic) and ``t``
+    of ``beta(t)`` -- followed by a fresh decision: the GLR stopping test and one AdaHedge
+    update, as after a pull.
     """
 
     def __init__(self, X: object, *, delta: float = 0.05, sigma: float = 1.0,
@@ -202,14 +211,34 @@ class GamePolicy(AskTellProtocol):
         return float(self._eng.st.fout[G.F_THRESHOLD])
 
     def _observe(self, arm: int, r: float) -> None:
+        """The step kernel's update with the told reward ``r`` of ``arm``, then the next
+        decision (the stopping test first).
+
+        Batches (:class:`bandits._core.protocol.AskTellProtocol`, the rule of the GIFA
+        family): the initial pulls end only when none of them is outstanding; afterwards a
+        decision made before this reward (other rewards outstanding, or a reward the policy
+        did not take from its queue: a look-ahead arm, a warm-start measurement) is stale
+        and is made again, so the GLR stopping test runs after every real observation and
+        the learner is charged once per real observation, as in the sequential run.
+        """
         eng = self._eng
         update(eng.X, eng.lam, eng.lsq, int(arm), r, eng.refresh_every)
-        if self._queue:
-            if eng.max_samples is not None and eng.samples >= eng.max_samples:
+        budget = eng.max_samples is not None and eng.samples >= eng.max_samples
+        if self._in_init:
+            if budget:  # as the simulation: the budget ends the initial pulls
                 refresh(eng.X, eng.lam, eng.lsq)
                 G.decide(eng.X, eng.lsq, eng.f, eng.rng_policy, eng.st)
                 self._finish("budget")
+            elif not self._queue and not self._outstanding_real:
+                self._decide()
             return
+        if budget or self._outstanding or self._unasked:
+            self._queue = ArmQueue()
+        if not self._queue:
+            self._decide()
+
+    def _decide(self) -> None:
+        eng = self._eng
         if self._in_init:
             self._in_init = False
             refresh(eng.X, eng.lam, eng.lsq)
@@ -220,6 +249,12 @@ class GamePolicy(AskTellProtocol):
             self._finish("budget")
         else:
             self._queue = ArmQueue([int(eng.st.out[G.OUT_ARM])])
+
+    def _predict(self, arm: int) -> float | None:
+        """``x_a^T theta_hat`` (the hallucinated reward of a look-ahead decision; ``V_0 =
+        (sigma / 20)^2 I`` makes the estimate exist from the start)."""
+        lsq = self._eng.lsq
+        return float(lsq.P[arm] @ lsq.bvec)
 
     def _finish(self, how: str) -> None:
         self.done = True

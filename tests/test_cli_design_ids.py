@@ -1,0 +1,133 @@
+"""`oed design` / `oed round` outputs keyed by candidate ID (issue 14): 'id,weight' and
+'id,runs' CSV files listing only the conditions to run, in file order, JSON with the IDs
+and provenance, run from the shell on a generated candidate file with an ID column."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from bandits.cli import main
+from design import box_grid
+
+
+@pytest.fixture
+def screen(tmp_path):
+    """A 3 x 3 grid of (temp, press) settings with a text ID column in the middle."""
+    path = tmp_path / "screen.csv"
+    F = box_grid(3, 2)
+    ids = [f"cond-{chr(ord('a') + i)}" for i in range(F.shape[0])]
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["temp", "name", "press"])
+        for name, (t, p) in zip(ids, F, strict=True):
+            w.writerow([t, name, p])
+    return path, ids, F
+
+
+def _rows(path):
+    with open(path, newline="") as fh:
+        return list(csv.reader(fh))
+
+
+def test_design_csv_lists_the_support_by_id_in_file_order(screen, tmp_path, capsys):
+    """The D-optimal design of the linear model with intercept on the 3^2 grid puts 1/4 on
+    each corner (Kiefer-Wolfowitz: G-optimal = D-optimal, max variance p = 3 reached at the
+    corners only; Atkinson, Donev & Tobias 2007, Ch. 9): the CSV lists the four corners."""
+    path, ids, F = screen
+    out, js = tmp_path / "design.csv", tmp_path / "design.json"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "linear", "--out", str(out), "--json", str(js)]) == 0
+    assert "4 of 9 candidates to run" in capsys.readouterr().out
+    rows = _rows(out)
+    assert rows[0] == ["id", "weight"]
+    corners = [ids[i] for i in range(9) if abs(F[i, 0]) == 1 and abs(F[i, 1]) == 1]
+    assert [r[0] for r in rows[1:]] == corners  # file order, support only
+    weights = np.array([float(r[1]) for r in rows[1:]])
+    assert np.all(weights > 0) and abs(weights.sum() - 1.0) < 1e-9
+    assert np.allclose(weights, 0.25, atol=1e-6)
+    doc = json.loads(js.read_text())
+    assert doc["ids"] == ids and len(doc["weights"]) == 9
+    assert [r["id"] for r in doc["design"]] == corners
+    # the CSV holds the JSON's weights bit for bit
+    assert [r["weight"] for r in doc["design"]] == weights.tolist()
+    assert doc["provenance"]["inputs"]["arms"]["source"] == str(path)
+    assert "command" in doc["provenance"] and "versions" in doc["provenance"]
+
+
+def test_exact_design_and_round_write_integer_runs_summing_to_n(screen, tmp_path, capsys):
+    path, ids, _ = screen
+    exact = tmp_path / "exact.csv"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "quadratic", "--exact", "7", "--out", str(exact)]) == 0
+    rows = _rows(exact)
+    assert rows[0] == ["id", "runs"]
+    runs = [int(r[1]) for r in rows[1:]]
+    assert sum(runs) == 7 and min(runs) >= 1
+    assert [r[0] for r in rows[1:]] == [i for i in ids if i in {r[0] for r in rows[1:]}]
+    # design JSON -> oed round: IDs carried by the JSON
+    js = tmp_path / "d.json"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "quadratic", "--out", str(js)]) == 0
+    capsys.readouterr()
+    for n in (9, 10, 23):
+        out = tmp_path / f"runs{n}.csv"
+        assert main(["round", "--weights", str(js), "--n", str(n), "--out", str(out),
+                     "--json", str(tmp_path / "runs.json")]) == 0
+        rows = _rows(out)
+        assert rows[0] == ["id", "runs"]
+        got = {r[0]: int(r[1]) for r in rows[1:]}
+        assert sum(got.values()) == n and min(got.values()) >= 1
+        assert list(got) == [i for i in ids if i in got]
+        doc = json.loads((tmp_path / "runs.json").read_text())
+        assert sum(doc["counts"]) == n and doc["runs"] == [{"id": k, "runs": v}
+                                                          for k, v in got.items()]
+        assert "provenance" in doc
+
+
+def test_round_reads_the_design_csv_and_ids_default_to_row_numbers(screen, tmp_path,
+                                                                   capsys):
+    path, ids, F = screen
+    plain = tmp_path / "plain.csv"
+    np.savetxt(plain, F, delimiter=",")
+    out = tmp_path / "d.csv"
+    assert main(["design", "d", "--arms", str(plain), "--model", "linear", "--out",
+                 str(out)]) == 0
+    rows = _rows(out)
+    corners = [str(i) for i in range(9) if abs(F[i, 0]) == 1 and abs(F[i, 1]) == 1]
+    assert [r[0] for r in rows[1:]] == corners  # row numbers without --id-column
+    runs = tmp_path / "r.csv"
+    assert main(["round", "--weights", str(out), "--n", "10", "--out", str(runs)]) == 0
+    got = {r[0]: int(r[1]) for r in _rows(runs)[1:]}
+    assert set(got) == set(corners) and sum(got.values()) == 10
+    assert sorted(got.values()) == [2, 2, 3, 3]  # 10 runs on 4 equal weights
+    capsys.readouterr()
+    assert main(["round", "--weights", str(out), "--n", "10", "--out", str(tmp_path / "r.xlsx")
+                 ]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert main(["round", "--weights", str(out), "--n", "10", "--id-column", "name"]) == 2
+    assert "--id-column needs --arms" in capsys.readouterr().err
+
+
+def test_design_and_round_from_the_shell(screen, tmp_path):
+    """The installed entry point, as a lab user types it."""
+    path, ids, _ = screen
+    design_csv, runs_csv = tmp_path / "design.csv", tmp_path / "runs.csv"
+    cmd = [sys.executable, "-m", "bandits.cli"]
+    subprocess.run([*cmd, "design", "a", "--arms", str(path), "--id-column", "name",
+                    "--model", "quadratic", "--out", str(design_csv), "--json",
+                    str(tmp_path / "design.json")], check=True, capture_output=True)
+    proc = subprocess.run([*cmd, "round", "--weights", str(tmp_path / "design.json"), "--n",
+                           "12", "--out", str(runs_csv)], check=True, capture_output=True,
+                          text=True)
+    assert "12 runs on" in proc.stdout
+    rows = _rows(runs_csv)
+    assert rows[0] == ["id", "runs"] and {r[0] for r in rows[1:]} <= set(ids)
+    assert sum(int(r[1]) for r in rows[1:]) == 12
+    weights = {r[0] for r in _rows(design_csv)[1:]}
+    assert {r[0] for r in rows[1:]} <= weights  # runs only where the design has weight
