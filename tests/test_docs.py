@@ -8,13 +8,16 @@ the matplotlib Agg backend. A ```python block is executed; a ``>>>`` block is a 
 0) and whose shown outputs must match. Times are masked; ``...`` matches anything. A console
 block marked ``<!-- no-run: REASON -->`` is skipped (REASON names the test that covers it).
 If mkdocs is installed, the documentation site is also built with ``mkdocs build --strict``
-(warnings are errors).
+(warnings are errors), and its pages are checked for maths written as ASCII code spans
+(see ``formula_code_spans``).
 """
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -97,6 +100,78 @@ def test_mkdocs_build_strict(tmp_path: Path):
     assert not missing, f"public names without an API reference entry: {missing}"
     figures = {p.name for p in (tmp_path / "site" / "figures").iterdir()}
     assert figures == set(docs_outputs_figures())
+    _check_rendered_maths(tmp_path / "site")
+
+
+# Maths is written for MathJax (pymdownx.arithmatex: $...$ inline, $$...$$ display), not as
+# ASCII in code spans. MATHS_PAGES must show rendered maths; every page outside
+# NO_MATHS_CHECK must have no formula-looking code span (``formula_code_spans``).
+MATHS_PAGES = ("design.md", "criteria.md", "xy_design.md", "c_optimal.md",
+               "rounding.md", "complexity.md", "exact.md", "tutorials/design.md",
+               "bandits.md", "static_phased.md", "logistic.md", "subsets.md",
+               "tutorials/complexity.md", "instances.md", "tutorials/bandits.md",
+               "tutorials/ask_tell.md", "index.md")
+# Not checked: pages other developers own or that are generated (choices.md, architecture.md,
+# algorithms.md, reproduction.md) and the API reference (docstrings, also read as plain text
+# in a terminal).
+NO_MATHS_CHECK = ("choices.md", "architecture.md", "algorithms.md", "reproduction.md", "api/")
+_GREEK = (r"(?:alpha|beta|gamma|delta|epsilon|eps|eta|theta|lambda|mu|nu|sigma|omega|phi|psi|"
+          r"rho|tau|kappa|xi|zeta|chi|Delta|Gamma|Sigma|Omega|Lambda)")
+# What makes a code span a formula rather than code (Python spells powers ** and indexes
+# with [], so these do not occur in code names, arguments or calls):
+FORMULA = re.compile("|".join((
+    r"\^",                                              # x^T, A^{-1}, sigma^2, 2^26
+    r"\b(?:sum|prod|max|min|argmax|argmin|inf|sup|lim)_(?:\{|\w\b)",  # sum_a, max_{x}; not max_iter
+    r"\b(?:argmax|argmin)\s+\w",                       # argmax omega; not the field argmax
+    r"(?<![.\w])(?:tr|det|sqrt|diag|log|exp)\s*\(",   # tr(L A^{-1}), sqrt(..); not np.sqrt(
+    r"\blog det\b|\bdet [A-Z]",                        # log det A(w)
+    # omega_a, mu_(m), theta(..), eta / 2; not a quoted key or an attribute (.theta_hat)
+    r"(?<![\"'.])\b" + _GREEK + r"(?:_[\w(]|\(|\s+(?:<=|>=|<|>|=|/|\*|\+|-)\s)",
+    r"\s(?:<=|>=|[=/*+-])\s+" + _GREEK + r"\b",       # ... <= delta; not the argument delta=0.05
+    r"(?<![\w.])[a-zA-Z]_(?:\{|\w\b)",               # x_a, w_{S}, x_1; not n_runs
+    r"\|\|",                                            # ||y||_A
+    "[\u0370-\u03ff\u2211\u221a\u2264\u2265\u207b\u1d40\u00b2\u00b3\u2016\u2208\u2229\u2308\u2309\u2aa0\u2248]",
+    # Unicode maths: Greek letters, sums, roots, <=, >=, superscripts, norms, ceilings
+)))
+
+
+def formula_code_spans(page_html: str) -> list[str]:
+    """Inline code spans of a built page (outside code blocks) that look like formulas."""
+    text = re.sub(r"<pre\b.*?</pre>", "", page_html, flags=re.S)
+    spans = (html.unescape(re.sub(r"<[^>]+>", "", s))
+             for s in re.findall(r"<code\b[^>]*>(.*?)</code>", text, flags=re.S))
+    return [s for s in spans if FORMULA.search(s)]
+
+
+def test_formula_heuristic():
+    page = ("<p><code>A(w) = sum_a w_a x_a x_a^T</code> <code>tr(L A^{-1})</code> "
+            "<code>sigma^2 A(w)^{-1} / n</code> <code>max_a omega_a</code> <code>eps / 2</code>"
+            " <code>||y||_{A^{-1}}</code> <code>x &lt;= delta</code> <code>theta_hat</code>"
+            " <code>\u03bc'(x_a\u1d40\u03b8*)</code> <code>mu_(m) - mu_(m+1)</code></p>"
+            "<p><code>res.weights</code> <code>tol=1e-6</code> <code>g_optimal(X)</code> "
+            "<code>delta=0.05</code> <code>max_iter</code> <code>np.sqrt(x)</code> "
+            "<code>info[\"log_det\"]</code> <code>n_runs</code> <code>delta</code>"
+            " <code>argmax</code> <code>hres.info[\"mu_prime\"]</code>"
+            " <code>result.theta_hat</code></p>"
+            "<pre><code>x_a^T A(w)^{-1} x_a</code></pre>")
+    assert formula_code_spans(page) == [
+        "A(w) = sum_a w_a x_a x_a^T", "tr(L A^{-1})", "sigma^2 A(w)^{-1} / n",
+        "max_a omega_a", "eps / 2", "||y||_{A^{-1}}", "x <= delta", "theta_hat",
+        "\u03bc'(x_a\u1d40\u03b8*)", "mu_(m) - mu_(m+1)"]
+
+
+def _check_rendered_maths(site: Path):
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        name = str(page.relative_to(ROOT / "docs"))
+        built = site / (name[:-3] if name.endswith(".md") else name)
+        built = built.parent / "index.html" if built.name == "index" else built / "index.html"
+        page_html = built.read_text(encoding="utf-8")
+        if name in MATHS_PAGES:
+            assert 'class="arithmatex"' in page_html, f"{name}: no rendered maths"
+        if not any(name.startswith(skip) for skip in NO_MATHS_CHECK):
+            found = formula_code_spans(page_html)
+            assert not found, (f"{name}: formulas written as code spans; write them as "
+                               f"maths ($...$ or $$...$$): {found}")
 
 
 PUBLIC_PACKAGES = ("design", "rounding", "bandits", "bandits.logistic", "bandits.subsets",
