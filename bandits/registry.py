@@ -523,7 +523,7 @@ def _init_args(cls: type) -> tuple[str, ...]:
 
 
 def _register_builtin() -> None:
-    from bandits._core.validate import SIMULATIONS as LINEAR_SIMULATIONS
+    from bandits._core.validate import SIMULATIONS
     from bandits.gifa import ALGORITHMS
     from bandits.phased import RAGE_DEFAULTS, XY_ADAPTIVE_DEFAULTS, AdaptiveEngine, RageEngine
     from bandits.static import INITS, METHODS, run_static
@@ -545,7 +545,7 @@ def _register_builtin() -> None:
                    _init_args(GamePolicy), call="name", exact=True))
     static_opts = _signature_options(
         run_static, skip=("algorithm", "instance", *COMMON_RUN_ARGS),
-        choices={"method": METHODS, "init": INITS, "simulation": LINEAR_SIMULATIONS})
+        choices={"method": METHODS, "init": INITS, "simulation": SIMULATIONS})
     for name, label, summary in (
             ("g-static", "G-static", "best arm, static G-optimal allocation"),
             ("xy-static", "XY-static", "best arm, static XY-optimal allocation"),
@@ -568,11 +568,11 @@ def _register_builtin() -> None:
                        "bandits.registry:_policy_phased",
                        _dict_options(defaults, engine.__init__)
                        + (Option("sigma", "float | None", None),)
-                       + ((Option("simulation", "str", "fast", LINEAR_SIMULATIONS),)
+                       + ((Option("simulation", "str", "sufficient", SIMULATIONS),)
                           if name == "rage" else ()), _LINEAR_POLICY_ARGS,
                        call="instance", exact=True))
     from bandits.logistic.homer import HomerPolicy, run_homer
-    from bandits.logistic.warmup import SIMULATIONS, WarPolicy, run_war, war_warmup
+    from bandits.logistic.warmup import WarPolicy, run_war, war_warmup
 
     register(Entry("homer", "logistic", "HOMER",
                    "logistic best arm / regret, H-optimal phases after a warm-up",

@@ -1,7 +1,7 @@
 """RAGE on Soare et al.'s sin-cos instance (d = 20, omega = 0.01): speed and sample counts,
 three implementations side by side in one process (issue 18).
 
-(a) ``bandits.run("rage", ..., simulation="fast")`` -- the default: each arm's phase sum
+(a) ``bandits.run("rage", ..., simulation="sufficient")`` -- the default: each arm's phase sum
     drawn at once, ``N(n_a mu_a, n_a sigma^2)`` (exact in distribution: RAGE reads only
     the per-arm counts and sums), phase plans memoised by active set;
 (b) ``simulation="per-sample"`` -- one reward per pull (the reference the ask/tell policy
@@ -74,7 +74,7 @@ def main() -> None:
     seeds = range(1000, 1000 + args.runs)
     with threadpool_limits(1, user_api="blas"):
         for variant in ("code", "paper"):
-            for sim in ("fast", "per-sample"):  # compile, fill the plan memo
+            for sim in ("sufficient", "per-sample"):  # compile, fill the plan memo
                 for s in range(3):
                     run("rage", inst, seed=s, variant=variant, simulation=sim)
         print(f"RAGE on soare(d={args.d}, omega=0.01), delta={DELTA}; CPU per run (median)")

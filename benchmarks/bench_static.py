@@ -7,7 +7,7 @@ every step (issue 18, and the remainder of issue 13).
     unpacked once before the loop) against ``loop_bundled`` below, the loop as the core
     redesign shipped it (``static_decide`` / ``observe_target`` / ``pull`` on the
     namedtuples every step). Reported: microseconds per pull and the ratio.
-(b) Whole runs through ``bandits.run``: ``simulation="fast"`` against
+(b) Whole runs through ``bandits.run``: ``simulation="sufficient"`` against
     ``simulation="per-sample"`` on the same seeds: wall time per run, the sample counts
     side by side and the ratio. XY-oracle (rounding rule, the default) decides its
     stopping time from the counts alone and jumps over certified stretches; G-static and
@@ -195,7 +195,7 @@ def per_step(name: str, inst, budget: int, seed: int = 1) -> tuple[float, float,
 
 def whole_runs(name: str, inst, runs: int, budget: int, **kw) -> None:
     stats = {}
-    for sim in ("fast", "per-sample"):
+    for sim in ("sufficient", "per-sample"):
         run(name, inst, seed=0, max_samples=1000, simulation=sim, **kw)  # compile
         walls, samples = [], []
         for seed in range(runs):
@@ -204,7 +204,7 @@ def whole_runs(name: str, inst, runs: int, budget: int, **kw) -> None:
             walls.append(time.process_time() - c0)
             samples.append(res.samples)
         stats[sim] = (np.median(walls), np.array(samples), res.extra["simulation"])
-    f, p = stats["fast"], stats["per-sample"]
+    f, p = stats["sufficient"], stats["per-sample"]
     print(f"  {name:9s} {kw or ''}: fast ({f[2]}) {f[0] * 1e3:9.2f} ms/run, per-sample "
           f"{p[0] * 1e3:9.2f} ms/run, ratio {p[0] / f[0]:7.1f}x; samples fast "
           f"{_q(f[1])} | per-sample {_q(p[1])}")

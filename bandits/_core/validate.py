@@ -26,10 +26,11 @@ __all__ = ["SIMULATIONS", "as_arms", "as_arms_and_targets", "as_matrix", "as_rea
            "check_positive", "check_probability", "check_real", "check_seed",
            "check_simulation"]
 
-#: Simulation modes of the static and phased families: ``"fast"`` (exact in distribution,
-#: drawing per-arm reward sums where the algorithm only reads them) and ``"per-sample"``
-#: (one reward per pull: the reference the ask/tell policy replays exactly).
-SIMULATIONS = ("fast", "per-sample")
+#: Simulation modes of every family that has them (static, phased, logistic):
+#: ``"sufficient"`` (exact in distribution, drawing per-arm reward sums or success counts
+#: where the algorithm only reads them) and ``"per-sample"`` (one reward per pull: the
+#: reference the ask/tell policy replays exactly).
+SIMULATIONS = ("sufficient", "per-sample")
 
 
 def check_positive(x: object, name: str) -> float:

@@ -30,6 +30,7 @@ import numpy as np
 
 from bandits._core import rng as _rng
 from bandits._core.protocol import ArmQueue, AskTellProtocol
+from bandits._core.validate import SIMULATIONS as _SIMULATIONS
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import (
     DELTA,
@@ -486,8 +487,9 @@ def _probe(war: _WarProbing, p: np.ndarray, state: np.ndarray, max_pulls: int
     return war.plan()
 
 
-#: How a simulation draws the outcomes of a fixed design (warm-up plan, HOMER phase).
-SIMULATIONS = ("sufficient", "per-sample")
+#: How a simulation draws the outcomes of a fixed design (warm-up plan, HOMER phase): the
+#: toolkit's one set of simulation modes (``bandits._core.validate.SIMULATIONS``).
+SIMULATIONS = _SIMULATIONS
 
 
 def check_simulation(simulation: object) -> str:

@@ -638,7 +638,7 @@ def _rage_engine(X, Z, delta, sigma, options) -> _RageEngine:
 
 
 def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int = 10**8,
-             sigma: float | None = None, simulation: str = "fast",
+             sigma: float | None = None, simulation: str = "sufficient",
              **options: object) -> RunResult:
     r"""Simulate RAGE (Fiez et al. 2019, Algorithm 1) on an instance (transductive if the
     instance has ``Z``).
@@ -654,8 +654,8 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
         Budget; a phase cut by it ends the run with ``stopped_by="budget"``.
     sigma : float, optional
         Sub-Gaussian scale assumed (default the instance's); ``N_k`` scales with sigma^2.
-    simulation : {"fast", "per-sample"}
-        ``"fast"`` (default): with Gaussian rewards each arm's phase sum is drawn at once,
+    simulation : {"sufficient", "per-sample"}
+        ``"sufficient"`` (default): with Gaussian rewards each arm's phase sum is drawn at once,
         ``N(n_a mu_a, n_a sigma^2)`` -- RAGE reads only the per-arm counts and sums, so
         the run has the distribution of the per-sample one at the cost of one draw per
         arm and phase; ``"per-sample"``: one reward per pull, the trajectory that

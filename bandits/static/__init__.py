@@ -268,7 +268,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
                max_samples: int = 10**7, method: str | None = None, init: str = "all",
                confidence: str | float = "soare", c: float | None = None,
                sigma: float | None = None, refresh_every: int = 1000,
-               simulation: str = "fast") -> RunResult:
+               simulation: str = "sufficient") -> RunResult:
     r"""Simulate G-static, XY-static or XY-oracle on an instance (one jitted loop).
 
     Parameters
@@ -297,9 +297,9 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         Noise scale assumed by the algorithm (default the instance's).
     refresh_every : int
         Exact recomputation of ``A^{-1}`` and ``theta`` every so many pulls.
-    simulation : {"fast", "per-sample"}
+    simulation : {"sufficient", "per-sample"}
         ``"per-sample"``: one reward per pull (the trajectory :class:`StaticPolicy`
-        replays exactly). ``"fast"`` (default), XY-oracle with Gaussian rewards: its
+        replays exactly). ``"sufficient"`` (default), XY-oracle with Gaussian rewards: its
         allocation and its stopping test (true ``theta``) read only the counts, so no
         reward is drawn during the run; each arm's sum is drawn once at the end,
         ``N(N_a mu_a, N_a sigma^2)``, for the recommendation (exact in distribution; the
@@ -314,7 +314,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     RunResult
         ``extra`` holds ``method``, ``confidence``, ``beta`` (multiplier at the end),
         ``design`` (the relaxed design for ``method="rounding"``) and ``simulation`` (the
-        mode used: ``"fast"`` or ``"per-sample"``).
+        mode used: ``"sufficient"`` or ``"per-sample"``).
     """
     sig = float(instance.sigma if sigma is None else sigma)
     method = default_method(algorithm) if method is None else method
@@ -352,7 +352,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
                "beta": float(S.beta(n, st.c, st.log_const, st.fixed)),
                "design": st.w.copy() if st.rule == S.RULE_RATIO else None,
                "theta_hat": theta.copy(),
-               "simulation": "fast" if fast else "per-sample"},
+               "simulation": "sufficient" if fast else "per-sample"},
     )
 
 
