@@ -507,7 +507,9 @@ def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float
     between rounds one pass over all candidates (two GEMMs) computes every
     ``g_a = x_a^T A^{-1} L A^{-1} x_a`` and adds up to ``batch`` candidates with
     ``g_a > phi (1 + tol)``. Stops when none is left (the equivalence theorem holds on all
-    candidates) or at ``max_iter`` kernel steps.
+    candidates) or at ``max_iter`` kernel steps. As :func:`_ds_working_set`, the rounds
+    aim at ``tol / 2`` (room for the certificate's rounding-error factor) and also end
+    when the gap stops improving within ``tol``.
     """
     K, d = X.shape
     batch = max(10 * d, 100)
@@ -516,11 +518,12 @@ def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float
     total = 0
     status = kern.MAX_ITER
     prev_gap = None
+    target = 0.5 * tol
     for _ in range(1000):
         wS = np.ascontiguousarray(w[S] / w[S].sum())
         XS = np.ascontiguousarray(X[S])
         # no need to solve the working set far below the current global gap
-        inner = tol if prev_gap is None else max(tol, 0.01 * prev_gap)
+        inner = target if prev_gap is None else max(target, 0.01 * prev_gap)
         status, its = kern.linear_solve(XS, L, wS, np.zeros((d, d)), np.full(S.size, 2.0),
                                         False, inner, max_iter - total, _refresh(d))
         total += its
@@ -533,14 +536,16 @@ def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float
         if cert is None:
             break
         g, phi = cert
-        viol = np.flatnonzero(g > phi * (1.0 + tol))
-        if viol.size == 0 and inner == tol:
+        viol = np.flatnonzero(g > phi * (1.0 + target))
+        gap = float(g.max()) / phi - 1.0
+        if (viol.size == 0 and inner == target) or (
+                inner == target and gap <= tol and prev_gap is not None and gap >= prev_gap):
             status = kern.CONVERGED
             break
         if total >= max_iter:
             status = kern.MAX_ITER
             break
-        prev_gap = float(g.max()) / phi - 1.0
+        prev_gap = gap
         if viol.size > batch:
             viol = viol[np.argpartition(g[viol], -batch)[-batch:]]
         S = np.union1d(np.flatnonzero(w > 0), viol)
