@@ -21,9 +21,9 @@ from design._linalg import (
     inverse_spd,
     linear_pair_terms,
     linear_rank2_update,
+    mv_into,
     pair_terms,
     rank2_core,
-    rowwise_dot,
     trace_product,
     woodbury_pair,
 )
@@ -40,7 +40,7 @@ def _info(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     return M
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _quad_roots(qa: float, qb: float, qc: float, out: np.ndarray) -> int:
     """Real roots of ``qa t^2 + qb t + qc = 0`` (linear if ``qa`` is ~0) into ``out``."""
     scale = abs(qa) + abs(qb) + abs(qc)
@@ -79,14 +79,38 @@ def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
 
     Returns ``phi = tr(L A^{-1})``, or -1 when ``A`` is not numerically PD.
     """
-    if not inverse_spd(_info(X, w) + M0, Ainv):
+    K, d = X.shape
+    if not _inverse_info(X, w, M0, Ainv):
         return -1.0
-    Z = X @ Ainv
-    rowwise_dot(Z @ L, Z, g)
+    # g_a = z_a^T L z_a, z_a = A^{-1} x_a: plain loops, no BLAS product (issue 16)
+    z = np.empty(d)
+    for a in range(K):
+        mv_into(Ainv, X[a], z)
+        s = 0.0
+        for r in range(d):
+            t = 0.0
+            for c in range(d):
+                t += L[r, c] * z[c]
+            s += z[r] * t
+        g[a] = s
     return trace_product(L, Ainv)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _inverse_info(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarray) -> bool:
+    """``Minv = (M0 + sum_a w_a x_a x_a^T)^{-1}`` (Cholesky); False if not numerically PD.
+    Loops only: an array expression such as ``M + M0`` compiles numba's broadcasting
+    machinery (issue 16)."""
+    d = X.shape[1]
+    M = np.empty((d, d))
+    info_matrix(X, w, M)
+    for r in range(d):
+        for c in range(d):
+            M[r, c] += M0[r, c]
+    return inverse_spd(M, Minv)
+
+
+@njit(cache=True, inline="always")
 def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarray,
                     g: np.ndarray, i: int, j: int, phi: float, amax: float) -> float:
     """Exchange step ``j -> i`` for ``phi = tr(L A^{-1})`` with the exact line search.
@@ -139,7 +163,7 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
     return phi - best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _select(score: np.ndarray, w: np.ndarray, cap: np.ndarray) -> tuple[int, int]:
     """``i = argmax score`` over arms below their cap, ``j = argmin score`` over the support."""
     K = score.shape[0]
@@ -228,12 +252,20 @@ def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarra
                    om: np.ndarray) -> bool:
     """Exact ``M^{-1}``, ``M = M0 + sum_a w_a x_a x_a^T``, and variances
     ``om_a = x_a^T M^{-1} x_a`` (``d = 0`` allowed)."""
-    if X.shape[1] == 0:
-        om[:] = 0.0
+    K, d = X.shape
+    if d == 0:
+        for a in range(K):
+            om[a] = 0.0
         return True
-    if not inverse_spd(_info(X, w) + M0, Minv):
+    if not _inverse_info(X, w, M0, Minv):
         return False
-    rowwise_dot(X @ Minv, X, om)
+    z = np.empty(d)
+    for a in range(K):
+        mv_into(Minv, X[a], z)
+        s = 0.0
+        for r in range(d):
+            s += X[a, r] * z[r]
+        om[a] = s
     return True
 
 

@@ -40,7 +40,9 @@ def initial_support(X: np.ndarray) -> np.ndarray:
         for c in range(d):
             Q[r, c] = 1.0 if r == c else 0.0
     chosen = np.empty(d, dtype=np.int64)
-    taken = np.zeros(K, dtype=np.bool_)
+    taken = np.empty(K, dtype=np.bool_)
+    for k in range(K):
+        taken[k] = False
     w = np.empty(d)
     u = np.empty(d)
     for j in range(d):
@@ -95,20 +97,20 @@ def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarra
     d = X.shape[1]
     M = np.empty((d, d))
     info_matrix(X, w, M)
-    L = np.zeros((d, d))
+    L = np.empty((d, d))  # cholesky_lower writes every entry
     if not cholesky_lower(M, L):
         return False
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)
     inverse_from_factor(Linv, Minv)
-    # the variances by one BLAS product (omega_a = ||Linv x_a||^2), as before issue 16:
-    # the Ds solver starts from this design and its certified gap at cond(X) ~ 1e10 sits
-    # at the tolerance (tests/test_criteria_conditioning.py), so the rounding is kept
-    Z = X @ Linv.T
+    # the variances omega_a = ||Linv x_a||^2 (Linv lower triangular), a plain loop
     for a in range(X.shape[0]):
         s = 0.0
         for i in range(d):
-            s += Z[a, i] * Z[a, i]
+            t = 0.0
+            for p in range(i + 1):
+                t += Linv[i, p] * X[a, p]
+            s += t * t
         omega[a] = s
     return True
 
@@ -141,7 +143,7 @@ def rank_one_step(
     w[k] += tau
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def exchange_step(
     X: np.ndarray,
     w: np.ndarray,
@@ -187,7 +189,7 @@ def exchange_step(
     return dropped
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _exchange_alpha(om_i: float, om_j: float, om_ij: float, w_j: float) -> float:
     """The exact log-det line search of a vertex exchange from ``j`` to ``i``:
     ``min(w_j, (omega_i - omega_j) / (2 (omega_i omega_j - omega_ij^2)))``."""
@@ -232,7 +234,7 @@ def wolfe_atwood(
     return loop(X, w, Minv, omega, tol, max_iter, refresh)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _extremes(w: np.ndarray, omega: np.ndarray) -> tuple[int, float, int, float]:
     """``(i, omega_i, j, omega_j)``: ``i = argmax_a omega_a``, ``j = argmin_{w_a > 0}
     omega_a`` (``j = -1`` without support), first index on ties."""

@@ -118,7 +118,7 @@ def inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
     d = M.shape[0]
     if d == 0:
         return True
-    L = np.zeros((d, d))
+    L = np.empty((d, d))  # cholesky_lower writes every entry (np.zeros: one more kernel)
     if not cholesky_lower(M, L):
         return False
     Linv = np.empty((d, d))

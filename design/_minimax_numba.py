@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._linalg import cholesky_lower, info_matrix, lower_inverse
+from design._linalg import cholesky_lower, info_matrix, inverse_from_factor, lower_inverse
 from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
 # ----------------------------------------------------------------------------------------
@@ -29,13 +29,8 @@ from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # no
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def cholesky(A: np.ndarray, L: np.ndarray) -> bool:
-    """Lower Cholesky factor ``A = L L^T``; False if a pivot is not safely positive.
-
-    A pivot counts as non-positive below ``1e-14 * A_jj`` (numerically singular ``A``).
-    """
-    return cholesky_lower(A, L, 1e-14)
+#: a Cholesky pivot counts as non-positive below ``PIVOT_RTOL * A_jj`` (numerically singular)
+PIVOT_RTOL = 1e-14
 
 
 @njit(cache=True)
@@ -45,21 +40,24 @@ def inverse_factor(X: np.ndarray, lam: np.ndarray, Linv: np.ndarray) -> bool:
     A = np.empty((d, d))
     L = np.empty((d, d))
     info_matrix(X, lam, A)
-    if not cholesky(A, L):
+    if not cholesky_lower(A, L, PIVOT_RTOL):
         return False
     lower_inverse(L, Linv)
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
-    """``v_j = ||Linv y_j||^2 = y_j^T A^{-1} y_j`` for every row of ``Y`` (one BLAS product)."""
-    T = np.dot(Y, Linv.T)
-    m, d = T.shape
+    """``v_j = ||Linv y_j||^2 = y_j^T A^{-1} y_j`` for every row of ``Y`` (a plain loop: a
+    BLAS product is compiled glue, issue 16)."""
+    m, d = Y.shape
     for j in range(m):
         s = 0.0
         for i in range(d):
-            s += T[j, i] * T[j, i]
+            t = 0.0
+            for p in range(i + 1):  # Linv is lower triangular
+                t += Linv[i, p] * Y[j, p]
+            s += t * t
         v[j] = s
 
 
@@ -68,7 +66,7 @@ def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _heap_push(hv: np.ndarray, hi: np.ndarray, hj: np.ndarray, n: int, cap: int,
                val: float, i: int, j: int) -> int:
     """Keep the ``cap`` largest values in a binary min-heap; returns the new size."""
@@ -169,7 +167,7 @@ def _barrier(lam: np.ndarray, v: np.ndarray, tau: float) -> float:
     return f
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def restricted_certificate(lam: np.ndarray, v: np.ndarray, Z: np.ndarray, u: np.ndarray
                            ) -> tuple[float, float]:
     """Value and Cauchy–Schwarz lower bound of the restricted problem.
@@ -384,7 +382,7 @@ def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, to
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
     """Solve ``L L^T x = b`` with a lower Cholesky factor."""
     n = L.shape[0]
@@ -404,21 +402,67 @@ def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
 def _spd_factor(H: np.ndarray, L: np.ndarray) -> bool:
     """Cholesky of an SPD Newton matrix, with a growing diagonal shift if it fails."""
     n = H.shape[0]
-    if cholesky(H, L):
+    if cholesky_lower(H, L, PIVOT_RTOL):
         return True
     shift = 0.0
     for a in range(n):
         if H[a, a] > shift:
             shift = H[a, a]
     shift *= 1e-14
-    H2 = H.copy()
+    H2 = np.empty((n, n))
+    for a in range(n):
+        for b in range(n):
+            H2[a, b] = H[a, b]
     for _ in range(12):
         for a in range(n):
             H2[a, a] = H[a, a] + shift
-        if cholesky(H2, L):
+        if cholesky_lower(H2, L, PIVOT_RTOL):
             return True
         shift *= 100.0
     return False
+
+
+@njit(cache=True)
+def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
+                  u: np.ndarray, nu: np.ndarray, cl: np.ndarray, cs: np.ndarray,
+                  rhs: np.ndarray, dl: np.ndarray, ds: np.ndarray, du: np.ndarray,
+                  dn: np.ndarray, frac: float) -> tuple[float, float]:
+    """One Newton direction of :func:`primal_dual` and its largest steps.
+
+    With the centring terms ``cl_a`` (pairs ``nu_a lam_a``) and ``cs_j`` (pairs
+    ``u_j s_j``) -- zero for the predictor, ``sigma - dlam_aff dnu_aff`` for the corrector --
+    solves ``M dlam = -1 + cl / lam + Q^T (cs / s)`` (``M = Lh Lh^T``), then
+    ``ds = Q dlam``, ``du = (cs - u s - u ds) / s``, ``dnu = (cl - nu lam - nu dlam) / lam``,
+    and returns the primal and dual step lengths ``min(1, frac * distance to the
+    boundary)``. One kernel for both directions: compiled once (issue 16).
+    """
+    m, k = Q.shape
+    for a in range(k):
+        rhs[a] = -1.0 + cl[a] / lam[a]
+    for j in range(m):
+        t = cs[j] / s[j]
+        for a in range(k):
+            rhs[a] += Q[j, a] * t
+    _chol_solve(Lh, rhs, dl)
+    ap = 1.0
+    ad = 1.0
+    for j in range(m):
+        t = 0.0
+        for a in range(k):
+            t += Q[j, a] * dl[a]
+        ds[j] = t
+        du[j] = (cs[j] - u[j] * s[j] - u[j] * t) / s[j]
+        if t < 0.0:
+            ap = min(ap, -frac * s[j] / t)
+        if du[j] < 0.0:
+            ad = min(ad, -frac * u[j] / du[j])
+    for a in range(k):
+        dn[a] = (cl[a] - nu[a] * lam[a] - nu[a] * dl[a]) / lam[a]
+        if dl[a] < 0.0:
+            ap = min(ap, -frac * lam[a] / dl[a])
+        if dn[a] < 0.0:
+            ad = min(ad, -frac * nu[a] / dn[a])
+    return ap, ad
 
 
 @njit(cache=True)
@@ -445,8 +489,13 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     """
     k, d = X.shape
     m = Y.shape[0]
-    XT = np.ascontiguousarray(X.T)
     Linv = np.empty((d, d))
+    Ainv = np.empty((d, d))
+    W = np.empty((m, d))
+    Z = np.empty((m, k))
+    Q = np.empty((m, k))
+    P = np.empty((k, d))
+    C = np.empty((k, k))
     v = np.empty(m)
     vt = np.empty(m)
     s = np.empty(m)
@@ -462,6 +511,8 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     du_aff = np.empty(m)
     dn = np.empty(k)
     dn_aff = np.empty(k)
+    cl = np.empty(k)
+    cs = np.empty(m)
     value = np.inf
     lb = 0.0
     it = 0
@@ -470,12 +521,17 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     if not inverse_factor(X, lam, Linv):
         return SINGULAR, 0, value, lb
     while True:
-        Ainv = np.dot(Linv.T, Linv)
-        W = np.dot(Y, Ainv)
+        # plain loops, no np.dot (issue 16: every BLAS product is compiled glue):
+        # A^{-1} = Linv^T Linv, W = Y A^{-1} (rows A^{-1} y_j), v_j = y_j^T A^{-1} y_j
+        inverse_from_factor(Linv, Ainv)
         for j in range(m):
             t = 0.0
             for i in range(d):
-                t += W[j, i] * Y[j, i]
+                acc = 0.0
+                for p in range(d):
+                    acc += Y[j, p] * Ainv[p, i]
+                W[j, i] = acc
+                t += acc * Y[j, i]
             v[j] = t
             s[j] = 1.0 - t
         # at tolerances near the rounding level the recomputed slacks (or weights) can
@@ -491,7 +547,14 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         if stalled:
             status = STALLED
             break
-        Z = np.dot(W, XT)
+        # z_ja = y_j^T A^{-1} x_a and q_ja = z_ja^2
+        for j in range(m):
+            for a in range(k):
+                acc = 0.0
+                for i in range(d):
+                    acc += W[j, i] * X[a, i]
+                Z[j, a] = acc
+                Q[j, a] = acc * acc
         value, lb = restricted_certificate(lam, v, Z, u)
         if lb > 0.0 and value <= lb * (1.0 + tol):
             status = CONVERGED
@@ -499,24 +562,35 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         if it >= max_iter:
             status = MAX_ITER
             break
-        P = np.dot(X, Ainv)
-        G = np.dot(P, XT)
-        Zu = np.empty((m, k))
-        Qw = np.empty((m, k))
-        Q = np.empty((m, k))
-        for j in range(m):
-            su = np.sqrt(u[j])
-            sw = np.sqrt(u[j] / s[j])
-            for a in range(k):
-                z = Z[j, a]
-                Zu[j, a] = z * su
-                Q[j, a] = z * z
-                Qw[j, a] = z * z * sw
-        C = np.dot(Zu.T, Zu)
-        D = np.dot(Qw.T, Qw)
+        # H = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam), G = X A^{-1} X^T;
+        # lower triangles accumulated (C: the first product, H: the second), then mirrored
         for a in range(k):
-            for b in range(k):
-                H[a, b] = 2.0 * G[a, b] * C[a, b] + D[a, b]
+            for b in range(a + 1):
+                C[a, b] = 0.0
+                H[a, b] = 0.0
+        for j in range(m):
+            uj = u[j]
+            wj = u[j] / s[j]
+            for a in range(k):
+                za = uj * Z[j, a]
+                qa = wj * Q[j, a]
+                for b in range(a + 1):
+                    C[a, b] += za * Z[j, b]
+                    H[a, b] += qa * Q[j, b]
+        for a in range(k):
+            for i in range(d):
+                acc = 0.0
+                for p in range(d):
+                    acc += X[a, p] * Ainv[p, i]
+                P[a, i] = acc
+        for a in range(k):
+            for b in range(a + 1):
+                g = 0.0
+                for i in range(d):
+                    g += P[a, i] * X[b, i]
+                h = 2.0 * g * C[a, b] + H[a, b]
+                H[a, b] = h
+                H[b, a] = h
             H[a, a] += nu[a] / lam[a]
         if not _spd_factor(H, Lh):
             status = SINGULAR
@@ -530,32 +604,13 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
             status = STALLED
             break
         mu_c = comp / (m + k)
-        # --- predictor (sigma = 0)
+        # --- predictor (sigma = 0: no centring terms)
         for a in range(k):
-            rhs[a] = -1.0
-        _chol_solve(Lh, rhs, dl_aff)
+            cl[a] = 0.0
         for j in range(m):
-            t = 0.0
-            for a in range(k):
-                t += Q[j, a] * dl_aff[a]
-            ds_aff[j] = t
-            du_aff[j] = (-u[j] * s[j] - u[j] * t) / s[j]
-        for a in range(k):
-            dn_aff[a] = (-nu[a] * lam[a] - nu[a] * dl_aff[a]) / lam[a]
-        ap = 1.0
-        for a in range(k):
-            if dl_aff[a] < 0.0:
-                ap = min(ap, -lam[a] / dl_aff[a])
-        for j in range(m):
-            if ds_aff[j] < 0.0:
-                ap = min(ap, -s[j] / ds_aff[j])
-        ad = 1.0
-        for j in range(m):
-            if du_aff[j] < 0.0:
-                ad = min(ad, -u[j] / du_aff[j])
-        for a in range(k):
-            if dn_aff[a] < 0.0:
-                ad = min(ad, -nu[a] / dn_aff[a])
+            cs[j] = 0.0
+        ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, dl_aff, ds_aff, du_aff,
+                               dn_aff, 1.0)
         comp_aff = 0.0
         for j in range(m):
             comp_aff += (u[j] + ad * du_aff[j]) * (s[j] + ap * ds_aff[j])
@@ -565,36 +620,12 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         if sigma < floor * mu_c:
             # after a short step (curvature of v), favour centring
             sigma = floor * mu_c
-        # --- corrector
+        # --- corrector (Mehrotra's second-order terms)
         for a in range(k):
-            rhs[a] = -1.0 + (sigma - dl_aff[a] * dn_aff[a]) / lam[a]
+            cl[a] = sigma - dl_aff[a] * dn_aff[a]
         for j in range(m):
-            sj = (sigma - ds_aff[j] * du_aff[j]) / s[j]
-            for a in range(k):
-                rhs[a] += Q[j, a] * sj
-        _chol_solve(Lh, rhs, dl)
-        for j in range(m):
-            t = 0.0
-            for a in range(k):
-                t += Q[j, a] * dl[a]
-            ds[j] = t
-            du[j] = (sigma - ds_aff[j] * du_aff[j] - u[j] * s[j] - u[j] * t) / s[j]
-        for a in range(k):
-            dn[a] = (sigma - dl_aff[a] * dn_aff[a] - nu[a] * lam[a] - nu[a] * dl[a]) / lam[a]
-        ap = 1.0
-        for a in range(k):
-            if dl[a] < 0.0:
-                ap = min(ap, -0.995 * lam[a] / dl[a])
-        for j in range(m):
-            if ds[j] < 0.0:
-                ap = min(ap, -0.995 * s[j] / ds[j])
-        ad = 1.0
-        for j in range(m):
-            if du[j] < 0.0:
-                ad = min(ad, -0.995 * u[j] / du[j])
-        for a in range(k):
-            if dn[a] < 0.0:
-                ad = min(ad, -0.995 * nu[a] / dn[a])
+            cs[j] = sigma - ds_aff[j] * du_aff[j]
+        ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, dl, ds, du, dn, 0.995)
         # exact feasibility of the primal step (v is convex: s may fall below its
         # linearisation)
         # and stay in the wide neighbourhood  min_i (dual_i slack_i) >= gamma * average
@@ -637,7 +668,4 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         if not inverse_factor(X, lam, Linv):
             status = SINGULAR
             break
-    su = 0.0
-    for j in range(m):
-        su += u[j]
     return status, it, value, lb
