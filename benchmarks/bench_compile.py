@@ -316,6 +316,19 @@ RUNTIME: dict[str, tuple[str, str]] = {
     "d_optimal fw K=2000 d=20 tol=1e-7": (
         "import numpy as np, design\nX = np.random.default_rng(2).standard_t(3, (2000, 20))",
         "design.d_optimal(X, method='fw', tol=1e-7)"),
+    "xy_optimal K=100 d=8 (4950 pairs)": (
+        "import numpy as np, design\nX = np.random.default_rng(3).normal(size=(100, 8))",
+        "design.xy_optimal(X)"),
+    "xy_optimal K=60 d=4, 300 targets": (
+        "import numpy as np, design\nrng = np.random.default_rng(4)\n"
+        "X = rng.normal(size=(60, 4)); Y = rng.normal(size=(300, 4))",
+        "design.xy_optimal(X, Y)"),
+    "a_optimal K=2000 d=20": (
+        "import numpy as np, design\nX = np.random.default_rng(5).normal(size=(2000, 20))",
+        "design.a_optimal(X)"),
+    "ds_optimal K=500 d=10 s=3": (
+        "import numpy as np, design\nX = np.random.default_rng(6).normal(size=(500, 10))",
+        "design.ds_optimal(X, [0, 1, 2])"),
     "lingape soare d=5 (1M samples)": (
         "from bandits import run\nfrom bandits.instances import soare\ninst = soare(d=5)",
         "run('lingape', inst, seed=1)"),

@@ -21,7 +21,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from design._linalg import cholesky_lower, info_matrix, inverse_from_factor, lower_inverse
+from design._linalg import (
+    cholesky_lower,
+    info_matrix,
+    inverse_from_factor,
+    lower_inverse,
+    mv_into,
+)
 from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
 # ----------------------------------------------------------------------------------------
@@ -492,10 +498,16 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     Linv = np.empty((d, d))
     Ainv = np.empty((d, d))
     W = np.empty((m, d))
-    Z = np.empty((m, k))
+    XT = np.empty((d, k))
+    for a in range(k):
+        for i in range(d):
+            XT[i, a] = X[a, i]
     Q = np.empty((m, k))
     P = np.empty((k, d))
-    C = np.empty((k, k))
+    G = np.empty(k)
+    Z = np.empty((m, k))
+    Zu = np.empty((m, k))
+    Qw = np.empty((m, k))
     v = np.empty(m)
     vt = np.empty(m)
     s = np.empty(m)
@@ -525,13 +537,10 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         # A^{-1} = Linv^T Linv, W = Y A^{-1} (rows A^{-1} y_j), v_j = y_j^T A^{-1} y_j
         inverse_from_factor(Linv, Ainv)
         for j in range(m):
+            mv_into(Ainv, Y[j], W[j])  # A^{-1} is symmetric
             t = 0.0
             for i in range(d):
-                acc = 0.0
-                for p in range(d):
-                    acc += Y[j, p] * Ainv[p, i]
-                W[j, i] = acc
-                t += acc * Y[j, i]
+                t += W[j, i] * Y[j, i]
             v[j] = t
             s[j] = 1.0 - t
         # at tolerances near the rounding level the recomputed slacks (or weights) can
@@ -547,14 +556,17 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         if stalled:
             status = STALLED
             break
-        # z_ja = y_j^T A^{-1} x_a and q_ja = z_ja^2
+        # z_ja = y_j^T A^{-1} x_a (BLAS: an inner loop of length d is slow for small d)
+        # and q_ja = z_ja^2
         for j in range(m):
             for a in range(k):
-                acc = 0.0
-                for i in range(d):
-                    acc += W[j, i] * X[a, i]
-                Z[j, a] = acc
-                Q[j, a] = acc * acc
+                Z[j, a] = 0.0
+            for i in range(d):  # axpy form: the inner loop runs over k, vectorised
+                wji = W[j, i]
+                for a in range(k):
+                    Z[j, a] += wji * XT[i, a]
+            for a in range(k):
+                Q[j, a] = Z[j, a] * Z[j, a]
         value, lb = restricted_certificate(lam, v, Z, u)
         if lb > 0.0 and value <= lb * (1.0 + tol):
             status = CONVERGED
@@ -562,33 +574,28 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         if it >= max_iter:
             status = MAX_ITER
             break
-        # H = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam), G = X A^{-1} X^T;
-        # lower triangles accumulated (C: the first product, H: the second), then mirrored
-        for a in range(k):
-            for b in range(a + 1):
-                C[a, b] = 0.0
-                H[a, b] = 0.0
+        # H = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam), G = X A^{-1} X^T.
+        # The two O(m k^2) products are BLAS calls (loops are slower) with the same
+        # argument types: numba compiles one BLAS glue for both (issue 16)
         for j in range(m):
-            uj = u[j]
-            wj = u[j] / s[j]
+            su = np.sqrt(u[j])
+            sw = np.sqrt(u[j] / s[j])
             for a in range(k):
-                za = uj * Z[j, a]
-                qa = wj * Q[j, a]
-                for b in range(a + 1):
-                    C[a, b] += za * Z[j, b]
-                    H[a, b] += qa * Q[j, b]
+                Zu[j, a] = Z[j, a] * su
+                Qw[j, a] = Q[j, a] * sw
+        C = np.dot(Zu.T, Zu)
+        D = np.dot(Qw.T, Qw)
+        # G = X A^{-1} X^T = P X^T, P = X A^{-1} (row a of G in axpy form, vectorised)
         for a in range(k):
-            for i in range(d):
-                acc = 0.0
-                for p in range(d):
-                    acc += X[a, p] * Ainv[p, i]
-                P[a, i] = acc
-        for a in range(k):
+            mv_into(Ainv, X[a], P[a])
             for b in range(a + 1):
-                g = 0.0
-                for i in range(d):
-                    g += P[a, i] * X[b, i]
-                h = 2.0 * g * C[a, b] + H[a, b]
+                G[b] = 0.0
+            for i in range(d):
+                pai = P[a, i]
+                for b in range(a + 1):
+                    G[b] += pai * XT[i, b]
+            for b in range(a + 1):
+                h = 2.0 * G[b] * C[a, b] + D[a, b]
                 H[a, b] = h
                 H[b, a] = h
             H[a, a] += nu[a] / lam[a]
