@@ -167,9 +167,11 @@ def linear_exchange(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarra
 def _select(score: np.ndarray, w: np.ndarray, cap: np.ndarray) -> tuple[int, int]:
     """``i = argmax score`` over arms below their cap, ``j = argmin score`` over the support."""
     K = score.shape[0]
-    i = -1
+    # int64 from the start: a literal -1 made numba compile pair_terms a second time for
+    # Literal[int](-1) arguments (issue 16)
+    i = np.int64(-1)
     smax = -np.inf
-    j = -1
+    j = np.int64(-1)
     smin = np.inf
     for a in range(K):
         if score[a] > smax and w[a] < cap[a]:

@@ -98,7 +98,7 @@ def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarra
     M = np.empty((d, d))
     info_matrix(X, w, M)
     L = np.empty((d, d))  # cholesky_lower writes every entry
-    if not cholesky_lower(M, L):
+    if not cholesky_lower(M, L, 0.0):  # pivot_rtol as a float: one specialisation
         return False
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)

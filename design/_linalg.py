@@ -21,7 +21,8 @@ def cholesky_lower(M: np.ndarray, L: np.ndarray, pivot_rtol: float = 0.0) -> boo
 
     Returns False, instead of raising inside jitted code, when ``M`` is not numerically
     positive definite: a pivot ``<= pivot_rtol * |M_jj|`` (or ``<= 1e-300`` when
-    ``pivot_rtol`` is 0).
+    ``pivot_rtol`` is 0). Jitted callers pass ``pivot_rtol`` explicitly (an omitted
+    argument is another type: numba would compile a second specialisation).
     """
     d = M.shape[0]
     for j in range(d):
@@ -119,7 +120,7 @@ def inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
     if d == 0:
         return True
     L = np.empty((d, d))  # cholesky_lower writes every entry (np.zeros: one more kernel)
-    if not cholesky_lower(M, L):
+    if not cholesky_lower(M, L, 0.0):  # pivot_rtol always a float: one specialisation
         return False
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)
