@@ -126,6 +126,9 @@ class _Errors(NamedTuple):
     R: np.ndarray | None = None
 
 
+_NO_ERRORS = _Errors()
+
+
 def _state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray,
            idx: np.ndarray, R: np.ndarray | None = None
            ) -> tuple[float, float, np.ndarray, float, np.ndarray] | None:
@@ -167,7 +170,7 @@ def _state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarra
 
 def _certificate(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray,
                  idx: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray,
-                 err: _Errors = _Errors()) -> tuple[float, float, float]:
+                 err: _Errors = _NO_ERRORS) -> tuple[float, float, float]:
     """``(value, lower_bound, gap)``, the bound true for the exact quantities.
 
     Every computed quantity is widened to an interval that holds the true one (relative
