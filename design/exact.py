@@ -379,6 +379,16 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
         M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
         if kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k):
             starts.append(("random", c))
+    # uniform random designs (as a plain Fedorov exchange starts): far from the others
+    for _ in range(restarts):
+        c = np.zeros(K, dtype=np.int64)
+        free = cap.copy()
+        for a in rng.permutation(np.repeat(allowed, np.minimum(cap[allowed], 1 + n // K)))[:n]:
+            if free[a] > 0:
+                c[a] += 1
+                free[a] -= 1
+        if int(c.sum()) == n and feasible(c):
+            starts.append(("uniform", c))
     return starts
 
 
@@ -498,8 +508,12 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     n_top = _n_top(d, K)
     for name, c in starts:
         c = c.copy()
-        n_ex, ok = kern.exchange(Xq, XN, Lk, c, cap, Mq, MfixN, kcrit, max_exchanges, refresh,
-                                 cost_v, budget_k, n_top)
+        if crit == "d":  # best-pair Fedorov steps with the cross-variances kept updated
+            n_ex, ok = kern.fedorov_d(Xq, c, cap, Mq, max_exchanges, refresh, cost_v,
+                                      budget_k)
+        else:
+            n_ex, ok = kern.exchange(Xq, XN, Lk, c, cap, Mq, MfixN, kcrit, max_exchanges,
+                                     refresh, cost_v, budget_k, n_top)
         if not ok or (costs is not None and not _within(cost_v, c, budget)):
             continue  # singular start; the kernel keeps a margin below the budget
         v = _value(Xq, c, Mq, nfix, crit, Lq, idq) * cb.value_scale
