@@ -319,10 +319,13 @@ def _d_full_state(X: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, Minv: np.
             sup[S] = a
             pos[a] = S
             S += 1
-    XS = np.empty((S, X.shape[1]))
+    XSt = np.empty((X.shape[1], S))  # C-contiguous: the same product as X @ Minv
     for j in range(S):
-        XS[j] = X[sup[j]]
-    H[:, :S] = Z @ XS.T
+        XSt[:, j] = X[sup[j]]
+    HS = Z @ XSt
+    for a in range(X.shape[0]):
+        for j in range(S):
+            H[a, j] = HS[a, j]
     return S
 
 
@@ -360,6 +363,7 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
     rowA = np.empty(n_max)
     rowR = np.empty(n_max)
     omr_s = np.empty(n_max)
+    order = np.empty(n_max, dtype=np.int64)
     S = _d_full_state(X, counts, Mfix, Minv, om, H, sup, pos)
     if S < 0:
         return 0, False
@@ -369,9 +373,14 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         spent = 0.0
         for a in range(K):
             spent += costs[a] * counts[a]
-        for j in range(S):
-            omr_s[j] = om[sup[j]]
-        order = np.argsort(omr_s[:S])
+        for j in range(S):  # the support by increasing om_r (insertion sort: S is small)
+            v = om[sup[j]]
+            omr_s[j] = v
+            t = j
+            while t > 0 and omr_s[order[t - 1]] > v:
+                order[t] = order[t - 1]
+                t -= 1
+            order[t] = j
         best = 1e-10
         add = -1
         jrem = -1
@@ -404,8 +413,11 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         rem = sup[jrem]
         ua = mv(Minv, X[add])
         ur = mv(Minv, X[rem])
-        colA[:] = X @ ua
         for b in range(K):
+            s = 0.0
+            for c in range(d):
+                s += X[b, c] * ua[c]
+            colA[b] = s
             colR[b] = H[b, jrem]
         oa = om[add]
         orr = om[rem]
@@ -437,12 +449,14 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         if new_col:
             sup[S] = add
             pos[add] = S
-            H[:, S] = colA
+            for b in range(K):
+                H[b, S] = colA[b]
             S += 1
         if counts[rem] == 0:  # drop its column: the last one takes its place
             last = S - 1
             if jrem != last:
-                H[:, jrem] = H[:, last]
+                for b in range(K):
+                    H[b, jrem] = H[b, last]
                 sup[jrem] = sup[last]
                 pos[sup[jrem]] = jrem
             pos[rem] = -1
