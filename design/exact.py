@@ -69,7 +69,9 @@ class ExactDesign:
     support : ndarray of int64
         Candidates with at least one new run.
     start : str
-        Which start gave the returned design (``"rounding"``, ``"greedy"``, ``"random"``).
+        Which start gave the returned design (``"rounding"`` or ``"largest-weights"``,
+        ``"greedy"``, ``"perturbed"``, ``"random"``, ``"uniform"``; see the starts in the
+        module's exchange description).
     rounding_value : float
         Criterion of the efficient rounding of the approximate optimum (``nan`` when it was
         not a start: ``n`` below its support size, caps, or fixed runs).
