@@ -217,8 +217,9 @@ def test_i_criterion_region_points_and_their_moment_matrix_agree() -> None:
 
 @pytest.mark.parametrize(("criterion", "kw"), CRITERIA, ids=[c[0] for c in CRITERIA])
 def test_result_is_a_local_optimum_for_every_single_exchange(criterion, kw):
-    """The KL steps end on a full check of all (support, candidate) pairs: no exchange of
-    one run improves the returned design (checked by evaluating every exchange)."""
+    """D makes the best of all (support, candidate) pairs at every step, A/I/Ds end their
+    KL steps on a full check of all pairs: no exchange of one run improves the returned
+    design (checked by evaluating every exchange)."""
     X = model_matrix(np.random.default_rng(7).uniform(-1, 1, (40, 2)), "quadratic")
     kw = {"interest": [3, 4, 5]} if criterion == "ds" else kw
     for n in (6, 9, 14):
