@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from bandits._core.jit import inner
 from design.linalg import cholesky_lower, inverse_from_factor, lower_inverse, mv_into
 
 T, LOGDET, SINCE, READY = 0, 1, 2, 3
@@ -154,7 +155,7 @@ def update(X, lam, st, k, reward, refresh_every) -> None:
         refresh(X, lam, st)
 
 
-@njit(cache=True)
+@inner
 def estimated_means(P, bvec, mu) -> None:
     """``mu_hat = X V^{-1} b = P b``."""
     K, d = P.shape

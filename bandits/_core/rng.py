@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bandits._core.jit import inner
 from rounding.validation import check_seed
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -24,7 +25,7 @@ def make_state(seed: int, stream: int = 0) -> np.ndarray:
     return sequence.generate_state(1, dtype=np.uint64).astype(np.uint64)
 
 
-@njit(cache=True)
+@inner
 def next_u64(state: np.ndarray) -> np.uint64:
     """Next 64-bit output of splitmix64 (Steele, Lea & Flood 2014)."""
     state[0] += _GOLDEN

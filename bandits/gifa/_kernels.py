@@ -17,6 +17,7 @@ from numba import njit
 
 from bandits._core import rng as _rng
 from bandits._core.env import pull
+from bandits._core.jit import inner
 from bandits._core.lsq import T, estimated_means, refresh, update
 from bandits._core.rng import argmax_random_ties
 
@@ -33,7 +34,7 @@ DELTA, EPS, SIGMA, LAM, S_BOUND, L_BOUND = range(6)
 OUT_STOP, OUT_ARM1, OUT_ARM2, OUT_B, OUT_C = range(5)
 
 
-@njit(cache=True)
+@inner
 def threshold(kind: int, t: float, K: int, d: int, logdet_ratio: float, f: np.ndarray) -> float:
     """Confidence multiplier ``C(t, delta)`` (indices are ``Delta_hat + C sigma ||.||_{V^-1}``).
 

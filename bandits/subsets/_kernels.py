@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from bandits._core.jit import inner
 from bandits._core.rng import integer, normal, uniform
 
 # ----------------------------------------------------------------------------------------
@@ -75,7 +76,7 @@ def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
     return table[s]
 
 
-@njit(cache=True)
+@inner
 def _table_mean_indep(q, K, table, dp):
     """E[table[S]] for S a sum of independent Bernoulli(q[0..K-1]) (Poisson-binomial DP)."""
     dp[0] = 1.0
@@ -134,14 +135,14 @@ def expected_joint(action, K, p, table, kind, rho, work):
     return total
 
 
-@njit(cache=True)
+@inner
 def _record(acc, t, cp, curve, ipos):
     while ipos[0] < cp.size and cp[ipos[0]] <= t:
         curve[ipos[0]] = acc[0]
         ipos[0] += 1
 
 
-@njit(cache=True)
+@inner
 def _play(action, K, env, env_state, work, curve, t):
     """Draw the reward of ``action``, add its pseudo-regret, record step ``t`` (1-based).
     ``env`` is ``(p, table, kind, rho, sigma, mu_star)``, ``curve`` is ``(cp, curve, ipos,
@@ -154,7 +155,7 @@ def _play(action, K, env, env_state, work, curve, t):
     return r
 
 
-@njit(cache=True)
+@inner
 def _commit(action, K, env, work, curve, t, T):
     """Play the fixed ``action`` from step t+1 to T (regret is deterministic: no draws)."""
     p, table, kind, rho, sigma, mu_star = env
@@ -166,7 +167,7 @@ def _commit(action, K, env, work, curve, t, T):
     acc[0] += gap * (T - t)
 
 
-@njit(cache=True)
+@inner
 def _shuffle(a, n, state):
     for i in range(n - 1, 0, -1):
         j = integer(state, i + 1)
@@ -175,7 +176,7 @@ def _shuffle(a, n, state):
         a[j] = tmp
 
 
-@njit(cache=True)
+@inner
 def _top_k_of(idx, n, values, k, out, offset):
     """Write the ``k`` entries of ``idx[:n]`` with the largest ``values`` to
     ``out[offset:offset+k]`` (ties: lowest position first). O(n k)."""
@@ -189,7 +190,7 @@ def _top_k_of(idx, n, values, k, out, offset):
         out[offset + c] = idx[best]
 
 
-@njit(cache=True)
+@inner
 def _largest_two(vals, n, k):
     """The ``k``-th and ``(k+1)``-th largest of ``vals[:n]`` (``1 <= k < n``), by a partial
     selection sort in place (``vals[:k+1]`` ends in decreasing order): ``O(n k)`` and no
@@ -270,7 +271,7 @@ def dart_state(N: int, K: int) -> DartState:
                      np.zeros(N, dtype=np.int64), np.empty(N))
 
 
-@njit(cache=True)
+@inner
 def _dart_new_epoch(st, pol_state):
     """Partition Arms (Algorithm 2): a random permutation of N_e cut into groups."""
     n_und = st.ints[D_UNDECIDED]
@@ -318,7 +319,7 @@ def dart_action(st, cfg, action):
         action[n_acc + j] = st.perm[(Ke * ell + j) % n_und]
 
 
-@njit(cache=True)
+@inner
 def _dart_test(st, cfg):
     """The accept/reject test at the end of an epoch with ``e >= c ln(NT) / Delta^2``."""
     e = st.ints[D_EPOCH]
@@ -486,7 +487,7 @@ def csar_state(N: int, K: int, c: float = 2.0) -> CsarState:
                      np.array([0.0, 0.0, float(c)]))
 
 
-@njit(cache=True)
+@inner
 def _csar_start_phase(st, K, T, designs, pol_state):
     """Open phase ``s``: ``eps_s = 2^-s``, the design for ``k_s`` open slots repeated
     ``m_s = ceil(confidence_samples(c, v, log(2NT), eps_s)) = ceil(c v log(2NT) / eps_s^2)``
@@ -556,7 +557,7 @@ def csar_action(st, designs, action):
         action[n_acc + j] = st.perm[(blk * b + Hq[qq, j]) % n_und]
 
 
-@njit(cache=True)
+@inner
 def _csar_test(st, K):
     """End of a phase: estimates ``phi_i = K sum / m_s``, accept
     ``phi_i >= phi_(k+1) + 2 eps``, reject ``phi_i <= phi_(k) - 2 eps``."""
@@ -688,7 +689,7 @@ def lints_reset(st, cfg):
     st.ints[0] = 0
 
 
-@njit(cache=True)
+@inner
 def _forward(L, f, w):
     """Solve ``L w = f`` (lower triangular)."""
     N = f.size
@@ -699,7 +700,7 @@ def _forward(L, f, w):
         w[i] = s / L[i, i]
 
 
-@njit(cache=True)
+@inner
 def _backward(L, w, out):
     """Solve ``L^T out = w``."""
     N = w.size
