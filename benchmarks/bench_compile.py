@@ -193,8 +193,13 @@ class Listener(event.Listener):
         r[1] += 1
 
 event.register("numba:compile", Listener())
+if {family!r} in FAMILIES:
+    go = FAMILIES[{family!r}]
+else:  # a family an older revision's `oed warmup` did not list (LinGame's)
+    from bandits.warmup import _bandits
+    go = _bandits({family!r}.removeprefix("bandits: "))
 c0 = time.process_time()
-FAMILIES[{family!r}]()
+go()
 cpu = time.process_time() - c0
 sigs = {{}}
 for dsp in jitted_functions():

@@ -161,7 +161,7 @@ def decide(X, lsq, f, rng, st) -> bool:
     K, d = X.shape
     mu, out, fout, vals = st.mu, st.out, st.fout, st.scratch
     estimated_means(P, bvec, mu)
-    best = argmax_random_ties(mu, rng)
+    best = argmax_random_ties(mu, rng, 1.0)
     out[OUT_BEST] = best
     if not count_inverse(X, counts, st.Winv):
         out[OUT_STOP] = 0

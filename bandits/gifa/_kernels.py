@@ -175,7 +175,7 @@ def decide(X, lsq, conf, rng, work):
         for a in range(K):
             buf[a] = mu[a]
     for r in range(m):
-        arg = argmax_random_ties(buf, rng)
+        arg = argmax_random_ties(buf, rng, 1.0)
         buf[arg] = -np.inf
         inJ[arg] = True
         J[r] = arg
@@ -195,11 +195,11 @@ def decide(X, lsq, conf, rng, work):
                 if not inJ[i]:
                     v = max(v, gap_index(i, j, X, P, diag, mu, scale, paired))
             buf[j] = v
-    b = argmax_random_ties(buf, rng)
+    b = argmax_random_ties(buf, rng, 1.0)
     # challenger c = argmax_{i not in J} B_{i,b}
     for i in range(K):
         buf[i] = -np.inf if inJ[i] else gap_index(i, b, X, P, diag, mu, scale, paired)
-    c = argmax_random_ties(buf, rng)
+    c = argmax_random_ties(buf, rng, 1.0)
     bcb = buf[c]
     out[OUT_B] = b
     out[OUT_C] = c
@@ -237,12 +237,12 @@ def decide(X, lsq, conf, rng, work):
             for r in range(d):
                 s += P[a, r] * (X[b, r] - X[c, r])
             buf[a] = s * s / (1.0 + diag[a])
-        out[OUT_ARM1] = argmax_random_ties(buf, rng)
+        out[OUT_ARM1] = argmax_random_ties(buf, rng, 1.0)
     else:  # optimized: track p = |w*(b, c)| / ||w*||_1, argmin_{p_a > 0} N_a / p_a
         for a in range(K):
             p = ratios[b, c, a]
             buf[a] = -counts[a] / p if p > 0.0 else -np.inf
-        out[OUT_ARM1] = argmax_random_ties(buf, rng)
+        out[OUT_ARM1] = argmax_random_ties(buf, rng, 1.0)
     return bcb
 
 
