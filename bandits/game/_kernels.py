@@ -29,7 +29,7 @@ from numba import njit
 
 from bandits._core.env import pull
 from bandits._core.jit import inner
-from bandits._core.lsq import T, estimated_means, gram_inverse, refresh, update
+from bandits._core.lsq import T, estimated_means, gram_inverse, refresh_inner, update_inner
 from bandits._core.rng import argmax_random_ties
 
 # output slots
@@ -153,8 +153,8 @@ def hedge_incur(losses, hedge, row, gain, w) -> None:
         losses[row, a] -= gain[a]
 
 
-@njit(cache=True)
-def decide(X, lsq, f, rng, st) -> bool:
+@inner
+def decide_inner(X, lsq, f, rng, st) -> bool:
     """The step kernel: the stopping test and, if the run goes on, the next arm
     (``st.out[OUT_ARM]``). Returns False when ``W`` is singular (arms not spanning R^d)."""
     P, diag, bvec, counts, stats = lsq.P, lsq.diag, lsq.bvec, lsq.counts, lsq.stats
@@ -223,17 +223,31 @@ def simulate(X, lam, lsq, f, rng_pol, rng_env, env, max_samples, refresh_every, 
     K = X.shape[0]
     for a in range(K):
         if lsq.stats[T] >= max_samples:
-            refresh(X, lam, lsq)
-            decide(X, lsq, f, rng_pol, st)
+            refresh_inner(X, lam, lsq)
+            decide_inner(X, lsq, f, rng_pol, st)
             return STOPPED_BY_BUDGET
-        update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
-    refresh(X, lam, lsq)
+        update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+    refresh_inner(X, lam, lsq)
     while True:
-        if not decide(X, lsq, f, rng_pol, st):
+        if not decide_inner(X, lsq, f, rng_pol, st):
             return STOPPED_SINGULAR
         if st.out[OUT_STOP] == 1:
             return STOPPED_BY_RULE
         if lsq.stats[T] >= max_samples:
             return STOPPED_BY_BUDGET
         a = st.out[OUT_ARM]
-        update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+        update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+
+
+# ----------------------------------------------------------------------------------------
+# Python entries (the ask/tell policies' and the tests' calls)
+# ----------------------------------------------------------------------------------------
+# The simulation loop calls decide_inner, compiled without numba's Python wrapper
+# (bandits._core.jit.inner): a run's first call does not compile the wrappers of its
+# namedtuple states; this entry compiles them on the first Python call.
+
+
+@njit(cache=True)
+def decide(X, lsq, f, rng, st):
+    """Python entry of :func:`decide_inner` (compiled on the first Python call)."""
+    return decide_inner(X, lsq, f, rng, st)

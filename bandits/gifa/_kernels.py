@@ -18,7 +18,7 @@ from numba import njit
 from bandits._core import rng as _rng
 from bandits._core.env import pull
 from bandits._core.jit import inner
-from bandits._core.lsq import T, estimated_means, refresh, update
+from bandits._core.lsq import T, estimated_means, refresh_inner, update_inner
 from bandits._core.rng import argmax_random_ties
 
 # integer configuration layout
@@ -146,8 +146,8 @@ def new_work(K: int, m: int) -> GifaWork:
                     np.zeros(m, dtype=np.int64), np.zeros(K), np.zeros(5, dtype=np.int64))
 
 
-@njit(cache=True)
-def decide(X, lsq, conf, rng, work):
+@inner
+def decide_inner(X, lsq, conf, rng, work):
     """The step kernel: one GIFA decision from the least-squares state ``lsq``; fills
     ``work.out = [stop, arm1, arm2, b, c]`` and ``work.J``.
 
@@ -269,22 +269,36 @@ def simulate(X, lam, lsq, conf, rng_pol, rng_env, env, init, max_samples, refres
     if init:
         for a in range(K):
             if lsq.stats[T] >= max_samples:
-                refresh(X, lam, lsq)
-                decide(X, lsq, conf, rng_pol, work)
+                refresh_inner(X, lam, lsq)
+                decide_inner(X, lsq, conf, rng_pol, work)
                 return STOPPED_BY_BUDGET
-            update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+            update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
         # exact state after the initialisation (V singular with lam = 0, or badly
         # conditioned updates from V^-1 = I / lam with a tiny lam)
-        refresh(X, lam, lsq)
+        refresh_inner(X, lam, lsq)
     while True:
         if lsq.stats[T] >= max_samples:
-            decide(X, lsq, conf, rng_pol, work)
+            decide_inner(X, lsq, conf, rng_pol, work)
             return STOPPED_BY_BUDGET
-        decide(X, lsq, conf, rng_pol, work)
+        decide_inner(X, lsq, conf, rng_pol, work)
         if out[OUT_STOP] == 1:
             return STOPPED_BY_RULE
         a = out[OUT_ARM1]
-        update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+        update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
         a2 = out[OUT_ARM2]
         if a2 >= 0 and lsq.stats[T] < max_samples:
-            update(X, lam, lsq, a2, pull(env, a2, rng_env), refresh_every)
+            update_inner(X, lam, lsq, a2, pull(env, a2, rng_env), refresh_every)
+
+
+# ----------------------------------------------------------------------------------------
+# Python entries (the ask/tell policies' and the tests' calls)
+# ----------------------------------------------------------------------------------------
+# The simulation loop calls decide_inner, compiled without numba's Python wrapper
+# (bandits._core.jit.inner): a run's first call does not compile the wrappers of its
+# namedtuple states; this entry compiles them on the first Python call.
+
+
+@njit(cache=True)
+def decide(X, lsq, conf, rng, work):
+    """Python entry of :func:`decide_inner` (compiled on the first Python call)."""
+    return decide_inner(X, lsq, conf, rng, work)
