@@ -327,9 +327,9 @@ RUNTIME: dict[str, tuple[str, str]] = {
     "ugape reda-classic": (
         "from bandits import run\nfrom bandits.instances import reda_classic\n"
         "inst = reda_classic()", "run('ugape', inst, seed=0, max_samples=200000)"),
-    "lingame reda-classic": (
-        "from bandits import run\nfrom bandits.instances import reda_classic\n"
-        "inst = reda_classic()", "run('lingame', inst, seed=0, max_samples=200000)"),
+    "lingame soare d=3": (
+        "from bandits import run\nfrom bandits.instances import soare\ninst = soare(d=3)",
+        "run('lingame', inst, seed=0, max_samples=200000)"),
     "homer sphere d=3 K=10 T=20000": (
         "from bandits.logistic import run_homer, sphere\ninst = sphere(d=3, K=10)",
         "run_homer(inst, 20000, seed=0)"),
