@@ -75,6 +75,17 @@ def _design_criteria() -> None:
     a_optimal(np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]]))
 
 
+def _design_ds_exact() -> None:
+    from design import constrained_optimal, ds_optimal, exact, i_optimal
+
+    X = np.array([[1.0, -1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 1.0, 1.0], [1.0, 0.5, 0.25]])
+    ds_optimal(X, [1, 2])
+    i_optimal(X)
+    constrained_optimal(X, "d", caps=0.4)
+    for criterion in ("d", "a"):
+        exact(X, 4, criterion)
+
+
 def _rounding() -> None:
     from rounding import track
 
@@ -107,6 +118,7 @@ FAMILIES: dict[str, Callable[[], None]] = {
     "design: G/D": _design_gd,
     "design: XY/H": _design_minimax,
     "design: A/I/Ds": _design_criteria,
+    "design: Ds, exact, constrained": _design_ds_exact,
     "rounding: tracking": _rounding,
     "bandits: gifa": _bandits("gifa"),
     "bandits: game": _bandits("game"),

@@ -56,3 +56,34 @@ def test_every_registered_family_is_warmed():
 
     warmed = {k.removeprefix("bandits: ") for k in FAMILIES if k.startswith("bandits: ")}
     assert {e.family for e in REGISTRY.values()} <= warmed
+
+
+@pytest.mark.slow  # compiles every design family into an empty cache (about a minute of CPU)
+def test_design_families_compile_every_public_design_solver(tmp_path):
+    """After `oed warmup` of the design families, no public design call compiles a kernel
+    (Ds, I, exact and constrained designs were missing from the families: 20 compilations)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    families = [f for f in FAMILIES if f.startswith(("design", "rounding"))]
+    subprocess.run([sys.executable, "-m", "bandits.cli", "warmup", "--no-progress",
+                    *[a for f in families for a in ("--family", f)]],
+                   env=env, check=True, capture_output=True, timeout=900)
+    code = """
+import warnings
+import numpy as np
+import design, rounding
+from bandits.warmup import compile_events
+warnings.simplefilter("ignore")
+g = np.linspace(-1, 1, 7)
+X = np.c_[np.ones(7), g, g ** 2]
+w = design.d_optimal(X).weights
+design.g_optimal(X); design.a_optimal(X); design.i_optimal(X); design.ds_optimal(X, [1, 2])
+design.xy_optimal(X); design.h_optimal(X, np.array([0.1, 0.5, -0.2])); design.kw_check(X, w)
+design.exact(X, 5, "d"); design.exact(X, 4, "a", bin=True); design.exact(X, 6, "i")
+design.constrained_optimal(X, "d", caps=0.3); design.constrained_optimal(X, "a", caps=0.3)
+rounding.efficient_round(w, 10); rounding.track(np.zeros(7, dtype=np.int64), w)
+print(compile_events())
+"""
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[-1] == "0", proc.stdout

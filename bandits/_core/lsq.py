@@ -73,7 +73,7 @@ def gram_inverse(X, counts, lam, Vinv, L) -> bool:
                 xi = n * X[a, i]
                 for j in range(d):
                     V[i, j] += xi * X[a, j]
-    if not cholesky_lower(V, L):
+    if not cholesky_lower(V, L, 0.0):  # explicit: an omitted default is another specialisation
         return False
     Linv = np.empty((d, d))
     lower_inverse(L, Linv)
