@@ -51,7 +51,7 @@ import time
 import numpy as np
 
 from bandits._core import rng as _rng
-from bandits._core.env import ENV_GAUSSIAN, make_environment
+from bandits._core.env import make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -299,10 +299,11 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         Exact recomputation of ``A^{-1}`` and ``theta`` every so many pulls.
     simulation : {"sufficient", "per-sample"}
         ``"per-sample"``: one reward per pull (the trajectory :class:`StaticPolicy`
-        replays exactly). ``"sufficient"`` (default), XY-oracle with Gaussian rewards: its
-        allocation and its stopping test (true ``theta``) read only the counts, so no
-        reward is drawn during the run; each arm's sum is drawn once at the end,
-        ``N(N_a mu_a, N_a sigma^2)``, for the recommendation (exact in distribution; the
+        replays exactly). ``"sufficient"`` (default), XY-oracle: its allocation and its
+        stopping test (true ``theta``) read only the counts, so no reward is drawn during
+        the run; each arm's sum is drawn once at the end, ``N(N_a mu_a, N_a sigma^2)`` or a
+        reward table's multinomial row counts (:func:`bandits._core.env.pull_sum`), for
+        the recommendation (exact in distribution; the
         stopping time and counts are those of the per-sample run with the same seed); with
         the rounding rule, stretches where the test provably fails are skipped
         (:func:`ratio_oracle_jump`). G-static and XY-static stop on
@@ -327,7 +328,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     per_sample = check_simulation(simulation)
     check_resolution(instance, 1)
     env = make_environment(instance)
-    fast = (not per_sample and st.stop_kind == S.STOP_ORACLE and env.kind == ENV_GAUSSIAN)
+    fast = not per_sample and st.stop_kind == S.STOP_ORACLE
     cfg = _config(st, refresh_every, max_samples)
     state = S.target_state(st.X.shape[0], st.X.shape[1], st.Y.shape[0])
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
@@ -362,11 +363,11 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
 
 
 def draw_sums(st, cfg: S.StaticConfig, env, rng_env: np.ndarray) -> None:
-    """Each arm's reward sum at once, ``N(N_a mu_a, N_a sigma^2)`` (Gaussian rewards, from
-    the environment's stream), then the exact ``A^{-1}``, ``theta`` and ``vals``."""
+    """Each arm's reward sum at once (:func:`bandits._core.env.pull_sum`: ``N(N_a mu_a,
+    N_a sigma^2)``, or a reward table's multinomial row counts; from the environment's
+    stream), then the exact ``A^{-1}``, ``theta`` and ``vals``."""
     for a in np.flatnonzero(st.counts):
-        n = int(st.counts[a])
-        st.sums[a] = n * env.means[a] + env.sigma * math.sqrt(n) * _rng.normal(rng_env)
+        st.sums[a] = S.pull_sum(env, int(a), int(st.counts[a]), rng_env)
     S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
-from bandits._core.env import ENV_GAUSSIAN, pull
+from bandits._core.env import ENV_GAUSSIAN, pull, pull_sum  # noqa: F401
 from bandits._core.targets import (  # noqa: F401  (re-exported for the static module)
     RUNNING,
     STATUS_BUDGET,
