@@ -51,7 +51,7 @@ import time
 import numpy as np
 
 from bandits._core import rng as _rng
-from bandits._core.env import make_environment
+from bandits._core.env import ENV_GAUSSIAN, make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -329,11 +329,17 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     check_resolution(instance, 1)
     env = make_environment(instance)
     fast = not per_sample and st.stop_kind == S.STOP_ORACLE
+    blocks = (not per_sample and st.stop_kind == S.STOP_EMPIRICAL
+              and env.kind == ENV_GAUSSIAN and distinct_rows(st.Z))
     cfg = _config(st, refresh_every, max_samples)
     state = S.target_state(st.X.shape[0], st.X.shape[1], st.Y.shape[0])
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
+    block_stats = np.zeros(4, dtype=np.int64)
     t0 = time.perf_counter()
-    status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
+    if blocks:
+        status = S.simulate_blocks(state, cfg, env, rng_pol, rng_env, block_stats)
+    else:
+        status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
     if status == S.RUNNING:  # XY-oracle, fast, ratio rule: the certified jumps
         status = ratio_oracle_jump(state, cfg)
     if fast and status != S.STATUS_SINGULAR:
@@ -353,8 +359,17 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
                "beta": float(S.beta(n, st.c, st.log_const, st.fixed)),
                "design": st.w.copy() if st.rule == S.RULE_RATIO else None,
                "theta_hat": theta.copy(),
-               "simulation": "sufficient" if fast else "per-sample"},
+               "simulation": "sufficient" if fast or blocks else "per-sample",
+               **({"blocks": dict(zip(("blocks", "nodes", "exact_tests", "bisections"),
+                                      block_stats.tolist(), strict=True))}
+                  if blocks else {})},
     )
+
+
+def distinct_rows(Z: np.ndarray) -> bool:
+    """True if no two rows of ``Z`` are equal (the block simulation's certificate needs a
+    non-zero ``z^ - z`` for every other target; with duplicates the run is per sample)."""
+    return np.unique(Z, axis=0).shape[0] == Z.shape[0]
 
 
 # ----------------------------------------------------------------------------------------
