@@ -158,8 +158,9 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
 FLAG_NONE = 0
 #: Longest block (pulls); the arms of a block are generated ahead of its draws.
 MAX_BLOCK = 1 << 16
-#: A block is drawn when its noise budget is at least 2 * LAMBDA_MIN standard deviations of
-#: every arm's increment; the bands are LAMBDA_USE = min(budget / 2, LAMBDA_MAX) of them.
+#: A block is drawn when bands of LAMBDA_MIN standard deviations of every arm's increment
+#: (twice that for a child) fit in its certificate (:func:`_band_scale`); the bands use
+#: the largest such scale, at most LAMBDA_MAX.
 LAMBDA_MIN = 1.5
 LAMBDA_MAX = 2.5
 MAX_DEPTH = 64
@@ -180,15 +181,17 @@ def _sums(counts, W, means, sigma, out):
 
 
 @njit(cache=True)
-def _budget(X, Z, means, sigma, cnt_s, cnt_e, W_s, t_s, c, log_const, fixed, wk):
-    """The certificate at ``(t_s, t_e]``: ``(G, B, xn)`` with ``G = beta(t_s) - min_z
-    (z^ - z)^T theta_s / ||z^ - z||_{A_e^{-1}}`` (the room before the first test can
-    hold), ``B = sum_a dn_a |mu_a - x_a^T theta_s| ||x_a||_{A_s^{-1}}`` (the drift) and
-    ``xn[a] = ||x_a||_{A_s^{-1}}``. No stop in the block if ``B + sigma sum_a m_a xn[a]
-    < G`` where ``|W_a(n) - W_a(n_a(t_s))| <= m_a`` on the block."""
-    Ainv_s, Ainv_e, theta, sums, dummy, xn, y = wk
+def _budget(X, Z, means, sigma, cnt_s, cnt_e, W_s, t_s, c, log_const, fixed, wk) -> float:
+    """The certificate of a block ``(t_s, t_e]``: returns the room ``G = beta(t_s) (1 -
+    1e-9) - min_z (z^ - z)^T theta_s / ||z^ - z||_{A_e^{-1}}`` and fills ``drift[a] = dn_a
+    |mu_a - x_a^T theta_s|`` and ``Mabs[a, b] = |x_a^T A_s^{-1} x_b|``. No stop in the
+    block if ``rho^T Mabs rho < G^2`` with ``rho_a = drift[a] + sigma m_a`` over the arms
+    pulled in it, where ``|W_a(n) - W_a(n_a(t_s))| <= m_a`` on the block
+    (:func:`simulate_blocks`: ``||sum_a r_a x_a||^2_{A_s^{-1}} <= rho^T Mabs rho``)."""
+    Ainv_s, Ainv_e, theta, sums, dummy, drift, y, Mabs, Q = wk
     K, d = X.shape
-    _sums(cnt_s, W_s, means, sigma, sums)
+    for a in range(K):
+        sums[a] = cnt_s[a] * means[a] + sigma * W_s[a]
     refresh(X, X, 0, cnt_s, sums, Ainv_s, dummy, theta)
     refresh(X, X, 0, cnt_e, sums, Ainv_e, dummy, dummy)  # A_e^{-1} only
     best = argmax_all(Z, theta)
@@ -203,24 +206,51 @@ def _budget(X, Z, means, sigma, cnt_s, cnt_e, W_s, t_s, c, log_const, fixed, wk)
         u = max(gap, 0.0) / math.sqrt(max(quad(Ainv_e, y), 1e-300))
         if u < umin:
             umin = u
-    G = beta(t_s, c, log_const, fixed) * (1.0 - 1e-9) - umin
-    B = 0.0
     for a in range(K):
-        xn[a] = math.sqrt(max(quad(Ainv_s, X[a]), 0.0))
-        dn = cnt_e[a] - cnt_s[a]
-        if dn > 0:
-            fit = 0.0
+        fit = 0.0
+        for i in range(d):
+            fit += X[a, i] * theta[i]
+            q = 0.0
+            for j in range(d):
+                q += Ainv_s[i, j] * X[a, j]
+            Q[i, a] = q
+        drift[a] = (cnt_e[a] - cnt_s[a]) * abs(means[a] - fit)
+    for a in range(K):
+        for b in range(a, K):
+            m = 0.0
             for i in range(d):
-                fit += X[a, i] * theta[i]
-            B += dn * abs(means[a] - fit) * xn[a]
-    return G, B
+                m += X[a, i] * Q[i, b]
+            Mabs[a, b] = abs(m)
+            Mabs[b, a] = abs(m)
+    return beta(t_s, c, log_const, fixed) * (1.0 - 1e-9) - umin
+
+
+@njit(cache=True)
+def _band_scale(Mabs, f, g, G) -> float:
+    """The largest ``lam`` with ``(f + 2 lam g)^T Mabs (f + 2 lam g) <= G^2`` (a child may
+    inherit a band up to twice as wide around its own start): ``inf`` when ``g = 0`` and
+    ``f^T Mabs f < G^2``, ``-1`` when no ``lam >= 0`` fits."""
+    K = f.shape[0]
+    alpha = 0.0
+    bet = 0.0
+    gam = 0.0
+    for a in range(K):
+        for b in range(K):
+            alpha += f[a] * Mabs[a, b] * f[b]
+            bet += f[a] * Mabs[a, b] * g[b]
+            gam += g[a] * Mabs[a, b] * g[b]
+    if G <= 0.0 or alpha >= G * G:
+        return -1.0
+    if gam == 0.0:
+        return np.inf
+    return (-bet + math.sqrt(bet * bet + gam * (G * G - alpha))) / (2.0 * gam)
 
 
 @njit(cache=True)
 def _exact_test(X, Z, means, sigma, cnt, W, t, c, log_const, fixed, wk) -> bool:
     """The stopping test at ``t`` pulls (Soare et al. Eq. 11, :func:`check_stop`) on the
     estimate recomputed exactly from the counts and sums."""
-    Ainv_s, Ainv_e, theta, sums, dummy, xn, y = wk
+    Ainv_s, theta, sums, dummy = wk[0], wk[2], wk[3], wk[4]
     _sums(cnt, W, means, sigma, sums)
     refresh(X, X, 0, cnt, sums, Ainv_s, dummy, theta)
     return check_stop(Z, Ainv_s, theta, beta(t, c, log_const, fixed)) >= 0
@@ -244,11 +274,12 @@ def simulate_blocks(st, cfg, env, rng_pol, rng_env, stats) -> int:
       theta_s) + sigma dW_a``, so for ``y = z^ - z`` (``z^ = argmax z^T theta_s``)
       ``y^T theta_t / ||y||_{A_t^{-1}} <= y^T theta_s / ||y||_{A_e^{-1}} + sum_a |r_a|
       ||x_a||_{A_s^{-1}}`` (``A_s <= A_t <= A_e``), and for ``z' != z^`` the witness
-      ``z^`` gives ``(z' - z^)^T theta_t / ||.||_{A_t^{-1}} <= sum_a |r_a| ||x_a||``.
-      ``beta`` grows with ``t``, so if every arm's ``|dW_a|`` stays below ``m_a`` on the
-      block and ``sum_a (dn_a |mu_a - x_a^T theta_s| + sigma m_a) ||x_a||_{A_s^{-1}} <
-      beta(s) - min_z y^T theta_s / ||y||_{A_e^{-1}}`` (with a relative margin of 1e-9), no
-      test in the block holds (:func:`_budget`).
+      ``z^`` gives ``(z' - z^)^T theta_t / ||.||_{A_t^{-1}} <= E``, where ``E =
+      ||sum_a r_a x_a||_{A_s^{-1}}`` and ``E^2 <= rho^T |X A_s^{-1} X^T| rho`` when ``|r_a|
+      <= rho_a = dn_a |mu_a - x_a^T theta_s| + sigma m_a``, ``|dW_a| <= m_a`` on the block.
+      ``beta`` grows with ``t``, so if that bound is below ``beta(s) - min_z y^T theta_s /
+      ||y||_{A_e^{-1}}`` (with a relative margin of 1e-9 on ``beta``), no test in the
+      block holds (:func:`_budget`).
     * Whether ``W_a`` stays in its band ``W_a(s) +- m_a`` is drawn with its exact
       probability given the two ends (:func:`bandits._core.bridge.strip_stay`); when every
       arm stays, the block is done (by the Markov property nothing else about the path
@@ -257,10 +288,11 @@ def simulate_blocks(st, cfg, env, rng_pol, rng_env, stats) -> int:
       halves are visited in time order, and a single pull is decided by the per-sample
       loop's own test (:func:`check_stop` on ``A_t^{-1}`` and ``theta_t`` recomputed
       exactly; the per-sample loop's rank-one values agree to rounding).
-    * A block is only drawn when its room is at least ``2 LAMBDA_MIN`` standard deviations
-      of the arms' increments (its length halves until it is, down to one pull); the
-      bands use ``min(room / 2, LAMBDA_MAX)`` of them (a child inherits its parent's band,
-      up to twice as wide around its own start).
+    * A block is only drawn when bands of ``LAMBDA_MIN`` standard deviations of the arms'
+      increments, doubled, fit in its certificate (its length halves until they do, down
+      to one pull; :func:`_band_scale`); the bands use the largest scale that fits, at most
+      ``LAMBDA_MAX`` (a child inherits its parent's band, up to twice as wide around its
+      own start).
     """
     ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
                                                         st.vals, st.theta, st.g, st.scores)
@@ -288,9 +320,12 @@ def simulate_blocks(st, cfg, env, rng_pol, rng_env, stats) -> int:
         W[a] = (sums[a] - counts[a] * means[a]) / sigma
     cnt0 = counts.copy()
     wk = (np.empty((d, d)), np.empty((d, d)), np.empty(d), np.empty(K), np.empty(d),
-          np.empty(K), np.empty(d))
-    xn = wk[5]
-    seq = np.empty(MAX_BLOCK, dtype=np.int64)
+          np.empty(K), np.empty(d), np.empty((K, K)), np.empty((d, K)))
+    drift, Mabs = wk[5], wk[7]
+    f = np.empty(K)
+    gg = np.empty(K)
+    buf = np.empty(2 * MAX_BLOCK, dtype=np.int64)  # buf[off + i]: the arm of pull s + i + 1
+    off = 0
     nseq = 0
     cnt_e = np.empty(K, dtype=np.int64)
     cnt_m = np.empty(K, dtype=np.int64)
@@ -311,11 +346,16 @@ def simulate_blocks(st, cfg, env, rng_pol, rng_env, stats) -> int:
     while True:
         if s >= max_samples:
             status = STATUS_BUDGET
-            _counts_at(cnt0, seq, 0, 0, cnt_e)
+            cnt_e[:] = cnt0
             Wend[:] = W
             t_stop = s
             break
         L = min(L, max_samples - s, MAX_BLOCK)
+        if off > MAX_BLOCK:  # keep room for a block after the arms already generated
+            for i in range(nseq):
+                buf[i] = buf[off + i]
+            off = 0
+        seq = buf[off:]
         while nseq < L:  # the allocation's next pulls (they do not read the rewards)
             a = static_rule(ints, counts, Ainv, vals, g, scores, X, Y, cfg.rule, cfg.w, rng_pol)
             if greedy:
@@ -328,11 +368,11 @@ def simulate_blocks(st, cfg, env, rng_pol, rng_env, stats) -> int:
             nseq += 1
         while L > 1:  # the longest block (halving) with room for the noise
             _counts_at(cnt0, seq, 0, L, cnt_e)
-            G, B = _budget(X, Z, means, sigma, cnt0, cnt_e, W, s, c, lc, fx, wk)
-            N = 0.0
+            G = _budget(X, Z, means, sigma, cnt0, cnt_e, W, s, c, lc, fx, wk)
             for a in range(K):
-                N += sigma * math.sqrt(cnt_e[a] - cnt0[a]) * xn[a]
-            if G - B >= 2.0 * LAMBDA_MIN * N:
+                f[a] = drift[a]
+                gg[a] = sigma * math.sqrt(cnt_e[a] - cnt0[a])
+            if _band_scale(Mabs, f, gg, G) >= LAMBDA_MIN:
                 break
             L //= 2
         _counts_at(cnt0, seq, 0, L, cnt_e)
@@ -364,25 +404,28 @@ def simulate_blocks(st, cfg, env, rng_pol, rng_env, stats) -> int:
             certified = False
             leave = False
             for a in range(K):
+                if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
+                    fl[a] = FLAG_NONE  # an end outside the band: leaving is certain, no news
                 if cnt_e[a] > cs[a] and fl[a] == FLAG_LEAVE:
                     leave = True
             if not leave:
-                G, B = _budget(X, Z, means, sigma, cs, cnt_e, Ws, ns, c, lc, fx, wk)
-                fixed_part = B
-                Nn = 0.0
+                G = _budget(X, Z, means, sigma, cs, cnt_e, Ws, ns, c, lc, fx, wk)
                 for a in range(K):
                     dn = cnt_e[a] - cs[a]
                     if dn == 0:
-                        continue
-                    if fl[a] == FLAG_STAY:
-                        fixed_part += sigma * max(hi[a] - Ws[a], Ws[a] - lo[a]) * xn[a]
+                        f[a] = 0.0
+                        gg[a] = 0.0
+                    elif fl[a] == FLAG_STAY:
+                        f[a] = drift[a] + sigma * max(hi[a] - Ws[a], Ws[a] - lo[a])
+                        gg[a] = 0.0
                     else:
-                        Nn += sigma * math.sqrt(dn) * xn[a]
-                room = G - fixed_part
-                if Nn == 0.0:
-                    certified = room > 0.0
-                elif room >= 2.0 * LAMBDA_MIN * Nn:
-                    lam = min(room / (2.0 * Nn), LAMBDA_MAX)
+                        f[a] = drift[a]
+                        gg[a] = sigma * math.sqrt(dn)
+                lam = _band_scale(Mabs, f, gg, G)
+                if lam == np.inf:
+                    certified = True
+                elif lam >= LAMBDA_MIN:
+                    lam = min(lam, LAMBDA_MAX)
                     certified = True
                     for a in range(K):
                         dn = cnt_e[a] - cs[a]
@@ -439,8 +482,7 @@ def simulate_blocks(st, cfg, env, rng_pol, rng_env, stats) -> int:
         _counts_at(cnt0, seq, 0, L, cnt_e)
         cnt0[:] = cnt_e
         W[:] = Wend
-        for i in range(nseq - L):
-            seq[i] = seq[i + L]
+        off += L
         nseq -= L
         s += L
         L = max(1, L // 2) if bisected else 2 * L
