@@ -15,6 +15,8 @@ bounds ``value * max_P(v.d) / d`` (D), ``value^2 / max_P(v.g)`` (A/I) are used w
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from design import _criteria_numba as kern
@@ -24,12 +26,15 @@ from design.criteria import (
     _check_method,
     _cvxpy_solver,
     _i_matrix,
+    _i_rows,
     criterion_basis,
 )
 from design.exact import _fixed_info, _fixed_info_q
 from design.result import DesignResult, warns_if_not_converged
 
 __all__ = ["constrained_optimal"]
+
+_EPS = float(np.finfo(np.float64).eps)
 
 _CRITERIA = ("d", "a", "i", "ds")
 
@@ -107,9 +112,30 @@ def _max_over_P(g: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray) -
     return float(vals.min() + lam @ b)
 
 
+class _Errors(NamedTuple):
+    """Rounding-error model of a certificate computed on ``Q``.
+
+    ``rel``: relative error of every computed value and derivative (the basis' perturbation
+    and the Cholesky of ``A_Q(w)``); ``delta``: ``||L' - L||_2`` for the linear criteria,
+    where ``L_Q`` represents ``R^{-T} L' R^{-1}`` (``CriterionBasis.L_error``: the
+    eigen-factor of an ``L`` given as a matrix; 0 from points); ``R``: the basis' triangular
+    factor (needed when ``delta > 0``)."""
+
+    rel: float = 0.0
+    delta: float = 0.0
+    R: np.ndarray | None = None
+
+
+_NO_ERRORS = _Errors()
+
+
 def _state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray,
-           idx: np.ndarray) -> tuple[float, float, np.ndarray] | None:
-    """``(value, Psi, g)``: criterion value, its convex form and the (scaled) derivative."""
+           idx: np.ndarray, R: np.ndarray | None = None
+           ) -> tuple[float, float, np.ndarray, float, np.ndarray] | None:
+    """``(value, Psi, g, trA, gA)``: criterion value, its convex form, the (scaled)
+    derivative and, for the linear criteria with ``R`` given, the A-criterion's terms on the
+    original columns, ``trA = tr(A_X^{-1}) = ||R^{-1} C^{-T}||_F^2`` and ``gA_a =
+    ||A_X^{-1} x_a||^2 = ||R^{-1} A_Q^{-1} q_a||^2`` (``A_Q = C C^T``; 0 otherwise)."""
     A = (X * w[:, None]).T @ X + M0
     try:
         C = np.linalg.cholesky(A)
@@ -121,37 +147,74 @@ def _state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarra
     if crit == "d":
         logdet = 2.0 * float(np.log(np.diag(C)).sum())
         Z = X @ Ci.T
-        return float(np.exp(-logdet / d)), -logdet, np.einsum("ij,ij->i", Z, Z)
+        return float(np.exp(-logdet / d)), -logdet, np.einsum("ij,ij->i", Z, Z), 0.0, \
+            np.zeros(0)
     if crit in ("a", "i"):
         Z = X @ Ainv
         phi = float(np.einsum("ij,ji->", L, Ainv))
-        return phi, phi, np.einsum("ij,ij->i", Z @ L, Z)
+        g = np.einsum("ij,ij->i", Z @ L, Z)
+        if R is None:
+            return phi, phi, g, 0.0, np.zeros(0)
+        from scipy.linalg import solve_triangular
+
+        T = solve_triangular(R, Ci.T, check_finite=False)
+        ZR = solve_triangular(R, Z.T, check_finite=False)
+        return phi, phi, g, float(np.sum(T * T)), np.einsum("ij,ij->j", ZR, ZR)
     Vs = Ainv[np.ix_(idx, idx)]
     Lv = np.linalg.cholesky(Vs)
     Zi = (X @ Ainv[:, idx]) @ np.linalg.inv(Lv).T
     logdet_c = -2.0 * float(np.log(np.diag(Lv)).sum())
-    return float(np.exp(-logdet_c / idx.size)), -logdet_c, np.einsum("ij,ij->i", Zi, Zi)
+    return float(np.exp(-logdet_c / idx.size)), -logdet_c, np.einsum("ij,ij->i", Zi, Zi), \
+        0.0, np.zeros(0)
 
 
 def _certificate(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray,
-                 idx: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
-                 ) -> tuple[float, float, float]:
-    st = _state(X, w, M0, crit, L, idx)
+                 idx: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray,
+                 err: _Errors = _NO_ERRORS) -> tuple[float, float, float]:
+    """``(value, lower_bound, gap)``, the bound true for the exact quantities.
+
+    Every computed quantity is widened to an interval that holds the true one (relative
+    error ``err.rel``; for A/I also ``delta tr(A_X^{-1})`` on the value and ``delta
+    ||A_X^{-1} x_a||^2`` on ``g_a``, the error of ``L``'s factor), and the bounds, monotone
+    in them, are evaluated at the unfavourable ends: ``Psi* >= Psi_lo - (max_P v.g_hi -
+    w.g_lo)`` (Frank-Wolfe) and, without fixed runs, ``phi_lo^2 / max_P v.g_hi`` (A/I),
+    ``value_lo s / max_P v.g_hi`` (D, Ds). ``gap = value_hi / lower_bound - 1``. An error
+    ``rel >= 1/2`` (or a value interval reaching 0) gives the trivial bound."""
+    linear = crit in ("a", "i")
+    st = _state(X, w, M0, crit, L, idx, err.R if (linear and err.delta > 0.0) else None)
     if st is None:
         return np.inf, 0.0, np.inf
-    value, psi, g = st
-    top = _max_over_P(g, caps, A, b)
-    psi_lb = psi - (top - float(g @ w))  # the Frank-Wolfe gap bound on Psi
-    homogeneous = not np.any(M0)
-    if crit in ("a", "i"):
-        lb = max(psi_lb, value * value / top if homogeneous else 0.0)
+    value, psi, g, trA, gA = st
+    e = err.rel
+    if not e < 0.5:
+        return value, 0.0, np.inf
+    if linear:
+        slack = err.delta * (1.0 + e)
+        value_lo = value * (1.0 - e) - slack * trA
+        value_hi = value * (1.0 + e) + slack * trA
+        g_hi = g * (1.0 + e) + (slack * gA if gA.size else 0.0)
+        g_lo = np.clip(g * (1.0 - e) - (slack * gA if gA.size else 0.0), 0.0, None)
+        psi_lo = value_lo
     else:
         s = X.shape[1] if crit == "d" else idx.size
-        lb = float(np.exp(psi_lb / s))  # Psi = s log(value)
+        value_lo, value_hi = value * (1.0 - e), value * (1.0 + e)
+        g_hi, g_lo = g * (1.0 + e), g * (1.0 - e)
+        psi_lo = psi + s * np.log1p(-e)  # Psi = s log(value)
+    top = _max_over_P(g_hi, caps, A, b)
+    gw = float(g_lo @ w) * (1.0 - 2.0 * w.size * _EPS)  # a rounded sum of non-negatives
+    psi_lb = psi_lo - (top - gw)  # the Frank-Wolfe gap bound on Psi
+    homogeneous = not np.any(M0)
+    if linear:
+        lb = psi_lb
+        if homogeneous and value_lo > 0.0:
+            lb = max(lb, value_lo * value_lo / top)
+        lb = max(lb, 0.0)
+    else:
+        lb = float(np.exp(psi_lb / s))
         if homogeneous:
-            lb = max(lb, value * s / top)
-    lb = min(lb, value)
-    return value, lb, value / lb - 1.0 if lb > 0 else np.inf
+            lb = max(lb, value_lo * s / top)
+    lb = min(lb, value_lo) if value_lo > 0.0 else 0.0
+    return value, lb, value_hi / lb - 1.0 if lb > 0 else np.inf
 
 
 def _feasible_start(K: int, caps: np.ndarray) -> np.ndarray:
@@ -299,7 +362,9 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
         ``value`` as for the unconstrained criterion (of the augmented information when
         ``fixed``), ``lower_bound`` the duality certificate of the module docstring (valid
         for the constrained optimum), ``gap``, ``converged``;
-        ``info["constraints"]`` summarises the constraints.
+        ``info["constraints"]`` summarises the constraints, ``info["rounding_error"]`` the
+        relative rounding error the certificate includes (with, for A/I and ``L`` given as a
+        matrix, the error of its eigen-factor; see :func:`_certificate`).
     """
     Xa = as_arms(X)
     K, d = Xa.shape
@@ -320,7 +385,8 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
         raise ValueError("interest is required for criterion='ds'")
     # work in the well-conditioned basis X = Q R: the designs are invariant under X -> X T,
     # values are those on Q times cb.value_scale
-    cb = criterion_basis(Xa, crit, L_m, idx)
+    # (the I-criterion's factor from the region's points when there are some: no error term)
+    cb = criterion_basis(Xa, crit, L_m, idx, _i_rows(Xa, L, region) if crit == "i" else None)
     L_m, idx = cb.L, cb.interest
     if fixed is not None:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
@@ -364,16 +430,22 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
                 break
             tol_in /= 10.0
         w = _make_feasible(w, capv, A, b)  # renormalising can leave an ulp above a cap
-    value, lb, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b)
     # rounding: the basis' perturbation and the Cholesky of A_Q(w) (relative error
-    # d u cond(A_Q)) on both the value and the derivatives; keep the bound true
+    # d u cond(A_Q)) on the value and the derivatives, and for A/I the error of L's factor
+    # (cb.L_error); the certificate widens every quantity by them (_certificate)
     ev = np.linalg.eigvalsh((Xs * w[:, None]).T @ Xs + M0)
-    err = 2.0 * (cb.basis.error + d * np.finfo(np.float64).eps * ev[-1] / max(ev[0], 1e-300))
-    if err < 0.5 and np.isfinite(value):
-        lb = lb * (1.0 - err) / (1.0 + err)
-        gap = value / lb - 1.0 if lb > 0 else np.inf
-    else:
-        lb, gap = 0.0, np.inf
+    rel = 2.0 * (cb.basis.error + d * _EPS * ev[-1] / max(ev[0], 1e-300))
+    value, lb, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b,
+                                  _Errors(rel, cb.L_error, cb.basis.R))
+    message = ""
+    if gap > tol and _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b)[2] <= tol:
+        message = (f"tol={tol:g} cannot be certified: the rounding error of the certificate "
+                   f"(relative {rel:.3g} from the conditioning of the arms after column "
+                   "scaling and of the design"
+                   + (f", and {cb.L_error:.3g} on L's eigen-factor" if cb.L_error else "")
+                   + f") leaves a certified gap of {gap:.3g}; reparametrise the arms (X @ T)"
+                   + (", give the region's points instead of L" if crit == "i" else "")
+                   + ", or use a larger tol")
     value, lb = value * cb.value_scale, lb * cb.value_scale
     return DesignResult(
         weights=w, value=value, lower_bound=lb, gap=gap,
@@ -381,5 +453,6 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
         converged=bool(gap <= tol),
         criterion={"d": "D", "a": "A", "i": "I", "ds": "Ds"}[crit],
         info={"constraints": {"caps": caps is not None, "linear": int(A.shape[0]),
-                              "fixed": fixed is not None}},
+                              "fixed": fixed is not None}, "rounding_error": rel},
+        message=message,
     )

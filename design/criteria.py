@@ -232,7 +232,7 @@ def _certified(value: float, dmax: float, scale: float, err: float
                ) -> tuple[float, float]:
     """``(lower_bound, gap)`` from the computed value and largest derivative, each with
     relative error at most ``err``: ``lower = value (1 - err) scale / (dmax (1 + err))``
-    (``scale = value`` for the linear criteria, ``s`` for Ds) and
+    (``scale`` a lower bound on the true ``value`` for the linear criteria, ``s`` for Ds) and
     ``gap = value (1 + err) / lower - 1`` bounds the gap of the true value. An error
     ``err >= 1/2`` gives the trivial bound ``(0, inf)``."""
     if not err < 0.5:
@@ -280,7 +280,9 @@ def _linear_certificate(basis: ArmBasis, w: np.ndarray, H: np.ndarray, delta: fl
     gmax = float(g[k])
     if not (phi > 0.0 and gmax > 0.0):
         return _SINGULAR
-    lower, gap = _certified(phi, gmax, phi, err)
+    # phi* >= phi_true^2 / g_true with phi_true >= phi (1 - err) and g_true <= g (1 + err):
+    # both factors of phi^2 are lowered
+    lower, gap = _certified(phi, gmax, phi * (1.0 - err), err)
     return CriterionCertificate(phi, lower, gap, gmax, k, err)
 
 

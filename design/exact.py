@@ -3,11 +3,12 @@
 An exact design puts integer counts ``n_a`` (summing to ``n``) on the candidates; its
 information matrix is ``M = sum_a n_a x_a x_a^T`` (plus the information of runs already
 made, ``fixed``). :func:`exact` minimises the A-, I-, D- or Ds-criterion of ``M / N``
-(``N`` all runs) by the modified Fedorov exchange (Fedorov 1972; Cook & Nachtsheim 1980;
-OptimalDesign's ``od_KL`` is the KL variant) with rank-two updates, from several starts:
-the efficient rounding (Pukelsheim & Rieder 1992) of the approximate optimum when ``n`` is
-at least its support size, the sequential D-greedy design (Wynn 1970), and randomised
-greedy designs.
+(``N`` all runs) by exchange with rank-two updates: for D Fedorov's best-pair exchange
+(Fedorov 1972) with the cross-variances kept updated, for A/I/Ds the KL exchange
+(OptimalDesign's ``od_KL``; Cook & Nachtsheim 1980) ending on a full check; from several
+starts: the efficient rounding (Pukelsheim & Rieder 1992) of the approximate optimum when
+``n`` is at least its support size, the sequential D-greedy design (Wynn 1970), perturbed
+roundings, randomised greedy and uniform random designs.
 
 The approximate optimum's certified lower bound ``phi_LB <= phi*_approx <= phi*_exact``
 makes ``efficiency_bound = phi_LB / phi(exact)`` a true lower bound on the exact design's
@@ -68,7 +69,9 @@ class ExactDesign:
     support : ndarray of int64
         Candidates with at least one new run.
     start : str
-        Which start gave the returned design (``"rounding"``, ``"greedy"``, ``"random"``).
+        Which start gave the returned design (``"rounding"`` or ``"largest-weights"``,
+        ``"greedy"``, ``"perturbed"``, ``"random"``, ``"uniform"``; see the starts in the
+        module's exchange description).
     rounding_value : float
         Criterion of the efficient rounding of the approximate optimum (``nan`` when it was
         not a start: ``n`` below its support size, caps, or fixed runs).
@@ -313,7 +316,11 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
       2`` (candidates without a run preferred while ``n < 2 d``, where a repeated run makes
       the design nearly singular);
     * ``restarts`` times ``"random"``: a few random runs, then D-greedy (other basins: this
-      start won, e.g., for 12 runs of a 10-parameter quadratic model on 500 random points).
+      start won, e.g., for 12 runs of a 10-parameter quadratic model on 500 random points);
+    * ``restarts`` times ``"uniform"``: ``n`` runs on uniformly drawn candidates (distinct
+      while ``n <= K``, within caps; kept if within the budget), as a plain Fedorov exchange
+      starts: far from the others, they gave the best design in 9 of the 24 cells of
+      ``benchmarks/bench_exact.py``.
     """
     from rounding import efficient_round
 
@@ -379,6 +386,16 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
         M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
         if kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k):
             starts.append(("random", c))
+    # uniform random designs (as a plain Fedorov exchange starts): far from the others
+    for _ in range(restarts):
+        c = np.zeros(K, dtype=np.int64)
+        free = cap.copy()
+        for a in rng.permutation(np.repeat(allowed, np.minimum(cap[allowed], 1 + n // K)))[:n]:
+            if free[a] > 0:
+                c[a] += 1
+                free[a] -= 1
+        if int(c.sum()) == n and feasible(c):
+            starts.append(("uniform", c))
     return starts
 
 
@@ -420,7 +437,8 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         Criterion parameters (see :func:`design.i_optimal`, :func:`design.ds_optimal`).
     restarts : int, default 5
         Number of perturbed starts (the rounding with a few runs moved) and, as many,
-        randomised greedy starts, in addition to the rounding and the greedy starts.
+        randomised greedy starts and uniform random starts, in addition to the rounding and
+        the greedy starts (``3 restarts + 2`` starts).
     seed : int or Generator, default 0
         For the randomised starts (reproducible).
     tol : float, default 1e-6
@@ -498,8 +516,12 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     n_top = _n_top(d, K)
     for name, c in starts:
         c = c.copy()
-        n_ex, ok = kern.exchange(Xq, XN, Lk, c, cap, Mq, MfixN, kcrit, max_exchanges, refresh,
-                                 cost_v, budget_k, n_top)
+        if crit == "d":  # best-pair Fedorov steps with the cross-variances kept updated
+            n_ex, ok = kern.fedorov_d(Xq, c, cap, Mq, max_exchanges, refresh, cost_v,
+                                      budget_k)
+        else:
+            n_ex, ok = kern.exchange(Xq, XN, Lk, c, cap, Mq, MfixN, kcrit, max_exchanges,
+                                     refresh, cost_v, budget_k, n_top)
         if not ok or (costs is not None and not _within(cost_v, c, budget)):
             continue  # singular start; the kernel keeps a margin below the budget
         v = _value(Xq, c, Mq, nfix, crit, Lq, idq) * cb.value_scale

@@ -143,6 +143,19 @@ def formula_code_spans(page_html: str) -> list[str]:
     return [s for s in spans if FORMULA.search(s)]
 
 
+def formula_headings(page_html: str) -> list[str]:
+    """Headings of a built page whose plain text (outside rendered maths and code spans)
+    looks like a formula (``H_LB``, ``rho^G``)."""
+    found = []
+    for heading in re.findall(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]>", page_html, flags=re.S):
+        heading = re.sub(r'<span class="arithmatex">.*?</span>', "", heading, flags=re.S)
+        heading = re.sub(r"<code\b[^>]*>.*?</code>", "", heading, flags=re.S)
+        text = html.unescape(re.sub(r"<[^>]+>", "", heading)).strip()
+        if FORMULA.search(text):
+            found.append(text)
+    return found
+
+
 def test_formula_heuristic():
     page = ("<p><code>A(w) = sum_a w_a x_a x_a^T</code> <code>tr(L A^{-1})</code> "
             "<code>sigma^2 A(w)^{-1} / n</code> <code>max_a omega_a</code> <code>eps / 2</code>"
@@ -158,6 +171,12 @@ def test_formula_heuristic():
         "A(w) = sum_a w_a x_a x_a^T", "tr(L A^{-1})", "sigma^2 A(w)^{-1} / n",
         "max_a omega_a", "eps / 2", "||y||_{A^{-1}}", "x <= delta", "theta_hat",
         "\u03bc'(x_a\u1d40\u03b8*)", "mu_(m) - mu_(m+1)"]
+    headings = ('<h2 id="a">Soare (2014): H_LB and rho^G</h2>'
+                '<h2 id="b">Soare (2014): <span class="arithmatex">\\(H_{LB}\\)</span></h2>'
+                '<h3 id="c">The solver (<code>method="auto"</code>)</h3>'
+                '<h2 id="d">Figs. 1-3 (N = 45, p_i ~ U[0,1])</h2>')
+    assert formula_headings(headings) == ["Soare (2014): H_LB and rho^G",
+                                          "Figs. 1-3 (N = 45, p_i ~ U[0,1])"]
 
 
 def _check_rendered_maths(site: Path):
@@ -172,6 +191,9 @@ def _check_rendered_maths(site: Path):
             found = formula_code_spans(page_html)
             assert not found, (f"{name}: formulas written as code spans; write them as "
                                f"maths ($...$ or $$...$$): {found}")
+            found = formula_headings(page_html)
+            assert not found, (f"{name}: headings with formulas in plain text; write them "
+                               f"as maths ($...$): {found}")
 
 
 PUBLIC_PACKAGES = ("design", "rounding", "bandits", "bandits.logistic", "bandits.subsets",

@@ -217,8 +217,9 @@ def test_i_criterion_region_points_and_their_moment_matrix_agree() -> None:
 
 @pytest.mark.parametrize(("criterion", "kw"), CRITERIA, ids=[c[0] for c in CRITERIA])
 def test_result_is_a_local_optimum_for_every_single_exchange(criterion, kw):
-    """The KL steps end on a full check of all (support, candidate) pairs: no exchange of
-    one run improves the returned design (checked by evaluating every exchange)."""
+    """D makes the best of all (support, candidate) pairs at every step, A/I/Ds end their
+    KL steps on a full check of all pairs: no exchange of one run improves the returned
+    design (checked by evaluating every exchange)."""
     X = model_matrix(np.random.default_rng(7).uniform(-1, 1, (40, 2)), "quadratic")
     kw = {"interest": [3, 4, 5]} if criterion == "ds" else kw
     for n in (6, 9, 14):
@@ -231,3 +232,74 @@ def test_result_is_a_local_optimum_for_every_single_exchange(criterion, kw):
                 c[r] -= 1
                 c[a] += 1
                 assert exact_value(X, c, criterion, **kw) >= res.value * (1 - 1e-9)
+
+
+def _plain_fedorov(X, counts):
+    """Fedorov's exchange written straightforwardly: every step recomputes M^{-1} and
+    Fedorov's delta of every (support point, candidate) pair, makes the best one."""
+    c = counts.copy()
+    for _ in range(10_000):
+        Minv = np.linalg.inv((X * c[:, None]).T @ X)
+        om = np.einsum("ij,jk,ik->i", X, Minv, X)
+        sup = np.flatnonzero(c)
+        Hm = X[sup] @ Minv @ X.T
+        delta = (1 + om[None, :]) * (1 - om[sup][:, None]) + Hm**2 - 1
+        delta[np.arange(sup.size), sup] = -np.inf
+        i, a = np.unravel_index(np.argmax(delta), delta.shape)
+        if delta[i, a] <= 1e-10:
+            return c
+        c[sup[i]] -= 1
+        c[a] += 1
+    raise AssertionError("no convergence")  # pragma: no cover
+
+
+@pytest.mark.parametrize("n", [6, 10, 18])
+def test_d_kernel_follows_the_plain_fedorov_path(n):
+    """The D kernel (best pair over all pairs, variances and cross-variances by rank-two
+    updates) makes the same exchanges as the plain Fedorov exchange from the same start
+    (continuous random candidates: no ties), so it ends on the same design; it also does so
+    across the exact refresh (refresh=3)."""
+    from design import _exact_numba as kern
+
+    rng = np.random.default_rng(n)
+    X = model_matrix(rng.uniform(-1, 1, (60, 2)), "quadratic")
+    K, d = X.shape
+    for _ in range(3):
+        start = np.bincount(rng.choice(K, size=n, replace=False), minlength=K)
+        ref = _plain_fedorov(X, start)
+        for refresh in (3, 1000):
+            c = start.copy()
+            n_ex, ok = kern.fedorov_d(X, c, np.full(K, n), np.zeros((d, d)), 10_000, refresh,
+                                      np.zeros(K), np.inf)
+            assert ok and n_ex > 0
+            np.testing.assert_array_equal(c, ref)
+
+
+def test_d_kernel_respects_caps_costs_and_fixed_runs():
+    """With caps, a budget and fixed runs the D kernel ends on a design that no feasible
+    single exchange improves, within caps and budget (checked by enumeration)."""
+    from design import _exact_numba as kern
+
+    rng = np.random.default_rng(3)
+    X = model_matrix(rng.uniform(-1, 1, (30, 2)), "quadratic")
+    K, d = X.shape
+    costs = rng.uniform(1, 3, K)
+    cap = np.full(K, 2)
+    Mfix = X[:3].T @ X[:3]
+    n, budget = 8, 13.0
+    c = np.zeros(K, dtype=np.int64)
+    c[np.argsort(costs)[:n]] = 1  # the cheapest runs: within the budget
+    n_ex, ok = kern.fedorov_d(X, c, cap, Mfix, 10_000, 5, costs, budget)
+    assert ok and c.sum() == n and np.all(c <= cap) and costs @ c <= budget
+
+    def logdet(cc):
+        return np.linalg.slogdet((X * cc[:, None]).T @ X + Mfix)[1]
+
+    best = logdet(c)
+    for r in np.flatnonzero(c):
+        for a in range(K):
+            cc = c.copy()
+            cc[r] -= 1
+            cc[a] += 1
+            if a != r and cc[a] <= cap[a] and costs @ cc <= budget:
+                assert logdet(cc) <= best + 1e-9
