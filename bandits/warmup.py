@@ -109,6 +109,7 @@ FAMILIES: dict[str, Callable[[], None]] = {
     "design: A/I/Ds": _design_criteria,
     "rounding: tracking": _rounding,
     "bandits: gifa": _bandits("gifa"),
+    "bandits: game": _bandits("game"),
     "bandits: static": _bandits("static"),
     "bandits: phased": _bandits("phased"),
     "bandits: logistic": _bandits("logistic"),

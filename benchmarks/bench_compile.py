@@ -193,8 +193,13 @@ class Listener(event.Listener):
         r[1] += 1
 
 event.register("numba:compile", Listener())
+if {family!r} in FAMILIES:
+    go = FAMILIES[{family!r}]
+else:  # a family an older revision's `oed warmup` did not list (LinGame's)
+    from bandits.warmup import _bandits
+    go = _bandits({family!r}.removeprefix("bandits: "))
 c0 = time.process_time()
-FAMILIES[{family!r}]()
+go()
 cpu = time.process_time() - c0
 sigs = {{}}
 for dsp in jitted_functions():
@@ -322,6 +327,12 @@ RUNTIME: dict[str, tuple[str, str]] = {
     "ugape reda-classic": (
         "from bandits import run\nfrom bandits.instances import reda_classic\n"
         "inst = reda_classic()", "run('ugape', inst, seed=0, max_samples=200000)"),
+    "lingame soare d=3": (
+        "from bandits import run\nfrom bandits.instances import soare\ninst = soare(d=3)",
+        "run('lingame', inst, seed=0, max_samples=200000)"),
+    "homer sphere d=3 K=10 T=20000": (
+        "from bandits.logistic import run_homer, sphere\ninst = sphere(d=3, K=10)",
+        "run_homer(inst, 20000, seed=0)"),
     "subsets dart/csar/lints/ucb N=20 K=4": (
         "from bandits.subsets import SubsetEnv, run_subset\n"
         "env = SubsetEnv.bernoulli(N=20, K=4, seed=0)",

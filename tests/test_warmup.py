@@ -48,3 +48,11 @@ def test_oed_run_says_when_it_compiled(tmp_path):
     assert first.stderr.count("compiling kernels, first use only") == 1
     again = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
     assert "compiling" not in again.stderr
+
+
+def test_every_registered_family_is_warmed():
+    """`oed warmup` compiles every family of the registry (LinGame's was missing)."""
+    from bandits.registry import REGISTRY
+
+    warmed = {k.removeprefix("bandits: ") for k in FAMILIES if k.startswith("bandits: ")}
+    assert {e.family for e in REGISTRY.values()} <= warmed

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from bandits._core.jit import inner
 from design.linalg import cholesky_lower, inverse_from_factor, lower_inverse, mv_into
 
 T, LOGDET, SINCE, READY = 0, 1, 2, 3
@@ -82,8 +83,8 @@ def gram_inverse(X, counts, lam, Vinv, L) -> bool:
     return True
 
 
-@njit(cache=True)
-def refresh(X, lam, st) -> bool:
+@inner
+def refresh_inner(X, lam, st) -> bool:
     """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio of the state ``st``
     exactly from the counts.
 
@@ -111,8 +112,8 @@ def refresh(X, lam, st) -> bool:
     return True
 
 
-@njit(cache=True)
-def update(X, lam, st, k, reward, refresh_every) -> None:
+@inner
+def update_inner(X, lam, st, k, reward, refresh_every) -> None:
     """Record reward ``reward`` of arm ``k``: Sherman–Morrison update in ``O(Kd)``.
 
     ``V' = V + x x^T`` with ``x = x_k``; ``u = V^{-1} x`` is row ``k`` of ``P = X V^{-1}``,
@@ -151,10 +152,10 @@ def update(X, lam, st, k, reward, refresh_every) -> None:
         P[k, i] *= scale
     stats[SINCE] += 1.0
     if stats[SINCE] >= refresh_every:
-        refresh(X, lam, st)
+        refresh_inner(X, lam, st)
 
 
-@njit(cache=True)
+@inner
 def estimated_means(P, bvec, mu) -> None:
     """``mu_hat = X V^{-1} b = P b``."""
     K, d = P.shape
@@ -163,3 +164,23 @@ def estimated_means(P, bvec, mu) -> None:
         for i in range(d):
             s += P[a, i] * bvec[i]
         mu[a] = s
+
+
+# ----------------------------------------------------------------------------------------
+# Python entries (the ask/tell policies' and the tests' calls)
+# ----------------------------------------------------------------------------------------
+# The simulation loops call the *_inner kernels, compiled without numba's Python wrapper
+# (bandits._core.jit.inner): a run's first call does not compile the wrappers of its
+# namedtuple states; these entries compile them on the first Python call.
+
+
+@njit(cache=True)
+def refresh(X, lam, st):
+    """Python entry of :func:`refresh_inner` (compiled on the first Python call)."""
+    return refresh_inner(X, lam, st)
+
+
+@njit(cache=True)
+def update(X, lam, st, k, reward, refresh_every):
+    """Python entry of :func:`update_inner` (compiled on the first Python call)."""
+    return update_inner(X, lam, st, k, reward, refresh_every)

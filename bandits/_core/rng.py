@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bandits._core.jit import inner
 from rounding.validation import check_seed
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -24,7 +25,7 @@ def make_state(seed: int, stream: int = 0) -> np.ndarray:
     return sequence.generate_state(1, dtype=np.uint64).astype(np.uint64)
 
 
-@njit(cache=True)
+@inner
 def next_u64(state: np.ndarray) -> np.uint64:
     """Next 64-bit output of splitmix64 (Steele, Lea & Flood 2014)."""
     state[0] += _GOLDEN
@@ -56,13 +57,14 @@ def integer(state: np.ndarray, n: int) -> int:
     return int(uniform(state) * n)
 
 
-@njit(cache=True)
-def argmax_random_ties(vals: np.ndarray, rng: np.ndarray, sign: float = 1.0) -> int:
+@inner
+def argmax_random_ties(vals: np.ndarray, rng: np.ndarray, sign: float) -> int:
     """Index of the largest ``sign * vals[a]``, uniformly at random among ties; entries with
     ``sign * vals[a] = -inf`` are excluded (returns -1 if all are). One generator draw per
     tie met (reservoir sampling), none when the maximum is unique. ``sign = -1`` gives the
     smallest entry with ``+inf`` excluded (multiplying by +-1 is exact, so both directions
-    are one implementation: GIFA's choices and LinGame's)."""
+    are one implementation: GIFA's choices and LinGame's). ``sign`` has no default: a call
+    that omits it would compile a second specialisation (issue 16)."""
     arg = -1
     best = -np.inf
     cnt = 0
@@ -79,7 +81,7 @@ def argmax_random_ties(vals: np.ndarray, rng: np.ndarray, sign: float = 1.0) -> 
     return arg
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def standard_gamma(a: float, state: np.ndarray) -> float:
     """``Gamma(a, 1)`` for ``a >= 1`` (Marsaglia & Tsang 2000, exact rejection sampler)."""
     dd = a - 1.0 / 3.0

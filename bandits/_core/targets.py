@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
+from bandits._core.jit import inner
 
 #: How a run ended (``TargetState.ints[T_STATUS]``).
 STATUS_RULE, STATUS_BUDGET, STATUS_SINGULAR = 0, 1, 2
@@ -115,7 +116,7 @@ def observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, g) -> None:
     sums[arm] += r
 
 
-@njit(cache=True)
+@inner
 def greedy_scores(X, Y, M, Ainv, vals, g, scores) -> None:
     """``scores[a] = max_{j < M} y_j^T (A + x_a x_a^T)^{-1} y_j`` (Sherman–Morrison)."""
     K, d = X.shape

@@ -17,7 +17,8 @@ from numba import njit
 
 from bandits._core import rng as _rng
 from bandits._core.env import pull
-from bandits._core.lsq import T, estimated_means, refresh, update
+from bandits._core.jit import inner
+from bandits._core.lsq import T, estimated_means, refresh_inner, update_inner
 from bandits._core.rng import argmax_random_ties
 
 # integer configuration layout
@@ -33,7 +34,7 @@ DELTA, EPS, SIGMA, LAM, S_BOUND, L_BOUND = range(6)
 OUT_STOP, OUT_ARM1, OUT_ARM2, OUT_B, OUT_C = range(5)
 
 
-@njit(cache=True)
+@inner
 def threshold(kind: int, t: float, K: int, d: int, logdet_ratio: float, f: np.ndarray) -> float:
     """Confidence multiplier ``C(t, delta)`` (indices are ``Delta_hat + C sigma ||.||_{V^-1}``).
 
@@ -145,8 +146,8 @@ def new_work(K: int, m: int) -> GifaWork:
                     np.zeros(m, dtype=np.int64), np.zeros(K), np.zeros(5, dtype=np.int64))
 
 
-@njit(cache=True)
-def decide(X, lsq, conf, rng, work):
+@inner
+def decide_inner(X, lsq, conf, rng, work):
     """The step kernel: one GIFA decision from the least-squares state ``lsq``; fills
     ``work.out = [stop, arm1, arm2, b, c]`` and ``work.J``.
 
@@ -174,7 +175,7 @@ def decide(X, lsq, conf, rng, work):
         for a in range(K):
             buf[a] = mu[a]
     for r in range(m):
-        arg = argmax_random_ties(buf, rng)
+        arg = argmax_random_ties(buf, rng, 1.0)
         buf[arg] = -np.inf
         inJ[arg] = True
         J[r] = arg
@@ -194,11 +195,11 @@ def decide(X, lsq, conf, rng, work):
                 if not inJ[i]:
                     v = max(v, gap_index(i, j, X, P, diag, mu, scale, paired))
             buf[j] = v
-    b = argmax_random_ties(buf, rng)
+    b = argmax_random_ties(buf, rng, 1.0)
     # challenger c = argmax_{i not in J} B_{i,b}
     for i in range(K):
         buf[i] = -np.inf if inJ[i] else gap_index(i, b, X, P, diag, mu, scale, paired)
-    c = argmax_random_ties(buf, rng)
+    c = argmax_random_ties(buf, rng, 1.0)
     bcb = buf[c]
     out[OUT_B] = b
     out[OUT_C] = c
@@ -236,12 +237,12 @@ def decide(X, lsq, conf, rng, work):
             for r in range(d):
                 s += P[a, r] * (X[b, r] - X[c, r])
             buf[a] = s * s / (1.0 + diag[a])
-        out[OUT_ARM1] = argmax_random_ties(buf, rng)
+        out[OUT_ARM1] = argmax_random_ties(buf, rng, 1.0)
     else:  # optimized: track p = |w*(b, c)| / ||w*||_1, argmin_{p_a > 0} N_a / p_a
         for a in range(K):
             p = ratios[b, c, a]
             buf[a] = -counts[a] / p if p > 0.0 else -np.inf
-        out[OUT_ARM1] = argmax_random_ties(buf, rng)
+        out[OUT_ARM1] = argmax_random_ties(buf, rng, 1.0)
     return bcb
 
 
@@ -268,22 +269,36 @@ def simulate(X, lam, lsq, conf, rng_pol, rng_env, env, init, max_samples, refres
     if init:
         for a in range(K):
             if lsq.stats[T] >= max_samples:
-                refresh(X, lam, lsq)
-                decide(X, lsq, conf, rng_pol, work)
+                refresh_inner(X, lam, lsq)
+                decide_inner(X, lsq, conf, rng_pol, work)
                 return STOPPED_BY_BUDGET
-            update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+            update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
         # exact state after the initialisation (V singular with lam = 0, or badly
         # conditioned updates from V^-1 = I / lam with a tiny lam)
-        refresh(X, lam, lsq)
+        refresh_inner(X, lam, lsq)
     while True:
         if lsq.stats[T] >= max_samples:
-            decide(X, lsq, conf, rng_pol, work)
+            decide_inner(X, lsq, conf, rng_pol, work)
             return STOPPED_BY_BUDGET
-        decide(X, lsq, conf, rng_pol, work)
+        decide_inner(X, lsq, conf, rng_pol, work)
         if out[OUT_STOP] == 1:
             return STOPPED_BY_RULE
         a = out[OUT_ARM1]
-        update(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+        update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
         a2 = out[OUT_ARM2]
         if a2 >= 0 and lsq.stats[T] < max_samples:
-            update(X, lam, lsq, a2, pull(env, a2, rng_env), refresh_every)
+            update_inner(X, lam, lsq, a2, pull(env, a2, rng_env), refresh_every)
+
+
+# ----------------------------------------------------------------------------------------
+# Python entries (the ask/tell policies' and the tests' calls)
+# ----------------------------------------------------------------------------------------
+# The simulation loop calls decide_inner, compiled without numba's Python wrapper
+# (bandits._core.jit.inner): a run's first call does not compile the wrappers of its
+# namedtuple states; this entry compiles them on the first Python call.
+
+
+@njit(cache=True)
+def decide(X, lsq, conf, rng, work):
+    """Python entry of :func:`decide_inner` (compiled on the first Python call)."""
+    return decide_inner(X, lsq, conf, rng, work)

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from bandits._core.jit import inner
 from bandits._core.rng import binomial_split, standard_gamma, uniform  # noqa: F401
 from bandits._core.targets import argmax_all
 
@@ -30,7 +31,7 @@ ACCEPT = 1
 REJECT = 2
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def mu(z: float) -> float:
     """Logistic function ``1 / (1 + e^{-z})`` without overflow."""
     if z >= 0.0:
@@ -39,14 +40,14 @@ def mu(z: float) -> float:
     return e / (1.0 + e)
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def mudot(z: float) -> float:
     """``mu'(z) = mu(z)(1 - mu(z)) = e^{-|z|} / (1 + e^{-|z|})^2``."""
     e = np.exp(-abs(z))
     return e / ((1.0 + e) * (1.0 + e))
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def softplus(z: float) -> float:
     """``log(1 + e^z)`` without overflow."""
     if z > 0.0:
@@ -54,7 +55,7 @@ def softplus(z: float) -> float:
     return np.log1p(np.exp(z))
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def loglik(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray) -> float:
     """Log-likelihood ``sum_a s_a z_a - n_a log(1 + e^{z_a})`` of per-arm statistics."""
     K, d = X.shape
@@ -91,8 +92,12 @@ def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
     cand = np.empty(d)
     ll = loglik(X, n, s, theta)
     for it in range(max_iter):
-        g[:] = 0.0
-        H[:, :] = 0.0
+        # plain loops, no slice assignment: `a[:] = x` compiles numba's shape-mismatch
+        # error message (unicode formatting, about 1 s of CPU on a first call; issue 16)
+        for i in range(d):
+            g[i] = 0.0
+            for j in range(d):
+                H[i, j] = 0.0
         zmax_seen = 0.0
         for a in range(K):
             if n[a] <= 0.0:
@@ -163,7 +168,8 @@ def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
             t *= 0.5
         if t < 1e-10:
             return MLE_CONVERGED, it  # no ascent possible at machine precision
-        theta[:] = cand
+        for i in range(d):
+            theta[i] = cand[i]
         ll = ll_new
     return MLE_MAX_ITER, max_iter
 
@@ -217,7 +223,7 @@ def design_draw(counts: np.ndarray, p: np.ndarray, state: np.ndarray, st: Design
         st.s[a] += binomial_split(int(counts[a]), p[a], state)
 
 
-@njit(cache=True)
+@inner
 def logit_abs(q: float) -> float:
     """``|mu^{-1}(q)| = |log(q / (1 - q))|`` (``inf`` at ``q`` in {0, 1})."""
     if q <= 0.0 or q >= 1.0:
@@ -225,7 +231,7 @@ def logit_abs(q: float) -> float:
     return abs(np.log(q / (1.0 - q)))
 
 
-@njit(cache=True)
+@inner
 def bernstein_bounds(N: int, succ: int, K: int, delta: float) -> tuple[float, float]:
     """Bounds ``[L_x, U_x]`` on ``|x^T theta*|`` from ``succ`` successes in ``N`` pulls.
 
@@ -310,6 +316,7 @@ def eps_greedy(X: np.ndarray, theta_star: np.ndarray, explore_cdf: np.ndarray, c
         means[a] = mu(z)
         best = max(best, means[a])
     theta = np.zeros(d)
+    th = np.empty(d)
     s_adj = np.empty(K)
     next_fit = float(2 * d)
     fitted = False
@@ -325,10 +332,12 @@ def eps_greedy(X: np.ndarray, theta_star: np.ndarray, explore_cdf: np.ndarray, c
                         s_adj[a] = 0.5
                     elif succ[a] == counts[a]:
                         s_adj[a] = counts[a] - 0.5
-            th = theta.copy()
+            for i in range(d):
+                th[i] = theta[i]
             status, _ = mle_newton(X, counts, s_adj, th, 1e-10, 100, 60.0)
             if status == MLE_CONVERGED or status == MLE_MAX_ITER:
-                theta[:] = th
+                for i in range(d):
+                    theta[i] = th[i]
             refits += 1
             next_fit = max(next_fit * refit_ratio, next_fit + 1.0)
         elif not fitted and t >= next_fit:

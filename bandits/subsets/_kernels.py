@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from bandits._core.jit import inner
 from bandits._core.rng import integer, normal, uniform
 
 # ----------------------------------------------------------------------------------------
@@ -75,7 +76,7 @@ def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
     return table[s]
 
 
-@njit(cache=True)
+@inner
 def _table_mean_indep(q, K, table, dp):
     """E[table[S]] for S a sum of independent Bernoulli(q[0..K-1]) (Poisson-binomial DP)."""
     dp[0] = 1.0
@@ -134,14 +135,14 @@ def expected_joint(action, K, p, table, kind, rho, work):
     return total
 
 
-@njit(cache=True)
+@inner
 def _record(acc, t, cp, curve, ipos):
     while ipos[0] < cp.size and cp[ipos[0]] <= t:
         curve[ipos[0]] = acc[0]
         ipos[0] += 1
 
 
-@njit(cache=True)
+@inner
 def _play(action, K, env, env_state, work, curve, t):
     """Draw the reward of ``action``, add its pseudo-regret, record step ``t`` (1-based).
     ``env`` is ``(p, table, kind, rho, sigma, mu_star)``, ``curve`` is ``(cp, curve, ipos,
@@ -154,7 +155,7 @@ def _play(action, K, env, env_state, work, curve, t):
     return r
 
 
-@njit(cache=True)
+@inner
 def _commit(action, K, env, work, curve, t, T):
     """Play the fixed ``action`` from step t+1 to T (regret is deterministic: no draws)."""
     p, table, kind, rho, sigma, mu_star = env
@@ -166,7 +167,7 @@ def _commit(action, K, env, work, curve, t, T):
     acc[0] += gap * (T - t)
 
 
-@njit(cache=True)
+@inner
 def _shuffle(a, n, state):
     for i in range(n - 1, 0, -1):
         j = integer(state, i + 1)
@@ -175,7 +176,7 @@ def _shuffle(a, n, state):
         a[j] = tmp
 
 
-@njit(cache=True)
+@inner
 def _top_k_of(idx, n, values, k, out, offset):
     """Write the ``k`` entries of ``idx[:n]`` with the largest ``values`` to
     ``out[offset:offset+k]`` (ties: lowest position first). O(n k)."""
@@ -189,7 +190,7 @@ def _top_k_of(idx, n, values, k, out, offset):
         out[offset + c] = idx[best]
 
 
-@njit(cache=True)
+@inner
 def _largest_two(vals, n, k):
     """The ``k``-th and ``(k+1)``-th largest of ``vals[:n]`` (``1 <= k < n``), by a partial
     selection sort in place (``vals[:k+1]`` ends in decreasing order): ``O(n k)`` and no
@@ -270,7 +271,7 @@ def dart_state(N: int, K: int) -> DartState:
                      np.zeros(N, dtype=np.int64), np.empty(N))
 
 
-@njit(cache=True)
+@inner
 def _dart_new_epoch(st, pol_state):
     """Partition Arms (Algorithm 2): a random permutation of N_e cut into groups."""
     n_und = st.ints[D_UNDECIDED]
@@ -283,8 +284,8 @@ def _dart_new_epoch(st, pol_state):
     st.ints[D_EPOCH] += 1
 
 
-@njit(cache=True)
-def dart_reset(st, cfg, pol_state):
+@inner
+def _dart_reset(st, cfg, pol_state):
     """Start a DART run: every arm undecided, Delta = 1, the first epoch partitioned."""
     N = st.mu_hat.size
     for i in range(N):
@@ -305,8 +306,8 @@ def dart_reset(st, cfg, pol_state):
     _dart_new_epoch(st, pol_state)
 
 
-@njit(cache=True)
-def dart_action(st, cfg, action):
+@inner
+def _dart_action(st, cfg, action):
     """The step kernel's decision: the subset ``A_e u G_ell`` to play now (into ``action``)."""
     n_acc = st.ints[D_ACCEPTED]
     Ke = st.ints[D_OPEN]
@@ -318,7 +319,7 @@ def dart_action(st, cfg, action):
         action[n_acc + j] = st.perm[(Ke * ell + j) % n_und]
 
 
-@njit(cache=True)
+@inner
 def _dart_test(st, cfg):
     """The accept/reject test at the end of an epoch with ``e >= c ln(NT) / Delta^2``."""
     e = st.ints[D_EPOCH]
@@ -356,10 +357,10 @@ def _dart_test(st, cfg):
                                                 0.5 * delta)
 
 
-@njit(cache=True)
-def dart_observe(st, cfg, r, pol_state):
+@inner
+def _dart_observe(st, cfg, r, pol_state):
     """The step kernel's update: joint reward ``r`` of the group just played (the action
-    of :func:`dart_action`); at the end of an epoch the test, the stopping checks and the
+    of :func:`_dart_action`); at the end of an epoch the test, the stopping checks and the
     next partition. Returns True once the exploration is over (``ints[D_DONE]``)."""
     Ke = st.ints[D_OPEN]
     n_und = st.ints[D_UNDECIDED]
@@ -404,8 +405,8 @@ def dart_observe(st, cfg, r, pol_state):
     return False
 
 
-@njit(cache=True)
-def dart_commit(st, cfg, chosen):
+@inner
+def _dart_commit(st, cfg, chosen):
     """The subset DART commits to: ``A`` plus the top ``K - |A|`` undecided arms by mu_hat."""
     n_acc = st.ints[D_ACCEPTED]
     for j in range(n_acc):
@@ -417,21 +418,21 @@ def dart_commit(st, cfg, chosen):
 @njit(cache=True)
 def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen, plays):
     """Simulate one DART run over ``cfg.T`` steps starting after global step ``t0``: the
-    step kernel (:func:`dart_action`, :func:`dart_observe`) against the environment, then
+    step kernel (:func:`_dart_action`, :func:`_dart_observe`) against the environment, then
     the commit phase (regret only, no draws). ``env`` is ``(p, table, kind, rho, sigma,
     mu_star)``, ``curve`` is ``(cp, curve, ipos, acc)``; ``plays`` counts each arm's plays
     while exploring."""
     K = cfg.K
     work = np.empty(3 * K + 2)
     action = np.empty(K, dtype=np.int64)
-    dart_reset(st, cfg, pol_state)
+    _dart_reset(st, cfg, pol_state)
     done = False
     while not done:
-        dart_action(st, cfg, action)
+        _dart_action(st, cfg, action)
         count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, t0 + st.ints[D_STEPS] + 1)
-        done = dart_observe(st, cfg, r, pol_state)
-    dart_commit(st, cfg, chosen)
+        done = _dart_observe(st, cfg, r, pol_state)
+    _dart_commit(st, cfg, chosen)
     tb = st.ints[D_STEPS]
     if tb < cfg.T:
         _commit(chosen, K, env, work, curve, t0 + tb, t0 + cfg.T)
@@ -486,7 +487,7 @@ def csar_state(N: int, K: int, c: float = 2.0) -> CsarState:
                      np.array([0.0, 0.0, float(c)]))
 
 
-@njit(cache=True)
+@inner
 def _csar_start_phase(st, K, T, designs, pol_state):
     """Open phase ``s``: ``eps_s = 2^-s``, the design for ``k_s`` open slots repeated
     ``m_s = ceil(confidence_samples(c, v, log(2NT), eps_s)) = ceil(c v log(2NT) / eps_s^2)``
@@ -527,8 +528,8 @@ def _csar_start_phase(st, K, T, designs, pol_state):
         st.sums[st.perm[j]] = 0.0
 
 
-@njit(cache=True)
-def csar_reset(st, K, T, designs, pol_state):
+@inner
+def _csar_reset(st, K, T, designs, pol_state):
     """Every arm undecided, no phase yet; opens phase 1."""
     N = st.est.size
     for i in range(N):
@@ -543,8 +544,8 @@ def csar_reset(st, K, T, designs, pol_state):
     _csar_start_phase(st, K, T, designs, pol_state)
 
 
-@njit(cache=True)
-def csar_action(st, designs, action):
+@inner
+def _csar_action(st, designs, action):
     """Step decision: the accepted arms plus the design's query on the current block."""
     ints = st.ints
     n_acc, n_und, k = ints[C_ACCEPTED], ints[C_UNDECIDED], ints[C_OPEN]
@@ -556,7 +557,7 @@ def csar_action(st, designs, action):
         action[n_acc + j] = st.perm[(blk * b + Hq[qq, j]) % n_und]
 
 
-@njit(cache=True)
+@inner
 def _csar_test(st, K):
     """End of a phase: estimates ``phi_i = K sum / m_s``, accept
     ``phi_i >= phi_(k+1) + 2 eps``, reject ``phi_i <= phi_(k) - 2 eps``."""
@@ -585,8 +586,8 @@ def _csar_test(st, K):
     ints[C_ACCEPTED] = n_acc + new_acc
 
 
-@njit(cache=True)
-def csar_observe(st, K, T, designs, r, pol_state):
+@inner
+def _csar_observe(st, K, T, designs, r, pol_state):
     """Step update with the joint reward ``r`` of the query played; closes the phase after
     its last query (test, then the next phase). Returns True once the exploration is over."""
     ints = st.ints
@@ -615,8 +616,8 @@ def csar_observe(st, K, T, designs, r, pol_state):
     return ints[C_DONE] == 1
 
 
-@njit(cache=True)
-def csar_commit(st, K, chosen):
+@inner
+def _csar_commit(st, K, chosen):
     """The accepted arms plus the best undecided ones by the last estimates."""
     n_acc = st.ints[C_ACCEPTED]
     for j in range(n_acc):
@@ -628,17 +629,17 @@ def csar_commit(st, K, chosen):
 @njit(cache=True)
 def csar_run(env, curve, st, K, T, designs, env_state, pol_state, chosen, plays):
     """CSAR with fresh samples per phase (see :func:`bandits.subsets.csar`): the step kernel
-    (:func:`csar_action`, :func:`csar_observe`) against the environment, then the commit."""
+    (:func:`_csar_action`, :func:`_csar_observe`) against the environment, then the commit."""
     work = np.empty(3 * K + 2)
     action = np.empty(K, dtype=np.int64)
-    csar_reset(st, K, T, designs, pol_state)
+    _csar_reset(st, K, T, designs, pol_state)
     done = st.ints[C_DONE] == 1
     while not done:
-        csar_action(st, designs, action)
+        _csar_action(st, designs, action)
         count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, st.ints[C_STEPS] + 1)
-        done = csar_observe(st, K, T, designs, r, pol_state)
-    csar_commit(st, K, chosen)
+        done = _csar_observe(st, K, T, designs, r, pol_state)
+    _csar_commit(st, K, chosen)
     t = st.ints[C_STEPS]
     if t < T:
         _commit(chosen, K, env, work, curve, t, T)
@@ -671,13 +672,13 @@ class LintsConfig(NamedTuple):
 
 
 def lints_state(N: int) -> LintsState:
-    """Fresh arrays for N arms (call :func:`lints_reset` before the first step)."""
+    """Fresh arrays for N arms (call :func:`_lints_reset` before the first step)."""
     return LintsState(np.zeros((N, N)), np.zeros(N), np.empty(N), np.empty(N), np.empty(N),
                       np.arange(N), np.zeros(1, dtype=np.int64))
 
 
-@njit(cache=True)
-def lints_reset(st, cfg):
+@inner
+def _lints_reset(st, cfg):
     """``L = sqrt(reg) I``, ``f = 0``, no step yet."""
     N = st.f.size
     for i in range(N):
@@ -688,7 +689,7 @@ def lints_reset(st, cfg):
     st.ints[0] = 0
 
 
-@njit(cache=True)
+@inner
 def _forward(L, f, w):
     """Solve ``L w = f`` (lower triangular)."""
     N = f.size
@@ -699,7 +700,7 @@ def _forward(L, f, w):
         w[i] = s / L[i, i]
 
 
-@njit(cache=True)
+@inner
 def _backward(L, w, out):
     """Solve ``L^T out = w``."""
     N = w.size
@@ -710,8 +711,8 @@ def _backward(L, w, out):
         out[i] = s / L[i, i]
 
 
-@njit(cache=True)
-def lints_action(st, cfg, action, pol_state):
+@inner
+def _lints_action(st, cfg, action, pol_state):
     """Step decision: ``theta_tilde ~ N(B^-1 f, v^2 B^-1)`` (``L^-T (L^-1 f + v z)``, two
     triangular solves), play the top-K of ``theta_tilde``."""
     N = st.f.size
@@ -722,8 +723,8 @@ def lints_action(st, cfg, action, pol_state):
     _top_k_of(st.idx, N, st.th, cfg.K, action, np.int64(0))  # no literal
 
 
-@njit(cache=True)
-def lints_observe(st, cfg, action, r):
+@inner
+def _lints_observe(st, cfg, action, r):
     """Step update with the joint reward ``r`` of ``action``: ``f += r x`` and the rank-one
     Cholesky update ``L L^T + x x^T``. Returns True at the horizon."""
     N = st.f.size
@@ -752,8 +753,8 @@ def lints_observe(st, cfg, action, r):
     return st.ints[0] >= cfg.T
 
 
-@njit(cache=True)
-def lints_commit(st, cfg, theta_mean, chosen):
+@inner
+def _lints_commit(st, cfg, theta_mean, chosen):
     """The posterior mean ``B^-1 f`` and its top-K (the reported recommendation)."""
     _forward(st.L, st.f, st.w)
     _backward(st.L, st.w, theta_mean)
@@ -763,17 +764,17 @@ def lints_commit(st, cfg, theta_mean, chosen):
 @njit(cache=True)
 def lints_run(env, curve, st, cfg, env_state, pol_state, theta_mean, chosen, plays):
     """Simulate LinTS (Agrawal & Goyal 2013) for ``cfg.T`` steps: the step kernel
-    (:func:`lints_action`, :func:`lints_observe`) against the environment."""
+    (:func:`_lints_action`, :func:`_lints_observe`) against the environment."""
     work = np.empty(3 * cfg.K + 2)
     action = np.empty(cfg.K, dtype=np.int64)
-    lints_reset(st, cfg)
+    _lints_reset(st, cfg)
     done = False
     while not done:
-        lints_action(st, cfg, action, pol_state)
+        _lints_action(st, cfg, action, pol_state)
         count_plays(action, plays)
         r = _play(action, cfg.K, env, env_state, work, curve, st.ints[0] + 1)
-        done = lints_observe(st, cfg, action, r)
-    lints_commit(st, cfg, theta_mean, chosen)
+        done = _lints_observe(st, cfg, action, r)
+    _lints_commit(st, cfg, theta_mean, chosen)
 
 
 # ----------------------------------------------------------------------------------------
@@ -810,7 +811,7 @@ def ucb_state(actions: np.ndarray, c: float = 2.0) -> UcbState:
                     np.zeros(7, dtype=np.int64), np.array([0.0, 0.0, float(c)]))
 
 
-@njit(cache=True)
+@inner
 def _ucb_next(st, T):
     """Advance to the next action that needs a sample, closing rounds (elimination) on the
     way; sets ``ints[U_DONE]`` when no round is left or the horizon is reached."""
@@ -852,8 +853,8 @@ def _ucb_next(st, T):
         ints[U_IN_ROUND] = 0
 
 
-@njit(cache=True)
-def ucb_reset(st, T, pol_state):
+@inner
+def _ucb_reset(st, T, pol_state):
     """Every action alive in a random order, ``Delta_0 = 1``, the first round opened."""
     M = st.actions.shape[0]
     for a in range(M):
@@ -868,16 +869,16 @@ def ucb_reset(st, T, pol_state):
     _ucb_next(st, T)
 
 
-@njit(cache=True)
-def ucb_action(st, action):
+@inner
+def _ucb_action(st, action):
     """Step decision: the action whose turn it is in the round (into ``action``)."""
     a = st.alive[st.ints[U_POS]]
     for j in range(st.actions.shape[1]):
         action[j] = st.actions[a, j]
 
 
-@njit(cache=True)
-def ucb_observe(st, T, r):
+@inner
+def _ucb_observe(st, T, r):
     """Step update with the joint reward ``r`` of the action played. Returns True once the
     exploration is over."""
     a = st.alive[st.ints[U_POS]]
@@ -888,8 +889,8 @@ def ucb_observe(st, T, r):
     return st.ints[U_DONE] == 1
 
 
-@njit(cache=True)
-def ucb_commit(st, chosen):
+@inner
+def _ucb_commit(st, chosen):
     """The empirically best remaining action (first in ``alive`` order among ties)."""
     alive = st.alive
     best = alive[0]
@@ -908,19 +909,130 @@ def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
     ``mean + sqrt(c log(T Delta_m^2) / (4 n_m)) < max(mean - same)`` are eliminated (the
     shared rule, :func:`confidence_samples` / :func:`confidence_radius`). After the
     last round (``Delta_m < sqrt(e / T)``) or when one action is left, the empirically best
-    remaining action is played to the horizon. The step kernel (:func:`ucb_action`,
-    :func:`ucb_observe`) against the environment."""
+    remaining action is played to the horizon. The step kernel (:func:`_ucb_action`,
+    :func:`_ucb_observe`) against the environment."""
     K = st.actions.shape[1]
     work = np.empty(3 * K + 2)
     action = np.empty(K, dtype=np.int64)
-    ucb_reset(st, T, pol_state)
+    _ucb_reset(st, T, pol_state)
     done = st.ints[U_DONE] == 1
     while not done:
-        ucb_action(st, action)
+        _ucb_action(st, action)
         count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, st.ints[U_STEPS] + 1)
-        done = ucb_observe(st, T, r)
-    ucb_commit(st, chosen)
+        done = _ucb_observe(st, T, r)
+    _ucb_commit(st, chosen)
     t = st.ints[U_STEPS]
     if t < T:
         _commit(chosen, K, env, work, curve, t, T)
+
+
+# ----------------------------------------------------------------------------------------
+# Python entries of the step kernels (the ask/tell policies' calls)
+# ----------------------------------------------------------------------------------------
+# The simulation loops above call the step kernels themselves, compiled without numba's
+# Python wrapper (bandits._core.jit.inner: a run's first call does not compile the
+# wrappers of its namedtuple states); a policy calls these entries, which compile the
+# wrapper once, on the policy's first use.
+
+
+@njit(cache=True)
+def dart_reset(st, cfg, pol_state):
+    """Python entry of the step kernel :func:`_dart_reset`."""
+    return _dart_reset(st, cfg, pol_state)
+
+
+@njit(cache=True)
+def dart_action(st, cfg, action):
+    """Python entry of the step kernel :func:`_dart_action`."""
+    return _dart_action(st, cfg, action)
+
+
+@njit(cache=True)
+def dart_observe(st, cfg, r, pol_state):
+    """Python entry of the step kernel :func:`_dart_observe`."""
+    return _dart_observe(st, cfg, r, pol_state)
+
+
+@njit(cache=True)
+def dart_commit(st, cfg, chosen):
+    """Python entry of the step kernel :func:`_dart_commit`."""
+    return _dart_commit(st, cfg, chosen)
+
+
+@njit(cache=True)
+def csar_reset(st, K, T, designs, pol_state):
+    """Python entry of the step kernel :func:`_csar_reset`."""
+    return _csar_reset(st, K, T, designs, pol_state)
+
+
+@njit(cache=True)
+def csar_action(st, designs, action):
+    """Python entry of the step kernel :func:`_csar_action`."""
+    return _csar_action(st, designs, action)
+
+
+@njit(cache=True)
+def csar_observe(st, K, T, designs, r, pol_state):
+    """Python entry of the step kernel :func:`_csar_observe`."""
+    return _csar_observe(st, K, T, designs, r, pol_state)
+
+
+@njit(cache=True)
+def csar_commit(st, K, chosen):
+    """Python entry of the step kernel :func:`_csar_commit`."""
+    return _csar_commit(st, K, chosen)
+
+
+@njit(cache=True)
+def lints_reset(st, cfg):
+    """Python entry of the step kernel :func:`_lints_reset`."""
+    return _lints_reset(st, cfg)
+
+
+@njit(cache=True)
+def lints_action(st, cfg, action, pol_state):
+    """Python entry of the step kernel :func:`_lints_action`."""
+    return _lints_action(st, cfg, action, pol_state)
+
+
+@njit(cache=True)
+def lints_observe(st, cfg, action, r):
+    """Python entry of the step kernel :func:`_lints_observe`."""
+    return _lints_observe(st, cfg, action, r)
+
+
+@njit(cache=True)
+def lints_commit(st, cfg, theta_mean, chosen):
+    """Python entry of the step kernel :func:`_lints_commit`."""
+    return _lints_commit(st, cfg, theta_mean, chosen)
+
+
+@njit(cache=True)
+def ucb_reset(st, T, pol_state):
+    """Python entry of the step kernel :func:`_ucb_reset`."""
+    return _ucb_reset(st, T, pol_state)
+
+
+@njit(cache=True)
+def ucb_action(st, action):
+    """Python entry of the step kernel :func:`_ucb_action`."""
+    return _ucb_action(st, action)
+
+
+@njit(cache=True)
+def ucb_observe(st, T, r):
+    """Python entry of the step kernel :func:`_ucb_observe`."""
+    return _ucb_observe(st, T, r)
+
+
+@njit(cache=True)
+def ucb_commit(st, chosen):
+    """Python entry of the step kernel :func:`_ucb_commit`."""
+    return _ucb_commit(st, chosen)
+
+
+@njit(cache=True)
+def ucb_next(st, T):
+    """Python entry of :func:`_ucb_next` (the policy's warm start skips satisfied actions)."""
+    return _ucb_next(st, T)

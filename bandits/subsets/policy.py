@@ -622,7 +622,7 @@ class UcbPolicy(SubsetPolicy):
             i = index[tuple(sorted(int(v) for v in a))]
             st.cnt[i] += 1
             st.mean[i] += (r - st.mean[i]) / st.cnt[i]
-        _k._ucb_next(st, self.T)  # skip satisfied actions, close a completed round
+        _k.ucb_next(st, self.T)  # skip satisfied actions, close a completed round
         if st.ints[_k.U_DONE] == 1:
             rec, self.stopped_by = self._finish()
             self.recommendation, self.done = np.sort(rec), True
