@@ -14,9 +14,9 @@ For ``variant="code"`` (the reference code's constants) all three run on the sam
 ``variant="paper"`` (Fiez et al. Algorithm 1, ``n_constant = 8``) has (a) and (b). Printed:
 CPU time per run (median, warm: the first runs, which compile and fill the plan memo, are
 not timed), the ratios, and the sample-count distributions side by side; then the wall
-time of ``--replications`` runs through ``bandits.replicate`` on ``--jobs`` worker
-processes (each worker compiles nothing -- the numba cache is on disk -- but solves its
-own phase designs once).
+time of ``--replications`` runs through ``bandits.replicate``, serially in this process
+(with its CPU time) and on ``--jobs`` worker processes (each worker compiles nothing --
+the numba cache is on disk -- but solves its own phase designs once).
 
 History: an earlier note quoted 44 s per run of RAGE.py (about 900x ours); that came from
 a contended, multi-threaded run and is withdrawn. Every number this script prints is
@@ -98,15 +98,22 @@ def main() -> None:
                       f"{c / fast[0]:,.0f}x, (c)/(b) = {c / ref[0]:.1f}x "
                       f"({args.reference} runs)")
     if args.replications:
+        print(f"{args.replications:,} replications through bandits.replicate: serially in this "
+              f"process (CPU time) and on {args.jobs} worker processes (wall time)")
         for variant in ("paper", "code"):
+            c0, t0 = time.process_time(), time.perf_counter()
+            serial = replicate("rage", inst, args.replications, backend="serial",
+                               progress=False, variant=variant)
+            cpu, wall_serial = time.process_time() - c0, time.perf_counter() - t0
             t0 = time.perf_counter()
             table = replicate("rage", inst, args.replications, n_jobs=args.jobs,
                               progress=False, variant=variant)
             wall = time.perf_counter() - t0
-            print(f"{args.replications:,} replications (variant={variant}) on {args.jobs} "
-                  f"processes: {wall:.1f} s wall; samples "
+            same = np.array_equal(np.asarray(serial["samples"]), np.asarray(table["samples"]))
+            print(f"  variant={variant}: serial {cpu:.1f} s CPU ({wall_serial:.1f} s wall), "
+                  f"{args.jobs} processes {wall:.1f} s wall (serial/parallel "
+                  f"{wall_serial / wall:.2f}x); same samples per seed: {same}; samples "
                   f"{_summary(np.asarray(table['samples'], dtype=float))}")
-
 
 if __name__ == "__main__":
     main()

@@ -10,8 +10,11 @@ every step (issue 18, and the remainder of issue 13).
 (b) Whole runs through ``bandits.run``: ``simulation="sufficient"`` against
     ``simulation="per-sample"`` on the same seeds: wall time per run, the sample counts
     side by side and the ratio. XY-oracle (rounding rule, the default) decides its
-    stopping time from the counts alone and jumps over certified stretches; G-static and
-    XY-static stop on the estimate and run per sample in both modes (docs/choices.md).
+    stopping time from the counts alone and jumps over certified stretches.
+(c) G-static and XY-static (stopping test on the estimate): the exact block simulation
+    (``bandits.static._kernels.simulate_blocks``) against the per-sample loop, both
+    allocation rules, runs of about 1e6 and 1e7 samples, with the block statistics
+    (blocks, visited nodes, exact tests, bisections) of the last run.
 
 BLAS runs single-threaded (threadpoolctl) so that the process measures its own work.
 
@@ -203,11 +206,14 @@ def whole_runs(name: str, inst, runs: int, budget: int, **kw) -> None:
             res = run(name, inst, seed=seed, max_samples=budget, simulation=sim, **kw)
             walls.append(time.process_time() - c0)
             samples.append(res.samples)
-        stats[sim] = (np.median(walls), np.array(samples), res.extra["simulation"])
+        stats[sim] = (np.median(walls), np.array(samples), res.extra["simulation"],
+                      res.extra.get("blocks"))
     f, p = stats["sufficient"], stats["per-sample"]
     print(f"  {name:9s} {kw or ''}: fast ({f[2]}) {f[0] * 1e3:9.2f} ms/run, per-sample "
           f"{p[0] * 1e3:9.2f} ms/run, ratio {p[0] / f[0]:7.1f}x; samples fast "
           f"{_q(f[1])} | per-sample {_q(p[1])}")
+    if "blocks" in res.extra or f[3]:
+        print(f"            block simulation, last run: {f[3]}")
 
 
 def _q(x: np.ndarray) -> str:
@@ -238,7 +244,14 @@ def main() -> None:
                    confidence="xu")
         whole_runs("xy-oracle", soare(d=args.d, omega=0.05), args.runs, 10**7,
                    method="greedy")
-        whole_runs("xy-static", soare(d=args.d, omega=0.05), args.runs, 10**7)
+        print(f"(c) G-static and XY-static: block simulation against per-sample, CPU time "
+              f"per run (median of {args.runs}), runs of about 1e6 (omega=0.05) and 1e7 "
+              "(omega=0.01) samples")
+        for omega in (0.05, 0.01):
+            for name in ("xy-static", "g-static"):
+                for method in ("rounding", "greedy"):
+                    whole_runs(name, soare(d=args.d, omega=omega), args.runs, 10**8,
+                               method=method)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,44 @@ def pull(env, arm, rng) -> float:
     return env.table[_rng.integer(rng, env.table.shape[0]), arm]
 
 
+#: A reward table's sum of ``n`` pulls is drawn pull by pull below ``TABLE_SUM_PER_PULL``
+#: times the number of rows (cheaper there), above it by the multinomial of
+#: :func:`pull_sum` (the same distribution).
+TABLE_SUM_PER_PULL = 8
+
+
+@njit(cache=True)
+def pull_sum(env, arm, n, rng) -> float:
+    r"""The sum of ``n`` independent rewards of ``arm``, drawn at once, with the
+    distribution of ``n`` calls of :func:`pull` (not their values).
+
+    Gaussian: :math:`\mathcal N(n \mu_a, n \sigma^2)`, one normal draw. Reward table with
+    ``m`` rows: each pull reads a uniformly random row, so the row counts are
+    :math:`(c_1, \dots, c_m) \sim \mathrm{Multinomial}(n; 1/m, \dots, 1/m)` and the sum is
+    :math:`\sum_v c_v\, \mathrm{table}[v, a]`; the multinomial is drawn by sequential
+    binomials, :math:`c_v \sim \mathrm{Bin}(n - c_1 - \dots - c_{v-1}, 1/(m - v + 1))`
+    (exact, :func:`bandits._core.rng.binomial_split`), stopping when no pull is left.
+    Below ``TABLE_SUM_PER_PULL * m`` pulls the rows are drawn pull by pull instead."""
+    if n <= 0:
+        return 0.0
+    if env.kind == ENV_GAUSSIAN:
+        return n * env.means[arm] + env.sigma * np.sqrt(n) * _rng.normal(rng)
+    m = env.table.shape[0]
+    s = 0.0
+    if n < TABLE_SUM_PER_PULL * m:
+        for _ in range(n):
+            s += env.table[_rng.integer(rng, m), arm]
+        return s
+    left = n
+    for v in range(m - 1):
+        if left == 0:
+            return s
+        c = _rng.binomial_split(left, 1.0 / (m - v), rng)
+        s += c * env.table[v, arm]
+        left -= c
+    return s + left * env.table[m - 1, arm]
+
+
 def reward_oracle(instance, seed: int):
     """A function ``arm -> reward`` drawing exactly the rewards a simulation with ``seed``
     draws (stream 1), to drive an ask/tell policy in tests and examples (for a

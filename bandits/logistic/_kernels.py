@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core.jit import inner
-from bandits._core.rng import uniform
+from bandits._core.rng import binomial_split, standard_gamma, uniform  # noqa: F401
 from bandits._core.targets import argmax_all
 
 #: MLE status codes (:func:`mle_newton`).
@@ -211,63 +211,6 @@ def design_play(order: np.ndarray, p: np.ndarray, state: np.ndarray, st: DesignS
     for i in range(order.shape[0]):
         a = order[i]
         design_record(st, a, bernoulli(p[a], state))
-
-
-@inner(error_model="numpy")
-def standard_gamma(a: float, state: np.ndarray) -> float:
-    """``Gamma(a, 1)`` for ``a >= 1`` (Marsaglia & Tsang 2000, exact rejection sampler)."""
-    dd = a - 1.0 / 3.0
-    c = 1.0 / np.sqrt(9.0 * dd)
-    while True:
-        u1 = uniform(state)  # a standard normal x (Box-Muller, as bandits._core.rng.normal)
-        while u1 <= 0.0:
-            u1 = uniform(state)
-        x = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * uniform(state))
-        v = 1.0 + c * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        u = uniform(state)
-        x2 = x * x
-        if u < 1.0 - 0.0331 * x2 * x2:
-            return dd * v
-        if u > 0.0 and np.log(u) < 0.5 * x2 + dd * (1.0 - v + np.log(v)):
-            return dd * v
-
-
-@njit(cache=True, error_model="numpy")
-def binomial_split(n: int, p: float, state: np.ndarray) -> int:
-    """Exact ``Binomial(n, p)`` in ``O(log n)`` draws: Devroye's order-statistic splitting.
-
-    Of ``n`` uniforms, the ``i``-th smallest (``i = (n + 1) // 2``) is ``V ~ Beta(i, n + 1 -
-    i) = G_i / (G_i + G_{n+1-i})``. If ``V <= p`` the ``i`` smallest are successes and the
-    other ``n - i`` are uniform on ``(V, 1)``: success probability ``(p - V) / (1 - V)``;
-    else the ``n - i`` largest are failures and the ``i - 1`` smallest are uniform on
-    ``(0, V)``: success probability ``p / V``. Halve until ``n <= 16``, then Bernoulli
-    draws (L. Devroye, *Non-Uniform Random Variate Generation*, 1986, X.4.3). Exact in
-    distribution (rejection samplers, no approximation).
-    """
-    k = 0
-    while n > 16:
-        if p <= 0.0:
-            return k
-        if p >= 1.0:
-            return k + n
-        i = (n + 1) // 2
-        g1 = standard_gamma(float(i), state)
-        g2 = standard_gamma(float(n + 1 - i), state)
-        v = g1 / (g1 + g2)
-        if v <= p:
-            k += i
-            n -= i
-            p = (p - v) / (1.0 - v)
-        else:
-            n = i - 1
-            p = p / v
-    for _ in range(n):
-        if uniform(state) < p:
-            k += 1
-    return k
 
 
 @njit(cache=True, error_model="numpy")

@@ -655,11 +655,13 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
     sigma : float, optional
         Sub-Gaussian scale assumed (default the instance's); ``N_k`` scales with sigma^2.
     simulation : {"sufficient", "per-sample"}
-        ``"sufficient"`` (default): with Gaussian rewards each arm's phase sum is drawn at once,
-        ``N(n_a mu_a, n_a sigma^2)`` -- RAGE reads only the per-arm counts and sums, so
-        the run has the distribution of the per-sample one at the cost of one draw per
-        arm and phase; ``"per-sample"``: one reward per pull, the trajectory that
-        :class:`RagePolicy` replays exactly. A reward table is drawn per pull either way.
+        ``"sufficient"`` (default): each arm's phase sum is drawn at once,
+        ``N(n_a mu_a, n_a sigma^2)`` for Gaussian rewards, ``sum_v c_v table[v, a]`` with
+        multinomial row counts ``c`` for a reward table
+        (:func:`bandits._core.env.pull_sum`) -- RAGE reads only the per-arm counts and
+        sums, so the run has the distribution of the per-sample one at the cost of one
+        draw per arm and phase (a table: ``O(rows log n)``); ``"per-sample"``: one reward
+        per pull, the trajectory that :class:`RagePolicy` replays exactly.
     **options
         ``eps`` (0.1, rounding tolerance; the authors' experiments use ``factor = 10``),
         ``variant`` ("paper" | "code"), ``design_tol`` (1e-3, certified gap of the

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
-from bandits._core.env import ENV_GAUSSIAN, pull
+from bandits._core.env import ENV_GAUSSIAN, pull, pull_sum
 from bandits._core.targets import (  # noqa: F401  (re-exported for bandits.phased)
     STATUS_SINGULAR,
     T_BEST,
@@ -136,17 +136,15 @@ def block_phase(alloc, env, rng_env, t0, max_samples, pcounts, psums, per_sample
     the rewards to ``psums`` and the pulls to ``pcounts`` (not reset).  Stops at the budget
     (``t0`` pulls before the phase).  Returns the number of pulls made.
 
-    ``per_sample=False`` with Gaussian rewards draws each arm's sum of ``n_a`` rewards at
-    once, ``N(n_a mu_a, n_a sigma^2)`` (Fiez et al.'s RAGE and the budget cut only read the
-    sums and counts, so this is exact in distribution; one normal draw per arm instead of
-    one per pull).  A reward table is always drawn pull by pull."""
-    fast = not per_sample and env.kind == ENV_GAUSSIAN
+    ``per_sample=False`` draws each arm's sum of ``n_a`` rewards at once
+    (:func:`bandits._core.env.pull_sum`: ``N(n_a mu_a, n_a sigma^2)``, or a reward table's
+    multinomial row counts): Fiez et al.'s RAGE and the budget cut only read the sums and
+    counts, so this is exact in distribution."""
     t = 0
     for a in range(alloc.shape[0]):
         n = min(alloc[a], max(max_samples - t0 - t, 0))
-        if fast:
-            if n > 0:
-                psums[a] += n * env.means[a] + env.sigma * math.sqrt(n) * _rng.normal(rng_env)
+        if not per_sample:
+            psums[a] += pull_sum(env, a, n, rng_env)
         else:
             for _ in range(n):
                 psums[a] += pull(env, a, rng_env)

@@ -299,10 +299,11 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         Exact recomputation of ``A^{-1}`` and ``theta`` every so many pulls.
     simulation : {"sufficient", "per-sample"}
         ``"per-sample"``: one reward per pull (the trajectory :class:`StaticPolicy`
-        replays exactly). ``"sufficient"`` (default), XY-oracle with Gaussian rewards: its
-        allocation and its stopping test (true ``theta``) read only the counts, so no
-        reward is drawn during the run; each arm's sum is drawn once at the end,
-        ``N(N_a mu_a, N_a sigma^2)``, for the recommendation (exact in distribution; the
+        replays exactly). ``"sufficient"`` (default), XY-oracle: its allocation and its
+        stopping test (true ``theta``) read only the counts, so no reward is drawn during
+        the run; each arm's sum is drawn once at the end, ``N(N_a mu_a, N_a sigma^2)`` or a
+        reward table's multinomial row counts (:func:`bandits._core.env.pull_sum`), for
+        the recommendation (exact in distribution; the
         stopping time and counts are those of the per-sample run with the same seed); with
         the rounding rule, stretches where the test provably fails are skipped
         (:func:`ratio_oracle_jump`). G-static and XY-static stop on
@@ -327,12 +328,18 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     per_sample = check_simulation(simulation)
     check_resolution(instance, 1)
     env = make_environment(instance)
-    fast = (not per_sample and st.stop_kind == S.STOP_ORACLE and env.kind == ENV_GAUSSIAN)
+    fast = not per_sample and st.stop_kind == S.STOP_ORACLE
+    blocks = (not per_sample and st.stop_kind == S.STOP_EMPIRICAL
+              and env.kind == ENV_GAUSSIAN and distinct_rows(st.Z))
     cfg = _config(st, refresh_every, max_samples)
     state = S.target_state(st.X.shape[0], st.X.shape[1], st.Y.shape[0])
     rng_pol, rng_env = _rng.make_state(seed, 0), _rng.make_state(seed, 1)
+    block_stats = np.zeros(4, dtype=np.int64)
     t0 = time.perf_counter()
-    status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
+    if blocks:
+        status = S.simulate_blocks(state, cfg, env, rng_pol, rng_env, block_stats)
+    else:
+        status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
     if status == S.RUNNING:  # XY-oracle, fast, ratio rule: the certified jumps
         status = ratio_oracle_jump(state, cfg)
     if fast and status != S.STATUS_SINGULAR:
@@ -352,8 +359,17 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
                "beta": float(S.beta(n, st.c, st.log_const, st.fixed)),
                "design": st.w.copy() if st.rule == S.RULE_RATIO else None,
                "theta_hat": theta.copy(),
-               "simulation": "sufficient" if fast else "per-sample"},
+               "simulation": "sufficient" if fast or blocks else "per-sample",
+               **({"blocks": dict(zip(("blocks", "nodes", "exact_tests", "bisections"),
+                                      block_stats.tolist(), strict=True))}
+                  if blocks else {})},
     )
+
+
+def distinct_rows(Z: np.ndarray) -> bool:
+    """True if no two rows of ``Z`` are equal (the block simulation's certificate needs a
+    non-zero ``z^ - z`` for every other target; with duplicates the run is per sample)."""
+    return np.unique(Z, axis=0).shape[0] == Z.shape[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -362,11 +378,11 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
 
 
 def draw_sums(st, cfg: S.StaticConfig, env, rng_env: np.ndarray) -> None:
-    """Each arm's reward sum at once, ``N(N_a mu_a, N_a sigma^2)`` (Gaussian rewards, from
-    the environment's stream), then the exact ``A^{-1}``, ``theta`` and ``vals``."""
+    """Each arm's reward sum at once (:func:`bandits._core.env.pull_sum`: ``N(N_a mu_a,
+    N_a sigma^2)``, or a reward table's multinomial row counts; from the environment's
+    stream), then the exact ``A^{-1}``, ``theta`` and ``vals``."""
     for a in np.flatnonzero(st.counts):
-        n = int(st.counts[a])
-        st.sums[a] = n * env.means[a] + env.sigma * math.sqrt(n) * _rng.normal(rng_env)
+        st.sums[a] = S.pull_sum(env, int(a), int(st.counts[a]), rng_env)
     S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta)
 
 
