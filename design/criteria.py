@@ -24,6 +24,7 @@ For arms ``x_1..x_K`` (rows of ``X``) and weights ``w`` on the simplex,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -501,74 +502,27 @@ def _ds_cvxpy(X: np.ndarray, interest: np.ndarray, solver: str | None = None
     return _finish_cvxpy(prob, w, solver), f"cvxpy-{solver.lower()}"
 
 
-def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float,
-                        max_iter: int) -> tuple[np.ndarray, int, int]:
-    """Column generation around the exchange kernel: ``(weights, status, iterations)``.
+def _column_generation(K: int, d: int, w0: np.ndarray, tol: float, max_iter: int,
+                       solve: Callable[[np.ndarray, np.ndarray, float, int], tuple[int, int]],
+                       derivatives: Callable[[np.ndarray],
+                                             tuple[np.ndarray, float] | None]
+                       ) -> tuple[np.ndarray, int, int]:
+    """Column generation around an exchange kernel: ``(weights, status, iterations)``.
 
-    The kernel runs on a working set ``S`` (the support plus the most violated candidates);
-    between rounds one pass over all candidates (two GEMMs) computes every
-    ``g_a = x_a^T A^{-1} L A^{-1} x_a`` and adds up to ``batch`` candidates with
-    ``g_a > phi (1 + tol)``. Stops when none is left (the equivalence theorem holds on all
-    candidates) or at ``max_iter`` kernel steps. As :func:`_ds_working_set`, the rounds
-    aim at ``tol / 2`` (room for the certificate's rounding-error factor) and also end
-    when the gap stops improving within ``tol``.
-    """
-    K, d = X.shape
-    batch = max(10 * d, 100)
-    S = np.flatnonzero(w0 > 0)
-    w = w0.copy()
-    total = 0
-    status = kern.MAX_ITER
-    prev_gap = None
-    target = 0.5 * tol
-    for _ in range(1000):
-        wS = np.ascontiguousarray(w[S] / w[S].sum())
-        XS = np.ascontiguousarray(X[S])
-        # no need to solve the working set far below the current global gap
-        inner = target if prev_gap is None else max(target, 0.01 * prev_gap)
-        status, its = kern.linear_solve(XS, L, wS, np.zeros((d, d)), np.full(S.size, 2.0),
-                                        False, inner, max_iter - total, _refresh(d))
-        total += its
-        w = np.zeros(K)
-        w[S] = np.clip(wS, 0.0, None)
-        w /= w.sum()
-        if status == kern.SINGULAR:
-            break
-        cert = _linear_certificate_g(X, w, L)
-        if cert is None:
-            break
-        g, phi = cert
-        viol = np.flatnonzero(g > phi * (1.0 + target))
-        gap = float(g.max()) / phi - 1.0
-        if (viol.size == 0 and inner == target) or (
-                inner == target and gap <= tol and prev_gap is not None and gap >= prev_gap):
-            status = kern.CONVERGED
-            break
-        if total >= max_iter:
-            status = kern.MAX_ITER
-            break
-        prev_gap = gap
-        if viol.size > batch:
-            viol = viol[np.argpartition(g[viol], -batch)[-batch:]]
-        S = np.union1d(np.flatnonzero(w > 0), viol)
-    return w, int(status), total
-
-
-def _ds_working_set(Q: np.ndarray, m: int, w0: np.ndarray, tol: float, max_iter: int
-                    ) -> tuple[np.ndarray, int, int]:
-    """Column generation around :func:`design._criteria_numba.ds_solve` (as
-    :func:`_linear_working_set` for the linear criteria): the kernel runs on the support
-    plus the most violated candidates; between rounds one pass over all candidates computes
-    every ``d_a = ||z_{a,I}||^2`` (``z_a = C^{-1} q_a``, ``A(w) = C C^T``, interest columns
-    last) and adds up to ``batch`` candidates with ``d_a > s (1 + tol)``. Stops when none is
-    left (the equivalence theorem holds on all candidates) or at ``max_iter`` steps.
+    ``solve(S, wS, inner, steps)`` runs the kernel on the working set ``S`` (the support
+    plus the most violated candidates) from the weights ``wS``, updated in place, to the
+    gap ``inner`` in at most ``steps`` steps, and returns ``(status, steps taken)``.
+    Between rounds ``derivatives(w)`` gives every candidate's directional derivative and
+    the threshold ``t`` of the equivalence theorem (``None``: ``A(w)`` singular), and up to
+    ``batch`` candidates with a derivative above ``t (1 + tol / 2)`` join the working set.
+    Stops when none is left (the theorem holds on all candidates) or at ``max_iter`` kernel
+    steps.
 
     The rounds aim at ``tol / 2``, not ``tol``: the certificate reported afterwards carries
     the basis' rounding-error factor (``1 + eta``), so a design at a working-set gap just
-    under ``tol`` was certified just above it (cond 1e10: 1.014e-3 for tol = 1e-3). A
-    design whose gap stops improving while it is within ``tol`` ends the rounds too."""
-    K, d = Q.shape
-    s = d - m
+    under ``tol`` was certified just above it (Ds at cond 1e10: 1.014e-3 for tol = 1e-3).
+    A design whose gap stops improving while it is within ``tol`` ends the rounds too.
+    """
     batch = max(10 * d, 100)
     S = np.flatnonzero(w0 > 0)
     w = w0.copy()
@@ -578,28 +532,21 @@ def _ds_working_set(Q: np.ndarray, m: int, w0: np.ndarray, tol: float, max_iter:
     target = 0.5 * tol
     for _ in range(1000):
         wS = np.ascontiguousarray(w[S] / w[S].sum())
-        QS = np.ascontiguousarray(Q[S])
+        # no need to solve the working set far below the current global gap
         inner = target if prev_gap is None else max(target, 0.01 * prev_gap)
-        status, its = kern.ds_solve(QS, np.ascontiguousarray(QS[:, :m]), wS,
-                                    np.zeros((d, d)), np.zeros((m, m)), np.full(S.size, 2.0),
-                                    False, s, inner, max_iter - total, _refresh(d))
+        status, its = solve(S, wS, inner, max_iter - total)
         total += its
         w = np.zeros(K)
         w[S] = np.clip(wS, 0.0, None)
         w /= w.sum()
         if status == kern.SINGULAR:
             break
-        sup = w > 0
-        try:
-            C = np.linalg.cholesky((Q[sup] * w[sup, None]).T @ Q[sup])
-        except np.linalg.LinAlgError:
+        found = derivatives(w)
+        if found is None:
             break
-        from scipy.linalg import solve_triangular
-
-        Z = solve_triangular(C, Q.T, lower=True, check_finite=False)[m:]
-        dv = np.einsum("ij,ij->j", Z, Z)
-        viol = np.flatnonzero(dv > s * (1.0 + target))
-        gap = float(dv.max()) / s - 1.0
+        dv, threshold = found
+        viol = np.flatnonzero(dv > threshold * (1.0 + target))
+        gap = float(dv.max()) / threshold - 1.0
         if (viol.size == 0 and inner == target) or (
                 inner == target and gap <= tol and prev_gap is not None and gap >= prev_gap):
             status = kern.CONVERGED
@@ -612,6 +559,48 @@ def _ds_working_set(Q: np.ndarray, m: int, w0: np.ndarray, tol: float, max_iter:
             viol = viol[np.argpartition(dv[viol], -batch)[-batch:]]
         S = np.union1d(np.flatnonzero(w > 0), viol)
     return w, int(status), total
+
+
+def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float,
+                        max_iter: int) -> tuple[np.ndarray, int, int]:
+    """:func:`_column_generation` with the A/I exchange kernel: the derivatives are
+    ``g_a = x_a^T A^{-1} L A^{-1} x_a`` (two GEMMs), the threshold ``phi = tr(L A^{-1})``."""
+    K, d = X.shape
+
+    def solve(S: np.ndarray, wS: np.ndarray, inner: float, steps: int) -> tuple[int, int]:
+        return kern.linear_solve(np.ascontiguousarray(X[S]), L, wS, np.zeros((d, d)),
+                                 np.full(S.size, 2.0), False, inner, steps, _refresh(d))
+
+    return _column_generation(K, d, w0, tol, max_iter, solve,
+                              lambda w: _linear_certificate_g(X, w, L))
+
+
+def _ds_working_set(Q: np.ndarray, m: int, w0: np.ndarray, tol: float, max_iter: int
+                    ) -> tuple[np.ndarray, int, int]:
+    """:func:`_column_generation` with :func:`design._criteria_numba.ds_solve`: the
+    derivatives are ``d_a = ||z_{a,I}||^2`` (``z_a = C^{-1} q_a``, ``A(w) = C C^T``,
+    interest columns last), the threshold ``s``, the number of parameters of interest."""
+    from scipy.linalg import solve_triangular
+
+    K, d = Q.shape
+    s = d - m
+
+    def solve(S: np.ndarray, wS: np.ndarray, inner: float, steps: int) -> tuple[int, int]:
+        QS = np.ascontiguousarray(Q[S])
+        return kern.ds_solve(QS, np.ascontiguousarray(QS[:, :m]), wS, np.zeros((d, d)),
+                             np.zeros((m, m)), np.full(S.size, 2.0), False, s, inner, steps,
+                             _refresh(d))
+
+    def derivatives(w: np.ndarray) -> tuple[np.ndarray, float] | None:
+        sup = w > 0
+        try:
+            C = np.linalg.cholesky((Q[sup] * w[sup, None]).T @ Q[sup])
+        except np.linalg.LinAlgError:
+            return None
+        Z = solve_triangular(C, Q.T, lower=True, check_finite=False)[m:]
+        return np.einsum("ij,ij->j", Z, Z), float(s)
+
+    return _column_generation(K, d, w0, tol, max_iter, solve, derivatives)
 
 
 def _linear_certificate_g(X: np.ndarray, w: np.ndarray, L: np.ndarray
