@@ -20,6 +20,7 @@ from bandits.static import (
 )
 from bandits.static import _kernels as S
 from rounding import efficient_round
+from rounding.tracking import track_ratio
 
 EASY = soare(d=3, omega=0.3)
 
@@ -77,6 +78,32 @@ def test_rounding_order_prefixes_are_efficient_roundings():
     res = run_static("xy-static", soare(d=4, omega=0.2), method="rounding", seed=2)
     np.testing.assert_array_equal(res.counts, efficient_round(res.extra["design"],
                                                               res.samples))
+
+
+def test_ratio_counts_at_is_the_ratio_rule_sequence():
+    """The closed form of the ratio rule's counts (the block simulation's and XY-oracle's
+    jumps) equals the counts of :func:`rounding.tracking.track_ratio` pulled one at a time
+    from zero counts, after every pull from the support size on: random designs, designs
+    with equal weights (ties between keys, lowest index first) and arms off the support."""
+    rng = np.random.default_rng(18)
+    designs = [np.full(4, 0.25), np.array([0.0, 3.0, 0.0, 3.0, 1.0]) / 7.0,
+               np.array([0.5, 0.25, 0.25])]
+    for _ in range(12):
+        w = rng.dirichlet(np.full(int(rng.integers(2, 9)), 0.7))
+        w[rng.integers(w.shape[0])] = 0.0
+        designs.append(w / w.sum())
+    for w in designs:
+        cnt = np.zeros(w.shape[0], dtype=np.int64)
+        out = np.zeros_like(cnt)
+        p = int(np.count_nonzero(w))
+        for t in range(1, 2500):
+            cnt[track_ratio(cnt, w)] += 1
+            if t >= p:
+                S.ratio_counts_at(w, t, out)
+                assert np.array_equal(out, cnt), (w, t)
+    w = designs[1]  # far out: a prefix of the merged keys, within one of t w_a
+    S.ratio_counts_at(w, 10**12 + 3, out[:5])
+    assert out[:5].sum() == 10**12 + 3 and np.all(np.abs(out[:5] - (10**12 + 3) * w) <= 1)
 
 
 def test_static_designs_known_values():

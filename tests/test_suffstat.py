@@ -49,8 +49,10 @@ def _table_instance() -> Instance:
 
 INSTANCES = {"gaussian": INSTANCE, "table": _table_instance()}
 SETTINGS = {"rage": ({}, {"n_constant": 0.05}), "xy-oracle": ({}, {"max_samples": 100}),
-            "xy-static": ({}, {"max_samples": 600}, {"method": "rounding"}),
-            "g-static": ({}, {"max_samples": 600})}
+            "xy-static": ({}, {"max_samples": 600}, {"method": "rounding"},
+                          {"method": "rounding", "max_samples": 600}),
+            "g-static": ({}, {"max_samples": 600}, {"method": "rounding"},
+                         {"method": "rounding", "max_samples": 600})}
 
 
 def _runs(name: str, inst: Instance, seeds, simulation: str, **kw) -> list:

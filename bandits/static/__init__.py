@@ -386,39 +386,6 @@ def draw_sums(st, cfg: S.StaticConfig, env, rng_env: np.ndarray) -> None:
     S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta)
 
 
-def ratio_counts(w: np.ndarray, m: int, out: np.ndarray) -> None:
-    """``out``: the counts after ``m`` pulls of the ratio rule from zero counts (``m`` at
-    least the support size): the prefix of length ``m`` of the merge of the keys
-    ``(j / w_a, a)``, ``j = 1, 2, ...`` (after one pull of each support arm), the order in
-    which :func:`rounding.tracking.track_ratio` pulls (smallest key ``N_a / w_a``, lowest
-    index on ties; the keys are computed as there). Found from ``max(1, floor(m w_a))``
-    by single moves and exchanges (every prefix of efficient rounding is within 1 of
-    ``m w_a``, so there are ``O(K)`` of them)."""
-    support = np.flatnonzero(w > 0.0)
-    ws = w[support]
-    c = np.maximum(1, np.floor(m * ws)).astype(np.int64)
-    total = int(c.sum())
-    while True:
-        nxt_keys = c / ws  # key of each arm's next pull
-        nxt = int(np.argmin(nxt_keys))  # first index on ties
-        last = np.where(c >= 2, (c - 1) / ws, -np.inf)  # key of each arm's last pull
-        lk = float(last.max())
-        lst = int(np.flatnonzero(last == lk)[-1])  # (key, index) largest
-        if total < m:
-            c[nxt] += 1
-            total += 1
-        elif total > m:
-            c[lst] -= 1
-            total -= 1
-        elif lk > nxt_keys[nxt] or (lk == nxt_keys[nxt] and lst > nxt):
-            c[lst] -= 1  # not a prefix: exchange the last pull for the next one
-            c[nxt] += 1
-        else:
-            break
-    out[:] = 0
-    out[support] = c
-
-
 def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
     r"""XY-oracle with the ratio rule after its first pulls, without drawing rewards: the
     first ``t`` at which the oracle's test (Soare et al. Eq. 4/11 with the true ``theta``)
@@ -431,7 +398,7 @@ def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
     fails at every step of ``[t, t + L]``, which is skipped (``L`` doubles while this holds
     and halves when it does not; at ``L = 1`` the test is evaluated at the next step as
     the per-sample loop evaluates it). The counts at any ``t`` come from
-    :func:`ratio_counts`, ``A_t^{-1}`` from an exact recomputation (compiled kernels
+    :func:`bandits.static._kernels.ratio_counts_at`, ``A_t^{-1}`` from an exact recomputation (compiled kernels
     ``refresh`` and ``check_stop``; the loop runs ``O(log t)`` times plus the steps next
     to the stopping time). Returns the STATUS_* code; ``st`` holds the final counts."""
     X, Y, Z, w, th = cfg.X, cfg.Y, cfg.Z, cfg.w, cfg.theta_true
@@ -455,7 +422,7 @@ def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
             break
         while True:
             L = min(L, cfg.max_samples - t)
-            ratio_counts(w, t + L, cnt2)
+            S.ratio_counts_at(w, t + L, cnt2)
             S.refresh(X, Y, M, cnt2, sums, Ainv2, vals2, theta2)
             width2 = np.maximum(((D @ Ainv2) * D).sum(axis=1), 0.0)
             certified = bool(np.any(b * np.sqrt(width2) > gaps))
@@ -468,7 +435,7 @@ def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
         else:  # evaluate the test at the next step
             t += 1
             L = 1
-        ratio_counts(w, t, st.counts)
+        S.ratio_counts_at(w, t, st.counts)
     ints[S.T_PULLS] = t
     ints[S.T_STATUS] = status
     return status
