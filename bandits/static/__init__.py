@@ -398,9 +398,10 @@ def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
     fails at every step of ``[t, t + L]``, which is skipped (``L`` doubles while this holds
     and halves when it does not; at ``L = 1`` the test is evaluated at the next step as
     the per-sample loop evaluates it). The counts at any ``t`` come from
-    :func:`bandits.static._kernels.ratio_counts_at`, ``A_t^{-1}`` from an exact recomputation (compiled kernels
-    ``refresh`` and ``check_stop``; the loop runs ``O(log t)`` times plus the steps next
-    to the stopping time). Returns the STATUS_* code; ``st`` holds the final counts."""
+    :func:`bandits.static._kernels.ratio_counts_at`, ``A_t^{-1}`` from an exact
+    recomputation (compiled kernels ``refresh`` and ``check_stop``; the loop runs
+    ``O(log t)`` times plus the steps next to the stopping time). Returns the STATUS_*
+    code; ``st`` holds the final counts."""
     X, Y, Z, w, th = cfg.X, cfg.Y, cfg.Z, cfg.w, cfg.theta_true
     ints, sums = st.ints, st.sums
     M = int(ints[S.T_M])
