@@ -568,8 +568,8 @@ def _register_builtin() -> None:
                        "bandits.registry:_policy_phased",
                        _dict_options(defaults, engine.__init__)
                        + (Option("sigma", "float | None", None),)
-                       + ((Option("simulation", "str", "sufficient", SIMULATIONS),)
-                          if name == "rage" else ()), _LINEAR_POLICY_ARGS,
+                       + (Option("simulation", "str", "sufficient", SIMULATIONS),),
+                       _LINEAR_POLICY_ARGS,
                        call="instance", exact=True))
     from bandits.logistic.homer import HomerPolicy, run_homer
     from bandits.logistic.warmup import WarPolicy, run_war, war_warmup

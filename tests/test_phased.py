@@ -24,7 +24,7 @@ def _drive(pol, draw):
                                 {"phase_init": "all", "log_n": "phase"},
                                 {"stop_in_phase": False}])
 def test_adaptive_policy_reproduces_simulation(kw):
-    sim = run_xy_adaptive(EASY, seed=3, refresh_every=64, **kw)
+    sim = run_xy_adaptive(EASY, seed=3, refresh_every=64, simulation="per-sample", **kw)
     pol = _drive(AdaptivePolicy(EASY.X, seed=3, refresh_every=64, **kw),
                  simulated_rewards(EASY, 3))
     assert pol.samples == sim.samples and pol.stopped_by == sim.stopped_by == "rule"

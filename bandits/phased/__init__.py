@@ -87,7 +87,7 @@ from typing import Any
 import numpy as np
 
 from bandits._core import rng as _rng
-from bandits._core.env import make_environment
+from bandits._core.env import ENV_GAUSSIAN, make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -103,7 +103,7 @@ from bandits._core.validate import (
     singular_pulls_error,
 )
 from bandits.phased import _kernels as S
-from bandits.static import confidence_constants, pair_targets, spanning_arms
+from bandits.static import confidence_constants, distinct_rows, pair_targets, spanning_arms
 
 __all__ = ["PHASED_ALGORITHMS", "AdaptivePolicy", "RagePolicy", "rage_design",
            "run_rage", "run_xy_adaptive"]
@@ -246,7 +246,7 @@ def _phased_result(algorithm: str, instance, seed: int, t: int, counts: np.ndarr
 
 def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
                     max_samples: int = 10**7, sigma: float | None = None,
-                    **options: object) -> RunResult:
+                    simulation: str = "sufficient", **options: object) -> RunResult:
     r"""Simulate XY-adaptive (Soare et al. 2014, Fig. 3) on an instance.
 
     Parameters
@@ -267,19 +267,33 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
         ``min_phase_length`` (d(d+1)+1), ``stop_in_phase`` (True), ``refresh_every``
         (1000).  See the module
         docstring.
+    simulation : {"sufficient", "per-sample"}
+        ``"per-sample"``: one reward per pull (the trajectory :class:`AdaptivePolicy`
+        replays exactly). ``"sufficient"`` (default): with the in-phase stopping rule,
+        Gaussian rewards and distinct decision targets, each phase is simulated by
+        certified blocks of Brownian increments (:func:`bandits._core.blocks.run_blocks`:
+        exact in distribution; the arms, the phase lengths and ``max_y y^T A^{-1} y`` are
+        the per-sample run's, the in-phase stopping time is drawn from its law);
+        otherwise per sample.
 
     Returns
     -------
     RunResult
         ``extra["phases"]``: per phase its pulls, active set sizes, final uncertainty
-        ``max_y y^T A^{-1} y``, target and multiplier.
+        ``max_y y^T A^{-1} y``, target and multiplier; ``extra["simulation"]``: the mode
+        used; ``extra["blocks"]`` (block simulation): blocks, visited nodes, exact tests
+        and bisections over all phases.
     """
     sig = float(instance.sigma if sigma is None else sigma)
     refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every", 1)
     eng = _adaptive_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = check_seed(seed), check_budget(max_samples)
+    per_sample = check_simulation(simulation)
     check_resolution(instance, 1)
     env = make_environment(instance)
+    blocks = (not per_sample and eng.stop_in and env.kind == ENV_GAUSSIAN
+              and distinct_rows(eng.Z))
+    block_stats = np.zeros(4, dtype=np.int64)
     X = eng.X
     K, d = X.shape
     M_max = eng.Y.shape[0]
@@ -293,7 +307,11 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
     for _ in range(MAX_PHASES):
         cfg = _phase_config(eng, Ybuf, refresh_every, max_samples)
         S.reset_target(st, eng.Y.shape[0])
-        status = S.adaptive_phase(st, cfg, env, eng.active, t, rng_pol, rng_env)
+        if blocks:
+            status = S.adaptive_blocks(st, cfg, env, eng.active, t, rng_pol, rng_env,
+                                       block_stats)
+        else:
+            status = S.adaptive_phase(st, cfg, env, eng.active, t, rng_pol, rng_env)
         n = int(st.ints[S.T_PULLS])
         t += n
         counts += st.counts
@@ -309,7 +327,11 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
         if eng.end_phase(n, t, u, st.Ainv, st.theta):
             stopped = "rule"
             break
-    return _phased_result("xy-adaptive", instance, seed, t, counts, stopped, t0, eng)
+    return _phased_result(
+        "xy-adaptive", instance, seed, t, counts, stopped, t0, eng,
+        simulation="sufficient" if blocks else "per-sample",
+        **({"blocks": dict(zip(("blocks", "nodes", "exact_tests", "bisections"),
+                               block_stats.tolist(), strict=True))} if blocks else {}))
 
 
 class _PhasePolicy(AskTellProtocol):
