@@ -13,15 +13,33 @@ import numpy as np
 import pytest
 from scipy.stats import chi2_contingency, ks_2samp
 
+from numba import njit
+
+from bandits._core import bridge as _bridge
 from bandits._core import rng as _rng
-from bandits._core.bridge import (
-    FLAG_LEAVE,
-    FLAG_STAY,
-    split_bridge,
-    stay_eigen,
-    stay_images,
-    strip_stay,
-)
+from bandits._core.bridge import FLAG_LEAVE, FLAG_STAY
+
+# the bridge helpers are inner kernels (no Python wrapper): called through jitted shims
+
+
+@njit
+def strip_stay(x, y, tau, lo, hi):
+    return _bridge.strip_stay(x, y, tau, lo, hi)
+
+
+@njit
+def stay_images(u, v, tau, L):
+    return _bridge.stay_images(u, v, tau, L)
+
+
+@njit
+def stay_eigen(u, v, tau, L):
+    return _bridge.stay_eigen(u, v, tau, L)
+
+
+@njit
+def split_bridge(x, y, t1, tau, lo, hi, flag, rng):
+    return _bridge.split_bridge(x, y, t1, tau, lo, hi, flag, rng)
 
 
 @pytest.mark.parametrize("u, v, tau", [(1.0, 1.0, 1.0), (0.3, 2.0, 0.5), (2.5, 0.1, 3.0)])

@@ -11,6 +11,7 @@ from numba import njit
 from bandits._core.jit import InnerKernel
 
 _MODULES = ("bandits._core.rng", "bandits._core.lsq", "bandits._core.targets",
+            "bandits._core.bridge", "bandits._core.blocks",
             "bandits.gifa._kernels", "bandits.game._kernels", "bandits.logistic._kernels",
             "bandits.subsets._kernels")
 

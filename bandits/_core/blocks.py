@@ -95,6 +95,9 @@ LAMBDA_MAX = 2.5
 MAX_DEPTH = 64
 #: ``BlockAlloc.min_len`` of an allocation without a length rule (the static ones).
 NO_LENGTH_RULE = 2**62
+#: ``refresh``'s target count when only ``A^{-1}`` and ``theta`` are wanted: an int64, as
+#: ``ints[T_M]`` (a literal 0 would compile a second specialisation of ``refresh``).
+NO_TARGETS = np.int64(0)
 
 
 class BlockAlloc(NamedTuple):
@@ -217,7 +220,7 @@ def _estimate(X, counts, W, means, sigma, sums, Ainv, theta, dummy) -> None:
     (``sums[a] = counts_a mu_a + sigma W_a``)."""
     for a in range(counts.shape[0]):
         sums[a] = counts[a] * means[a] + sigma * W[a]
-    refresh(X, X, 0, counts, sums, Ainv, dummy, theta)
+    refresh(X, X, NO_TARGETS, counts, sums, Ainv, dummy, theta)
 
 
 @inner
@@ -232,7 +235,7 @@ def _room(X, test, means, sigma, cnt_s, cnt_e, W_s, t_s, wk) -> float:
     Z, active = test.Z, test.active
     K, d = X.shape
     _estimate(X, cnt_s, W_s, means, sigma, sums, Ainv_s, theta, dummy)
-    refresh(X, X, 0, cnt_e, sums, Ainv_e, dummy, dummy)  # A_e^{-1} only
+    refresh(X, X, NO_TARGETS, cnt_e, sums, Ainv_e, dummy, dummy)  # A_e^{-1} only
     best = argmax_active(Z, theta, active)
     umin = np.inf
     for z in range(Z.shape[0]):
@@ -517,7 +520,7 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
     if status == STATUS_RULE or not greedy or ints[T_PULLS] != t_stop:
         refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta)
     else:
-        refresh(X, X, 0, counts, sums, wk[0], wk[4], theta)  # theta only
+        refresh(X, X, NO_TARGETS, counts, sums, wk[0], wk[4], theta)  # theta only
     ints[T_PULLS] = t_stop
     if status == STATUS_RULE:
         ints[T_BEST] = best

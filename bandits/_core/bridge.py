@@ -1,5 +1,6 @@
 """Brownian bridges in a strip: the exact probability that a bridge stays in a band, and
-the exact conditional sampling of its midpoint given the band indicators (jitted).
+the exact conditional sampling of its midpoint given the band indicators (inner kernels,
+:func:`bandits._core.jit.inner`: called from the block simulation's jitted code only).
 
 A standard Brownian motion read at integer times is the partial-sum walk of independent
 standard normals, so a reward sum ``S_a(n) = n mu_a + sigma W_a(n)`` can be simulated at
@@ -31,21 +32,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
-
 from bandits._core import rng as _rng
+from bandits._core.jit import inner
 
 FLAG_STAY, FLAG_LEAVE = 1, 2
 
 
-@njit(cache=True)
-def _image_term(k: int, u: float, v: float, L: float, tau: float) -> float:
+@inner
+def _image_term(k: float, u: float, v: float, L: float, tau: float) -> float:
     """The ``k``-th pair of images: ``exp(-2kL(kL + v - u)/tau) - exp(-2(u + kL)(v + kL)/tau)``."""
     return (math.exp(-2.0 * k * L * (k * L + v - u) / tau)
             - math.exp(-2.0 * (u + k * L) * (v + k * L) / tau))
 
 
-@njit(cache=True)
+@inner
 def strip_stay(x: float, y: float, tau: float, lo: float, hi: float) -> float:
     """Probability that a Brownian bridge from ``x`` (time 0) to ``y`` (time ``tau``) stays
     in the open band ``(lo, hi)`` (module docstring: images when ``L^2 >= tau``, else the
@@ -62,20 +62,20 @@ def strip_stay(x: float, y: float, tau: float, lo: float, hi: float) -> float:
     return min(max(p, 0.0), 1.0)
 
 
-@njit(cache=True)
+@inner
 def stay_images(u: float, v: float, tau: float, L: float) -> float:
     """The method-of-images series (``0 < u, v < L``), summed until the next pair of terms
     is below ``exp(-40)``: fast when ``L^2 / tau`` is large."""
-    s = _image_term(0, u, v, L, tau)
-    k = 1
+    s = _image_term(0.0, u, v, L, tau)
+    k = 1.0  # a float: one specialisation of _image_term
     while True:
         s += _image_term(k, u, v, L, tau) + _image_term(-k, u, v, L, tau)
         if 2.0 * k * k * L * L / tau > 40.0 + 4.0 * k * L * L / tau:
             return s
-        k += 1
+        k += 1.0
 
 
-@njit(cache=True)
+@inner
 def stay_eigen(u: float, v: float, tau: float, L: float) -> float:
     """The eigenfunction series divided by the free kernel (``0 < u, v < L``), summed until
     the terms are below ``exp(-40)`` of the first: fast when ``tau / L^2`` is large."""
@@ -91,14 +91,14 @@ def stay_eigen(u: float, v: float, tau: float, L: float) -> float:
     return 2.0 / L * s / free
 
 
-@njit(cache=True)
+@inner
 def bridge_point(x: float, y: float, t1: float, tau: float, rng: np.ndarray) -> float:
     """``W(t1)`` of the bridge from ``x`` (time 0) to ``y`` (time ``tau``):
     ``N(x + (y - x) t1 / tau, t1 (tau - t1) / tau)``."""
     return x + (y - x) * t1 / tau + math.sqrt(t1 * (tau - t1) / tau) * _rng.normal(rng)
 
 
-@njit(cache=True)
+@inner
 def split_bridge(x: float, y: float, t1: float, tau: float, lo: float, hi: float, flag: int,
                  rng: np.ndarray) -> tuple[float, int, int]:
     """The bridge's value at ``t1`` (``0 <= t1 <= tau``) and the band indicators of its two
