@@ -11,9 +11,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import chi2_contingency, ks_2samp
-
 from numba import njit
+from scipy.stats import chi2_contingency, ks_2samp
 
 from bandits._core import bridge as _bridge
 from bandits._core import rng as _rng

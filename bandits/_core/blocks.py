@@ -71,6 +71,7 @@ from bandits._core.targets import (
     argmax_active,
     beta,
     greedy_choice,
+    initial_arrays,
     max_val,
     observe_arrays,
     quad,
@@ -298,6 +299,25 @@ def _length_rule(alloc, ints, vals, t) -> bool:
 
 
 @njit(cache=True)
+def initial_pulls(st, alloc, init_arms, t0, max_samples, env, rng_env) -> int:
+    """The initial pulls of a run or phase (fresh statistics), one Gaussian reward each
+    from ``rng_env``, as the per-sample loops make them: -2 when they are done (exact
+    ``A^{-1}``, ``theta`` and ``vals``; then :func:`run_blocks`), -1 with ``ints[T_STATUS]``
+    STATUS_BUDGET (``t0`` + pulls reached ``max_samples`` first) or STATUS_SINGULAR."""
+    ints, counts, sums, Ainv, vals, theta, g = (st.ints, st.counts, st.sums, st.Ainv,
+                                                st.vals, st.theta, st.g)
+    X, Y = alloc.X, alloc.Y
+    means, sigma = env.means, env.sigma
+    while True:
+        a = initial_arrays(ints, counts, sums, Ainv, vals, theta, X, Y, init_arms,
+                           t0 + ints[T_PULLS], max_samples)
+        if a < 0:
+            return a
+        observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a,
+                       means[a] + sigma * _rng.normal(rng_env), alloc.refresh_every)
+
+
+@njit(cache=True)
 def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
     """The first pull at which the stopping test holds, from the state ``st`` after the
     initial pulls (exact ``A^{-1}``, ``theta``, ``vals``; ``ints[T_PULLS] = s``) with the
@@ -329,7 +349,9 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
     W = np.empty(K)
     for a in range(K):
         W[a] = (sums[a] - counts[a] * means[a]) / sigma
-    cnt0 = counts.copy()
+    cnt0 = np.empty(K, dtype=np.int64)
+    for a in range(K):
+        cnt0[a] = counts[a]
     wk = (np.empty((d, d)), np.empty((d, d)), np.empty(d), np.empty(K), np.empty(d),
           np.empty(K), np.empty(d), np.empty((K, K)), np.empty((d, K)))
     drift, Mabs = wk[5], wk[7]
@@ -362,8 +384,9 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
     while True:
         if s == t_last:
             status = end_status
-            cnt_e[:] = cnt0
-            Wend[:] = W
+            for a in range(K):
+                cnt_e[a] = cnt0[a]
+                Wend[a] = W[a]
             t_stop = s
             break
         L = min(L, cap)
@@ -403,10 +426,11 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
         stats[0] += 1
         top = 0
         n_s[0], n_e[0] = s, s + L
-        sWs[0, :] = W
-        sWe[0, :] = Wend
-        sF[0, :] = FLAG_NONE
-        sC[0, :] = cnt0
+        for a in range(K):
+            sWs[0, a] = W[a]
+            sWe[0, a] = Wend[a]
+            sF[0, a] = FLAG_NONE
+            sC[0, a] = cnt0[a]
         bisected = False
         while top >= 0:
             ns, ne = n_s[top], n_e[top]
@@ -421,7 +445,8 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
                                          beta(t_off + ne, test.c, test.log_const, test.fixed))
                 if best >= 0:
                     t_stop = ne
-                    Wend[:] = We
+                    for a in range(K):
+                        Wend[a] = We[a]
                     status = STATUS_RULE
                     break
                 top -= 1
@@ -490,23 +515,26 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
                                                        lo[a], hi[a], fl[a], rng_env)
             # left child (ns, mid] above the right one (mid, ne], which takes the parent's slot
             n_s[top + 1], n_e[top + 1] = ns, mid
-            sWs[top + 1, :] = Ws
-            sWe[top + 1, :] = mW
-            sF[top + 1, :] = fL
-            sLo[top + 1, :] = lo
-            sHi[top + 1, :] = hi
-            sC[top + 1, :] = cs
+            for a in range(K):
+                sWs[top + 1, a] = Ws[a]
+                sWe[top + 1, a] = mW[a]
+                sF[top + 1, a] = fL[a]
+                sLo[top + 1, a] = lo[a]
+                sHi[top + 1, a] = hi[a]
+                sC[top + 1, a] = cs[a]
             n_s[top] = mid
-            sWs[top, :] = mW
-            sF[top, :] = fR
-            sC[top, :] = cnt_m
+            for a in range(K):  # after the copies above: Ws, fl and cs are rows of top
+                sWs[top, a] = mW[a]
+                sF[top, a] = fR[a]
+                sC[top, a] = cnt_m[a]
             top += 1
         if t_stop >= 0:
             break
         # no stop in (s, s + L]
         _counts_to(greedy, w, cnt0, seq, s, s, s + L, cnt_e)
-        cnt0[:] = cnt_e
-        W[:] = Wend
+        for a in range(K):
+            cnt0[a] = cnt_e[a]
+            W[a] = Wend[a]
         if greedy:
             off += L
             nseq -= L

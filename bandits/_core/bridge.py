@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from bandits._core import rng as _rng
 from bandits._core.jit import inner
 

@@ -337,7 +337,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     block_stats = np.zeros(4, dtype=np.int64)
     t0 = time.perf_counter()
     if blocks:
-        status = S.simulate_blocks(state, cfg, env, rng_pol, rng_env, block_stats)
+        status = simulate_blocks(state, cfg, env, rng_pol, rng_env, block_stats)
     else:
         status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
     if status == S.RUNNING:  # XY-oracle, fast, ratio rule: the certified jumps
@@ -364,6 +364,28 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
                                       block_stats.tolist(), strict=True))}
                   if blocks else {})},
     )
+
+
+def simulate_blocks(st, cfg: S.StaticConfig, env, rng_pol: np.ndarray, rng_env: np.ndarray,
+                    stats: np.ndarray) -> int:
+    """G-static / XY-static (the stopping test on the estimate, Soare et al. Eq. 11) with
+    Gaussian rewards, with the distribution of :func:`~bandits.static._kernels.simulate_static`'s
+    (samples, counts, recommendation, stop reason): the initial pulls one reward each, as
+    the per-sample loop, then the exact block simulation
+    :func:`bandits._core.blocks.run_blocks` (every target active, no length rule, the
+    budget ``max_samples``; two compiled kernels called from here, so that no third one
+    links them). Returns a STATUS_* code; ``st`` then holds the counts, sums, ``A^{-1}``,
+    ``theta`` and ``vals`` at the end. ``stats`` (int64, 4): blocks, visited nodes, exact
+    tests, bisections."""
+    alloc = S.BlockAlloc(cfg.X, cfg.Y, cfg.rule == S.RULE_GREEDY, cfg.w, int(cfg.refresh_every),
+                         S.NO_LENGTH_RULE, 0.0, False, int(cfg.max_samples))
+    if S.initial_pulls(st, alloc, cfg.init_arms, 0, cfg.max_samples, env, rng_env) == -1:
+        return int(st.ints[S.T_STATUS])
+    test = S.BlockTest(cfg.Z, np.ones(cfg.Z.shape[0], dtype=np.bool_), float(cfg.c),
+                       float(cfg.log_const), bool(cfg.fixed), 0)
+    status = int(S.run_blocks(st, alloc, test, env, rng_pol, rng_env, stats))
+    st.ints[S.T_STATUS] = status
+    return status
 
 
 def distinct_rows(Z: np.ndarray) -> bool:

@@ -11,10 +11,11 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
-from bandits._core.blocks import (  # noqa: F401  (ratio_counts_at: bandits.static's jumps)
+from bandits._core.blocks import (  # noqa: F401  (re-exported for bandits.static)
     NO_LENGTH_RULE,
     BlockAlloc,
     BlockTest,
+    initial_pulls,
     ratio_counts_at,
     run_blocks,
 )
@@ -154,39 +155,3 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
         observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a, r, refresh_every)
         if not draw and rule == RULE_RATIO and ints[T_INIT] < 0:
             return RUNNING  # the caller continues with ratio_oracle_jump
-
-
-# ----------------------------------------------------------------------------------------
-# the exact block simulation of G-static and XY-static (issue 18)
-# ----------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def simulate_blocks(st, cfg, env, rng_pol, rng_env, stats) -> int:
-    """G-static / XY-static (the stopping test on the estimate, Soare et al. Eq. 11) with
-    Gaussian rewards, with the distribution of :func:`simulate_static`'s (samples, counts,
-    recommendation, stop reason): the initial pulls one reward each, as the per-sample
-    loop, then the exact block simulation :func:`bandits._core.blocks.run_blocks` (every
-    target active, no length rule, the budget ``max_samples``). Returns a STATUS_* code;
-    ``st`` then holds the counts, sums, ``A^{-1}``, ``theta`` and ``vals`` at the end.
-    ``stats`` (int64, 4) counts top-level blocks, visited nodes, exact tests, bisections."""
-    ints, counts, sums, Ainv, vals, theta, g = (st.ints, st.counts, st.sums, st.Ainv,
-                                                st.vals, st.theta, st.g)
-    X, Y = cfg.X, cfg.Y
-    means, sigma = env.means, env.sigma
-    while ints[T_INIT] >= 0:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, theta, X, Y, cfg.init_arms,
-                           ints[T_PULLS], cfg.max_samples)
-        if a == -1:
-            return ints[T_STATUS]
-        if a == -2:
-            break
-        observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a,
-                       means[a] + sigma * _rng.normal(rng_env), cfg.refresh_every)
-    alloc = BlockAlloc(X, Y, cfg.rule == RULE_GREEDY, cfg.w, cfg.refresh_every,
-                       NO_LENGTH_RULE, 0.0, False, cfg.max_samples)
-    test = BlockTest(cfg.Z, np.ones(cfg.Z.shape[0], dtype=np.bool_), cfg.c, cfg.log_const,
-                     cfg.fixed, 0)
-    status = run_blocks(st, alloc, test, env, rng_pol, rng_env, stats)
-    ints[T_STATUS] = status
-    return status
