@@ -12,9 +12,12 @@ every step (issue 18, and the remainder of issue 13).
     side by side and the ratio. XY-oracle (rounding rule, the default) decides its
     stopping time from the counts alone and jumps over certified stretches.
 (c) G-static and XY-static (stopping test on the estimate): the exact block simulation
-    (``bandits.static._kernels.simulate_blocks``) against the per-sample loop, both
-    allocation rules, runs of about 1e6 and 1e7 samples, with the block statistics
-    (blocks, visited nodes, exact tests, bisections) of the last run.
+    (``bandits.static.simulate_blocks`` over ``bandits._core.blocks.run_blocks``; the ratio
+    rule's counts in closed form) against the per-sample loop, both allocation rules, runs
+    of about 5e5 and 1.5e7 samples, with the block statistics (blocks, visited nodes,
+    exact tests, bisections) of the last run.
+(d) XY-adaptive (in-phase stopping test on the phase's estimate): the block simulation of
+    its phases against the per-sample loop, runs of about 1.4e5 and 5e6 samples.
 
 BLAS runs single-threaded (threadpoolctl) so that the process measures its own work.
 
@@ -252,6 +255,10 @@ def main() -> None:
                 for method in ("rounding", "greedy"):
                     whole_runs(name, soare(d=args.d, omega=omega), args.runs, 10**8,
                                method=method)
+        print(f"(d) XY-adaptive: block simulation of its phases against per-sample, CPU time "
+              f"per run (median of {args.runs})")
+        for omega in (0.05, 0.01):
+            whole_runs("xy-adaptive", soare(d=args.d, omega=omega), args.runs, 10**8)
 
 
 if __name__ == "__main__":
