@@ -55,7 +55,7 @@ EXPECTED_SECONDS: dict[str, float] = {
     "reda-table5": 0, "reda-table4": 144, "reda-figure1a": 3, "reda-figure1b": 80,
     "reda-figure1c": 42, "xu-table1": 3, "xu-figure1": 649, "xu-figure2": 39,
     "dart-figure1": 307, "dart-figure2": 239, "dart-figure3": 119, "mason-table1": 98,
-    "mason-figure3": 0, "soare-figure4": 219, "soare-figure5": 682,
+    "mason-figure3": 0, "soare-figure4": 61, "soare-figure5": 137,
 }
 
 
