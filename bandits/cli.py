@@ -156,7 +156,8 @@ def _cmd_design(args: argparse.Namespace) -> int:
     text = design_cli.write_outputs(out, rows, kind, out_path=args.out, json_path=args.json)
     if text is None:
         files = " and ".join(p for p in (args.out, args.json) if p)
-        print(f"{res!r}\nmodel: {model['description']}: {', '.join(model['terms'])}\n"
+        print(f"{res!r}\n{design_cli.rows_by_id(ids, rows, kind)}"
+              f"model: {model['description']}: {', '.join(model['terms'])}\n"
               f"{len(rows)} of {len(ids)} candidates to run; written to {files}")
     else:
         print(text)
