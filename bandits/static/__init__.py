@@ -306,9 +306,12 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         the recommendation (exact in distribution; the
         stopping time and counts are those of the per-sample run with the same seed); with
         the rounding rule, stretches where the test provably fails are skipped
-        (:func:`ratio_oracle_jump`). G-static and XY-static stop on
-        the estimate, tested after every pull: they are simulated per sample in both modes
-        (docs/choices.md).
+        (:func:`ratio_oracle_jump`). G-static and XY-static stop on the estimate, tested
+        after every pull: with Gaussian rewards and distinct decision targets they are
+        simulated by certified blocks of Brownian increments (:func:`simulate_blocks`:
+        exact in distribution; the ratio rule's counts in closed form, so a run costs
+        milliseconds; the greedy rule's arms are generated pull by pull, as the per-sample
+        run's), otherwise per sample (docs/choices.md).
 
     Returns
     -------
