@@ -9,8 +9,10 @@ written as a convex function ``Psi(w)`` (``-log det A`` for D, ``-log det C`` fo
 ``tr(L A^{-1})`` for A/I) with gradient ``-beta g_a``; for the optimum ``w*`` in ``P``,
 ``Psi(w*) >= Psi(w) - beta (max_{v in P} g.v - g.w)`` (the Frank–Wolfe gap). The maximum of
 the linear function over ``P`` is bounded from above by an LP *dual* solution (HiGHS), so
-the bound is valid whatever the LP solver's accuracy. Without fixed runs the homogeneous
-bounds ``value * max_P(v.d) / d`` (D), ``value^2 / max_P(v.g)`` (A/I) are used when better.
+the bound is valid whatever the LP solver's accuracy; the barrier solver's multipliers
+``lam >= 0`` give the same kind of bound without an LP (Lagrangian weak duality). Without
+fixed runs the homogeneous bounds ``value * max_P(v.d) / d`` (D), ``value^2 / max_P(v.g)``
+(A/I) are used when better.
 """
 
 from __future__ import annotations
@@ -359,14 +361,21 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
         Number of new runs (with ``fixed``).
     tol : float, optional
         Requested certified gap; default ``1e-6``, or ``1e-4`` when cvxpy solves the problem
-        (``A_ub`` given or ``method="cvxpy"``: interior-point solvers stop near ``1e-5``).
-    method : {"auto", "exchange", "cvxpy"}
-        ``"auto"``: the numba vertex-exchange solver of :mod:`design.criteria` restricted to
-        the caps (weight moved to an arm only up to its cap) with ``M_fixed`` in the
-        information matrix, when there is no ``A_ub``; with ``A_ub``, cvxpy (Clarabel if
-        installed, else SCS), which ``"cvxpy"`` forces.
+        (``method="cvxpy"``, or ``A_ub`` with ``criterion="ds"``: interior-point solvers
+        stop near ``1e-5``).
+    method : {"auto", "exchange", "barrier", "cvxpy"}
+        ``"auto"``: without ``A_ub``, ``"exchange"``: the numba vertex-exchange solver of
+        :mod:`design.criteria` restricted to the caps (weight moved to an arm only up to
+        its cap) with ``M_fixed`` in the information matrix. With ``A_ub`` (D, A, I),
+        ``"barrier"``: a working-set log-barrier (interior-point) method with Newton steps
+        on the working set and pricing over all candidates
+        (:mod:`design._constrained_barrier`), certified by the barrier's multipliers (or an
+        LP dual); when the constraints leave no interior (an equality written as two
+        inequalities) it hands over to cvxpy and says so in ``message``. With ``A_ub`` and
+        Ds, and with ``"cvxpy"``: cvxpy (Clarabel if installed, else SCS).
     max_iter : int, optional
-        Cap on the exchange steps (default 200,000).
+        Cap on the exchange steps (default 200,000) or, for the barrier method, on its
+        Newton steps (default 2,000).
 
     Returns
     -------
@@ -385,6 +394,7 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
         raise ValueError(f"criterion must be one of {_CRITERIA}; got {criterion!r}")
     if method != "barrier":
         _check_method(method)
+    newton_cap = 2000 if max_iter is None else as_max_iter(max_iter, 2000)
     max_iter = as_max_iter(max_iter, 200_000)
     capv = _as_caps(caps, K)
     A, b = _as_linear(A_ub, b_ub, K)
@@ -436,7 +446,7 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
             with blas_threads(1):  # dense matrices of a few hundred: threads only cost
                 out = barrier.barrier_solve(
                     Xs, M0, crit, L_m, capv, A, b, v0, slack0, tol,
-                    max_newton=max_iter if max_iter < 200_000 else 2000,
+                    max_newton=newton_cap,
                     certify=lambda w, lam: _certificate(Xs, w, M0, crit, L_m, idx, capv, A,
                                                         b, lam=lam)[2],
                     certify_lp=lambda w: _certificate(Xs, w, M0, crit, L_m, idx, capv, A,
