@@ -300,10 +300,12 @@ def _mix_inside(v: np.ndarray, S: np.ndarray, caps: np.ndarray, A: np.ndarray,
         parts = [b - A @ v]
         if fin.any():
             parts.append(caps[fin] - v[fin])
-        slack = float(np.min(np.concatenate(parts)))
+        parts = np.concatenate(parts)
+        slack = float(parts.min()) if parts.size else np.inf  # no constraint but w >= 0
     viol = max(float(np.max(A @ u - b)) if A.shape[0] else 0.0,
                float(np.max(u[fin] - caps[fin])) if fin.any() else 0.0, 0.0)
-    theta = min(0.5, 0.5 * slack / (slack + viol)) if slack > 0 else 0.0
+    theta = (0.5 if not np.isfinite(slack) else min(0.5, 0.5 * slack / (slack + viol))) \
+        if slack > 0 else 0.0
     theta = max(theta, 0.0)
     if theta == 0.0:  # pragma: no cover - the caller only mixes strictly feasible points
         return v

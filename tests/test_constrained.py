@@ -172,3 +172,15 @@ def test_lagrangian_bound_is_a_true_upper_bound():
         assert lp.status == 0
         for lam in (np.zeros(2), rng.exponential(size=2), -lp.ineqlin.marginals):
             assert lagrangian_top(g, caps, A, b, lam)[0] >= -lp.fun - 1e-12
+
+
+@pytest.mark.parametrize("caps", [None, 0.1])
+def test_barrier_without_linear_rows_matches_the_exchange(caps):
+    """method='barrier' with caps only (or nothing) reaches the exchange solver's optimum;
+    each certificate brackets the other's value."""
+    X = np.random.default_rng(12).standard_normal((200, 5))
+    res = constrained_optimal(X, "d", caps=caps, method="barrier")
+    ref = constrained_optimal(X, "d", caps=caps)
+    assert res.solver == "barrier" and ref.solver == "exchange" and res.converged
+    assert res.lower_bound <= ref.value * (1 + 1e-12)
+    assert ref.lower_bound <= res.value * (1 + 1e-12)
