@@ -39,20 +39,36 @@ from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # no
 PIVOT_RTOL = 1e-14
 
 
-@njit(cache=True)
+
+# Compile time (issue 16). A kernel that calls an ordinary ``@njit`` function links the
+# callee's compiled module into its own, and LLVM optimises and emits the callee's code
+# again inside every caller (a three-line kernel calling ``inverse_factor`` compiles in
+# 0.20 s of CPU, without the call in 0.05 s), on top of the callee's own compilation. So the
+# ``design._linalg`` helpers are inlined at numba's IR level into the small kernels below
+# (the same Python functions under an inlining dispatcher: one implementation), which are
+# then the only ones compiled. Not into ``primal_dual``: numba's inlining copies the
+# caller's IR per inlined call, and a dozen inlined calls tripled its compile time.
+_cholesky = njit(inline="always", error_model="numpy")(cholesky_lower.py_func)
+_info_matrix = njit(inline="always", error_model="numpy")(info_matrix.py_func)
+_lower_inverse = njit(inline="always", error_model="numpy")(lower_inverse.py_func)
+
+
+@njit(cache=True, error_model="numpy")
 def inverse_factor(X: np.ndarray, lam: np.ndarray, Linv: np.ndarray) -> bool:
-    """``Linv`` with ``A(lam)^{-1} = Linv^T Linv``; False if ``A(lam)`` is singular."""
+    """``Linv`` with ``A(lam)^{-1} = Linv^T Linv``; False if ``A(lam)`` is singular
+    (a Cholesky pivot ``<= PIVOT_RTOL A_jj``). Jitted callers only; Python uses
+    :func:`design._minimax_solver.factor`, the same test with LAPACK."""
     d = X.shape[1]
     A = np.empty((d, d))
     L = np.empty((d, d))
-    info_matrix(X, lam, A)
-    if not cholesky_lower(A, L, PIVOT_RTOL):
+    _info_matrix(X, lam, A)
+    if not _cholesky(A, L, PIVOT_RTOL):
         return False
-    lower_inverse(L, Linv)
+    _lower_inverse(L, Linv)
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
     """``v_j = ||Linv y_j||^2 = y_j^T A^{-1} y_j`` for every row of ``Y`` (a plain loop: a
     BLAS product is compiled glue, issue 16)."""
@@ -72,7 +88,7 @@ def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _heap_push(hv: np.ndarray, hi: np.ndarray, hj: np.ndarray, n: int, cap: int,
                val: float, i: int, j: int) -> int:
     """Keep the ``cap`` largest values in a binary min-heap; returns the new size."""
@@ -115,7 +131,7 @@ def _heap_push(hv: np.ndarray, hi: np.ndarray, hj: np.ndarray, n: int, cap: int,
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
               ) -> tuple[float, int, int, np.ndarray, np.ndarray, np.ndarray, int]:
     """Values ``scale * ||P_i - P_j||^2`` of all pairs ``i < j`` without materialising them.
@@ -153,8 +169,9 @@ def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _values_at(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, v: np.ndarray) -> bool:
+    """``v_j = y_j^T A(lam)^{-1} y_j``; False if ``A(lam)`` is singular (jitted callers)."""
     d = X.shape[1]
     Linv = np.empty((d, d))
     if not inverse_factor(X, lam, Linv):
@@ -163,7 +180,7 @@ def _values_at(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, v: np.ndarray) -> 
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _barrier(lam: np.ndarray, v: np.ndarray, tau: float) -> float:
     f = 0.0
     for a in range(lam.shape[0]):
@@ -173,7 +190,7 @@ def _barrier(lam: np.ndarray, v: np.ndarray, tau: float) -> float:
     return f
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def restricted_certificate(lam: np.ndarray, v: np.ndarray, Z: np.ndarray, u: np.ndarray
                            ) -> tuple[float, float]:
     """Value and Cauchy–Schwarz lower bound of the restricted problem.
@@ -210,7 +227,7 @@ def restricted_certificate(lam: np.ndarray, v: np.ndarray, Z: np.ndarray, u: np.
     return value, tr * tr / gmax
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, tol: float,
                    max_iter: int, u: np.ndarray, growth: float
                    ) -> tuple[int, int, float, float, float]:
@@ -388,7 +405,7 @@ def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, to
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
     """Solve ``L L^T x = b`` with a lower Cholesky factor."""
     n = L.shape[0]
@@ -404,31 +421,32 @@ def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
         x[i] = s / L[i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _spd_factor(H: np.ndarray, L: np.ndarray) -> bool:
-    """Cholesky of an SPD Newton matrix, with a growing diagonal shift if it fails."""
+    """Cholesky of an SPD Newton matrix, with a growing diagonal shift if it fails: no
+    shift, then ``1e-14 max_a H_aa`` multiplied by 100 up to 12 times (one call site of
+    the inlined Cholesky, issue 16)."""
     n = H.shape[0]
-    if cholesky_lower(H, L, PIVOT_RTOL):
-        return True
-    shift = 0.0
+    scale = 0.0
     for a in range(n):
-        if H[a, a] > shift:
-            shift = H[a, a]
-    shift *= 1e-14
+        if H[a, a] > scale:
+            scale = H[a, a]
     H2 = np.empty((n, n))
     for a in range(n):
         for b in range(n):
             H2[a, b] = H[a, b]
-    for _ in range(12):
-        for a in range(n):
-            H2[a, a] = H[a, a] + shift
-        if cholesky_lower(H2, L, PIVOT_RTOL):
+    shift = 0.0
+    for attempt in range(13):
+        if attempt > 0:
+            shift = scale * 1e-14 if attempt == 1 else shift * 100.0
+            for a in range(n):
+                H2[a, a] = H[a, a] + shift
+        if _cholesky(H2, L, PIVOT_RTOL):
             return True
-        shift *= 100.0
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
                   u: np.ndarray, nu: np.ndarray, cl: np.ndarray, cs: np.ndarray,
                   rhs: np.ndarray, dl: np.ndarray, ds: np.ndarray, du: np.ndarray,
@@ -471,7 +489,7 @@ def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
     return ap, ad
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
                 nu: np.ndarray, tol: float, max_iter: int, gamma: float = 1e-3
                 ) -> tuple[int, int, float, float]:
@@ -496,33 +514,31 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     k, d = X.shape
     m = Y.shape[0]
     Linv = np.empty((d, d))
+    Lt = np.empty((d, d))
     Ainv = np.empty((d, d))
+    Bt = np.empty((d, d))
     W = np.empty((m, d))
     XT = np.empty((d, k))
     for a in range(k):
         for i in range(d):
             XT[i, a] = X[a, i]
     Q = np.empty((m, k))
-    P = np.empty((k, d))
-    G = np.empty(k)
     Z = np.empty((m, k))
-    Zu = np.empty((m, k))
-    Qw = np.empty((m, k))
+    pa = np.empty(d)
+    pb = np.empty(d)
     v = np.empty(m)
-    vt = np.empty(m)
     s = np.empty(m)
     lam_t = np.empty(k)
     H = np.empty((k, k))
     Lh = np.empty((k, k))
     rhs = np.empty(k)
-    dl = np.empty(k)
-    dl_aff = np.empty(k)
-    ds = np.empty(m)
-    ds_aff = np.empty(m)
-    du = np.empty(m)
-    du_aff = np.empty(m)
-    dn = np.empty(k)
-    dn_aff = np.empty(k)
+    # directions: row 0 the predictor's (affine), row 1 the corrector's
+    DL = np.empty((2, k))
+    DS = np.empty((2, m))
+    DU = np.empty((2, m))
+    DN = np.empty((2, k))
+    dl_aff, ds_aff, du_aff, dn_aff = DL[0], DS[0], DU[0], DN[0]
+    dl, du, dn = DL[1], DU[1], DN[1]
     cl = np.empty(k)
     cs = np.empty(m)
     value = np.inf
@@ -532,41 +548,53 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     status = MAX_ITER
     if not inverse_factor(X, lam, Linv):
         return SINGULAR, 0, value, lb
+    # Compile time (issue 16): every loop costs about 25 ms of CPU to compile, so the
+    # passes over the targets and over the arms are fused, and no BLAS product is used
+    # (its glue is compiled code).
     while True:
-        # plain loops, no np.dot (issue 16: every BLAS product is compiled glue):
-        # A^{-1} = Linv^T Linv, W = Y A^{-1} (rows A^{-1} y_j), v_j = y_j^T A^{-1} y_j
-        inverse_from_factor(Linv, Ainv)
+        inverse_from_factor(Linv, Ainv)  # A^{-1} = Linv^T Linv
+        for i in range(d):
+            for i2 in range(d):
+                Bt[i, i2] = 0.0
+        # one pass over the targets: w_j = A^{-1} y_j, v_j = y_j^T w_j, s_j = 1 - v_j,
+        # z_ja = w_j^T x_a (axpy form: the inner loop runs over arms, vectorised),
+        # q_ja = z_ja^2, Bt = A^{-1} B A^{-1} = sum_j u_j w_j w_j^T, the complementarity,
+        # and the predictor's zero centring terms
+        stalled = False
+        comp = 0.0
         for j in range(m):
-            mv_into(Ainv, Y[j], W[j])  # A^{-1} is symmetric
+            mv_into(Ainv, Y[j], W[j])
             t = 0.0
             for i in range(d):
                 t += W[j, i] * Y[j, i]
             v[j] = t
             s[j] = 1.0 - t
-        # at tolerances near the rounding level the recomputed slacks (or weights) can
-        # reach 0 although the line search kept them positive: stop (the caller certifies
-        # the last iterate) instead of dividing by zero
-        stalled = False
-        for j in range(m):
+            # near the rounding level the recomputed slacks (or weights) can reach 0
+            # although the line search kept them positive: stop (the caller certifies
+            # the last iterate) instead of dividing by zero
             if not s[j] > 0.0 or not u[j] > 0.0:
                 stalled = True
-        for a in range(k):
-            if not lam[a] > 0.0 or not nu[a] > 0.0:
-                stalled = True
-        if stalled:
-            status = STALLED
-            break
-        # z_ja = y_j^T A^{-1} x_a (BLAS: an inner loop of length d is slow for small d)
-        # and q_ja = z_ja^2
-        for j in range(m):
+            comp += u[j] * s[j]
+            cs[j] = 0.0
             for a in range(k):
                 Z[j, a] = 0.0
-            for i in range(d):  # axpy form: the inner loop runs over k, vectorised
+            for i in range(d):
                 wji = W[j, i]
                 for a in range(k):
                     Z[j, a] += wji * XT[i, a]
+                t = u[j] * wji
+                for i2 in range(d):
+                    Bt[i, i2] += t * W[j, i2]
             for a in range(k):
                 Q[j, a] = Z[j, a] * Z[j, a]
+        for a in range(k):
+            if not lam[a] > 0.0 or not nu[a] > 0.0:
+                stalled = True
+            comp += nu[a] * lam[a]
+            cl[a] = 0.0
+        if stalled:
+            status = STALLED
+            break
         value, lb = restricted_certificate(lam, v, Z, u)
         if lb > 0.0 and value <= lb * (1.0 + tol):
             status = CONVERGED
@@ -574,85 +602,83 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         if it >= max_iter:
             status = MAX_ITER
             break
-        # H = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam), G = X A^{-1} X^T.
-        # The two O(m k^2) products are BLAS calls (loops are slower) with the same
-        # argument types: numba compiles one BLAS glue for both (issue 16)
-        for j in range(m):
-            su = np.sqrt(u[j])
-            sw = np.sqrt(u[j] / s[j])
-            for a in range(k):
-                Zu[j, a] = Z[j, a] * su
-                Qw[j, a] = Q[j, a] * sw
-        C = np.dot(Zu.T, Zu)
-        D = np.dot(Qw.T, Qw)
-        # G = X A^{-1} X^T = P X^T, P = X A^{-1} (row a of G in axpy form, vectorised)
+        # Newton matrix (lower triangle: all the Cholesky reads)
+        # H = 2 G o C + D + diag(nu / lam), G = X A^{-1} X^T, C = Z^T diag(u) Z and
+        # D = Q^T diag(u / s) Q. C has rank <= d: C_ab = x_a^T Bt x_b, O(m d^2 + k^2 d)
+        # instead of O(m k^2); D is summed in axpy form over the targets.
         for a in range(k):
-            mv_into(Ainv, X[a], P[a])
+            mv_into(Ainv, X[a], pa)
+            mv_into(Bt, X[a], pb)
             for b in range(a + 1):
-                G[b] = 0.0
-            for i in range(d):
-                pai = P[a, i]
-                for b in range(a + 1):
-                    G[b] += pai * XT[i, b]
-            for b in range(a + 1):
-                h = 2.0 * G[b] * C[a, b] + D[a, b]
-                H[a, b] = h
-                H[b, a] = h
+                g = 0.0
+                c = 0.0
+                for i in range(d):
+                    g += pa[i] * X[b, i]
+                    c += pb[i] * X[b, i]
+                H[a, b] = 2.0 * g * c
             H[a, a] += nu[a] / lam[a]
+        for j in range(m):
+            wj = u[j] / s[j]
+            for a in range(k):
+                t = wj * Q[j, a]
+                for b in range(a + 1):
+                    H[a, b] += t * Q[j, b]
         if not _spd_factor(H, Lh):
             status = SINGULAR
             break
-        comp = 0.0
-        for j in range(m):
-            comp += u[j] * s[j]
-        for a in range(k):
-            comp += nu[a] * lam[a]
         if not comp > 0.0:
             status = STALLED
             break
         mu_c = comp / (m + k)
-        # --- predictor (sigma = 0: no centring terms)
-        for a in range(k):
-            cl[a] = 0.0
-        for j in range(m):
-            cs[j] = 0.0
-        ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, dl_aff, ds_aff, du_aff,
-                               dn_aff, 1.0)
-        comp_aff = 0.0
-        for j in range(m):
-            comp_aff += (u[j] + ad * du_aff[j]) * (s[j] + ap * ds_aff[j])
-        for a in range(k):
-            comp_aff += (nu[a] + ad * dn_aff[a]) * (lam[a] + ap * dl_aff[a])
-        sigma = (comp_aff / comp) ** 3 * mu_c
-        if sigma < floor * mu_c:
-            # after a short step (curvature of v), favour centring
-            sigma = floor * mu_c
-        # --- corrector (Mehrotra's second-order terms)
-        for a in range(k):
-            cl[a] = sigma - dl_aff[a] * dn_aff[a]
-        for j in range(m):
-            cs[j] = sigma - ds_aff[j] * du_aff[j]
-        ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, dl, ds, du, dn, 0.995)
+        # predictor (phase 0: sigma = 0, no centring terms), then the corrector (phase 1:
+        # Mehrotra's sigma and second-order terms)
+        frac = 1.0
+        ap = 1.0
+        ad = 1.0
+        for phase in range(2):
+            ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, DL[phase], DS[phase],
+                                   DU[phase], DN[phase], frac)
+            if phase == 1:
+                break
+            comp_aff = 0.0
+            for j in range(m):
+                comp_aff += (u[j] + ad * du_aff[j]) * (s[j] + ap * ds_aff[j])
+            for a in range(k):
+                comp_aff += (nu[a] + ad * dn_aff[a]) * (lam[a] + ap * dl_aff[a])
+            sigma = (comp_aff / comp) ** 3 * mu_c
+            if sigma < floor * mu_c:
+                # after a short step (curvature of v), favour centring
+                sigma = floor * mu_c
+            for a in range(k):
+                cl[a] = sigma - dl_aff[a] * dn_aff[a]
+            for j in range(m):
+                cs[j] = sigma - ds_aff[j] * du_aff[j]
+            frac = 0.995
         # exact feasibility of the primal step (v is convex: s may fall below its
-        # linearisation)
-        # and stay in the wide neighbourhood  min_i (dual_i slack_i) >= gamma * average
+        # linearisation), and stay in the wide neighbourhood
+        # min_i (dual_i slack_i) >= gamma * average
         ok = False
         for _ in range(60):
             for a in range(k):
                 lam_t[a] = lam[a] + ap * dl[a]
-            if _values_at(X, Y, lam_t, vt):
+            if inverse_factor(X, lam_t, Lt):  # Lt: the factor at the trial point
                 ok = True
+                pmin = np.inf
+                psum = 0.0
                 for j in range(m):
-                    if not 1.0 - vt[j] > 0.0:
+                    t = 0.0  # v_j at the trial point: ||Lt y_j||^2 (Lt lower triangular)
+                    for i in range(d):
+                        r = 0.0
+                        for i2 in range(i + 1):
+                            r += Lt[i, i2] * Y[j, i2]
+                        t += r * r
+                    if not 1.0 - t > 0.0:
                         ok = False
                         break
+                    p = (u[j] + ad * du[j]) * (1.0 - t)
+                    psum += p
+                    pmin = min(pmin, p)
                 if ok:
-                    pmin = np.inf
-                    psum = 0.0
-                    for j in range(m):
-                        p = (u[j] + ad * du[j]) * (1.0 - vt[j])
-                        psum += p
-                        pmin = min(pmin, p)
                     for a in range(k):
                         p = (nu[a] + ad * dn[a]) * lam_t[a]
                         psum += p
@@ -672,7 +698,5 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
             nu[a] += ad * dn[a]
         for j in range(m):
             u[j] += ad * du[j]
-        if not inverse_factor(X, lam, Linv):
-            status = SINGULAR
-            break
+        Linv, Lt = Lt, Linv  # the factor at the accepted point
     return status, it, value, lb
