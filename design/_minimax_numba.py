@@ -21,12 +21,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from design._jit import inner
 from design._linalg import (
     cholesky_lower,
     info_matrix,
-    inverse_from_factor,
     lower_inverse,
-    mv_into,
 )
 from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
@@ -66,6 +65,27 @@ def inverse_factor(X: np.ndarray, lam: np.ndarray, Linv: np.ndarray) -> bool:
         return False
     _lower_inverse(L, Linv)
     return True
+
+
+@njit(cache=True, error_model="numpy")
+def chol_at(X: np.ndarray, lam: np.ndarray, A: np.ndarray, L: np.ndarray) -> bool:
+    """``L`` the lower Cholesky factor of ``A(lam)`` (``A`` receives ``A(lam)``); False if
+    ``A(lam)`` is singular (a pivot ``<= PIVOT_RTOL A_jj``)."""
+    _info_matrix(X, lam, A)
+    return _cholesky(A, L, PIVOT_RTOL)
+
+
+@njit(cache=True, error_model="numpy")
+def forward_rows(L: np.ndarray, Y: np.ndarray, T: np.ndarray) -> None:
+    """``T_j = L^{-1} y_j`` for every row of ``Y`` (forward substitution, ``L`` lower
+    triangular), so that ``y_i^T A^{-1} y_j = T_i . T_j`` when ``A = L L^T``."""
+    m, d = Y.shape
+    for j in range(m):
+        for i in range(d):
+            t = Y[j, i]
+            for p in range(i):
+                t -= L[i, p] * T[j, p]
+            T[j, i] = t / L[i, i]
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -421,7 +441,7 @@ def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
         x[i] = s / L[i, i]
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def _spd_factor(H: np.ndarray, L: np.ndarray) -> bool:
     """Cholesky of an SPD Newton matrix, with a growing diagonal shift if it fails: no
     shift, then ``1e-14 max_a H_aa`` multiplied by 100 up to 12 times (one call site of
@@ -446,7 +466,7 @@ def _spd_factor(H: np.ndarray, L: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
                   u: np.ndarray, nu: np.ndarray, cl: np.ndarray, cs: np.ndarray,
                   rhs: np.ndarray, dl: np.ndarray, ds: np.ndarray, du: np.ndarray,
@@ -513,20 +533,17 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     """
     k, d = X.shape
     m = Y.shape[0]
-    Linv = np.empty((d, d))
+    A = np.empty((d, d))
+    L = np.empty((d, d))
     Lt = np.empty((d, d))
-    Ainv = np.empty((d, d))
-    Bt = np.empty((d, d))
-    W = np.empty((m, d))
-    XT = np.empty((d, k))
-    for a in range(k):
-        for i in range(d):
-            XT[i, a] = X[a, i]
+    T = np.empty((m, d))
+    Tt = np.empty((m, d))
+    R = np.empty((k, d))
+    RT = np.empty((d, k))
+    Bw = np.empty((d, d))
+    pb = np.empty(d)
     Q = np.empty((m, k))
     Z = np.empty((m, k))
-    pa = np.empty(d)
-    pb = np.empty(d)
-    v = np.empty(m)
     s = np.empty(m)
     lam_t = np.empty(k)
     H = np.empty((k, k))
@@ -546,77 +563,99 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     it = 0
     floor = 0.0
     status = MAX_ITER
-    if not inverse_factor(X, lam, Linv):
+    if not chol_at(X, lam, A, L):
         return SINGULAR, 0, value, lb
-    # Compile time (issue 16): every loop costs about 25 ms of CPU to compile, so the
-    # passes over the targets and over the arms are fused, and no BLAS product is used
-    # (its glue is compiled code).
+    forward_rows(L, Y, T)
+    # Everything is computed in the basis whitened by the Cholesky factor ``A = L L^T``
+    # (no inverse is formed): with ``t_j = L^{-1} y_j`` and ``r_a = L^{-1} x_a``,
+    # ``v_j = |t_j|^2``, ``z_ja = t_j . r_a``, ``G_ab = r_a . r_b`` and, with
+    # ``Bw = sum_j u_j t_j t_j^T``, ``C_ab = sum_j u_j z_ja z_jb = r_a^T Bw r_b`` (rank <= d:
+    # ``O(m d^2 + k^2 d)`` instead of ``O(m k^2)``). Compile time (issue 16): every loop
+    # costs about 25 ms of CPU to compile, so the passes are fused, and no BLAS product
+    # is used (its glue is compiled code).
     while True:
-        inverse_from_factor(Linv, Ainv)  # A^{-1} = Linv^T Linv
+        forward_rows(L, X, R)
+        for a in range(k):
+            for i in range(d):
+                RT[i, a] = R[a, i]
         for i in range(d):
             for i2 in range(d):
-                Bt[i, i2] = 0.0
-        # one pass over the targets: w_j = A^{-1} y_j, v_j = y_j^T w_j, s_j = 1 - v_j,
-        # z_ja = w_j^T x_a (axpy form: the inner loop runs over arms, vectorised),
-        # q_ja = z_ja^2, Bt = A^{-1} B A^{-1} = sum_j u_j w_j w_j^T, the complementarity,
-        # and the predictor's zero centring terms
+                Bw[i, i2] = 0.0
+        # one pass over the targets: v_j, s_j = 1 - v_j, z_ja (axpy form: the inner loop
+        # runs over arms, vectorised), q_ja = z_ja^2, Bw, the complementarity, the terms
+        # of the certificate, and the predictor's zero centring terms
         stalled = False
         comp = 0.0
+        su = 0.0
+        tr = 0.0
+        vmax = 0.0
         for j in range(m):
-            mv_into(Ainv, Y[j], W[j])
-            t = 0.0
+            vj = 0.0
             for i in range(d):
-                t += W[j, i] * Y[j, i]
-            v[j] = t
-            s[j] = 1.0 - t
+                vj += T[j, i] * T[j, i]
+            s[j] = 1.0 - vj
             # near the rounding level the recomputed slacks (or weights) can reach 0
             # although the line search kept them positive: stop (the caller certifies
             # the last iterate) instead of dividing by zero
             if not s[j] > 0.0 or not u[j] > 0.0:
                 stalled = True
             comp += u[j] * s[j]
+            su += u[j]
+            tr += u[j] * vj
+            if vj > vmax:
+                vmax = vj
             cs[j] = 0.0
             for a in range(k):
                 Z[j, a] = 0.0
             for i in range(d):
-                wji = W[j, i]
+                tji = T[j, i]
                 for a in range(k):
-                    Z[j, a] += wji * XT[i, a]
-                t = u[j] * wji
+                    Z[j, a] += tji * RT[i, a]
+                t = u[j] * tji
                 for i2 in range(d):
-                    Bt[i, i2] += t * W[j, i2]
+                    Bw[i, i2] += t * T[j, i2]
             for a in range(k):
                 Q[j, a] = Z[j, a] * Z[j, a]
+        sl = 0.0
         for a in range(k):
             if not lam[a] > 0.0 or not nu[a] > 0.0:
                 stalled = True
             comp += nu[a] * lam[a]
+            sl += lam[a]
             cl[a] = 0.0
         if stalled:
             status = STALLED
             break
-        value, lb = restricted_certificate(lam, v, Z, u)
+        # Newton matrix, lower triangle (all the Cholesky reads):
+        # H = 2 G o C + D + diag(nu / lam), D = Q^T diag(u / s) Q (below); on the way
+        # g_a = sum_j u_j z_ja^2 = C_aa, the denominator of the certificate
+        gmax = 0.0
+        for a in range(k):
+            for i in range(d):
+                t = 0.0
+                for i2 in range(d):
+                    t += Bw[i, i2] * R[a, i2]
+                pb[i] = t
+            for b in range(a + 1):
+                g = 0.0
+                c = 0.0
+                for i in range(d):
+                    g += R[a, i] * R[b, i]
+                    c += pb[i] * R[b, i]
+                H[a, b] = 2.0 * g * c
+                if b == a and c > gmax:
+                    gmax = c
+            H[a, a] += nu[a] / lam[a]
+        # certificate of the restricted problem (restricted_certificate): value
+        # sum(lam) max_j v_j, bound (sum_j mu_j v_j)^2 / max_a sum_j mu_j z_ja^2, mu = u/sum(u)
+        value = vmax * sl
+        lb = (tr / su) * (tr / su) / (gmax / su) if su > 0.0 and gmax > 0.0 else 0.0
         if lb > 0.0 and value <= lb * (1.0 + tol):
             status = CONVERGED
             break
         if it >= max_iter:
             status = MAX_ITER
             break
-        # Newton matrix (lower triangle: all the Cholesky reads)
-        # H = 2 G o C + D + diag(nu / lam), G = X A^{-1} X^T, C = Z^T diag(u) Z and
-        # D = Q^T diag(u / s) Q. C has rank <= d: C_ab = x_a^T Bt x_b, O(m d^2 + k^2 d)
-        # instead of O(m k^2); D is summed in axpy form over the targets.
-        for a in range(k):
-            mv_into(Ainv, X[a], pa)
-            mv_into(Bt, X[a], pb)
-            for b in range(a + 1):
-                g = 0.0
-                c = 0.0
-                for i in range(d):
-                    g += pa[i] * X[b, i]
-                    c += pb[i] * X[b, i]
-                H[a, b] = 2.0 * g * c
-            H[a, a] += nu[a] / lam[a]
         for j in range(m):
             wj = u[j] / s[j]
             for a in range(k):
@@ -661,21 +700,19 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         for _ in range(60):
             for a in range(k):
                 lam_t[a] = lam[a] + ap * dl[a]
-            if inverse_factor(X, lam_t, Lt):  # Lt: the factor at the trial point
+            if chol_at(X, lam_t, A, Lt):
+                forward_rows(Lt, Y, Tt)  # v_j at the trial point: |Tt_j|^2
                 ok = True
                 pmin = np.inf
                 psum = 0.0
                 for j in range(m):
-                    t = 0.0  # v_j at the trial point: ||Lt y_j||^2 (Lt lower triangular)
+                    st = 1.0
                     for i in range(d):
-                        r = 0.0
-                        for i2 in range(i + 1):
-                            r += Lt[i, i2] * Y[j, i2]
-                        t += r * r
-                    if not 1.0 - t > 0.0:
+                        st -= Tt[j, i] * Tt[j, i]
+                    if not st > 0.0:
                         ok = False
                         break
-                    p = (u[j] + ad * du[j]) * (1.0 - t)
+                    p = (u[j] + ad * du[j]) * st
                     psum += p
                     pmin = min(pmin, p)
                 if ok:
@@ -698,5 +735,6 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
             nu[a] += ad * dn[a]
         for j in range(m):
             u[j] += ad * du[j]
-        Linv, Lt = Lt, Linv  # the factor at the accepted point
+        L, Lt = Lt, L  # the factor and whitened targets at the accepted point
+        T, Tt = Tt, T
     return status, it, value, lb

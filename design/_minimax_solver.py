@@ -155,15 +155,9 @@ def factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     ``L_jj^2 <= PIVOT_RTOL A_jj`` means singular), computed with LAPACK (``dpotrf``,
     ``dtrtri``): from Python this needs no compiled kernel (issue 16).
     """
-    w = np.asarray(w, dtype=np.float64)
-    S = np.flatnonzero(w)
-    XS = X[S]
-    A = (XS.T * w[S]) @ XS
+    A = (X.T * w) @ X
     L, info = dpotrf(A, lower=1, clean=1)
-    if info != 0:
-        return None
-    piv = np.diagonal(L) ** 2
-    if not np.all(piv > kern.PIVOT_RTOL * np.abs(np.diagonal(A))) or not np.all(piv > 0.0):
+    if info != 0 or (L.diagonal() ** 2 <= kern.PIVOT_RTOL * np.abs(A.diagonal())).any():
         return None
     Linv, info = dtrtri(L, lower=1)
     if info != 0:  # pragma: no cover - L has a positive diagonal
