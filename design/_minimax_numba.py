@@ -68,14 +68,6 @@ def inverse_factor(X: np.ndarray, lam: np.ndarray, Linv: np.ndarray) -> bool:
 
 
 @njit(cache=True, error_model="numpy")
-def chol_at(X: np.ndarray, lam: np.ndarray, A: np.ndarray, L: np.ndarray) -> bool:
-    """``L`` the lower Cholesky factor of ``A(lam)`` (``A`` receives ``A(lam)``); False if
-    ``A(lam)`` is singular (a pivot ``<= PIVOT_RTOL A_jj``)."""
-    _info_matrix(X, lam, A)
-    return _cholesky(A, L, PIVOT_RTOL)
-
-
-@njit(cache=True, error_model="numpy")
 def forward_rows(L: np.ndarray, Y: np.ndarray, T: np.ndarray) -> None:
     """``T_j = L^{-1} y_j`` for every row of ``Y`` (forward substitution, ``L`` lower
     triangular), so that ``y_i^T A^{-1} y_j = T_i . T_j`` when ``A = L L^T``."""
@@ -343,7 +335,7 @@ def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, to
             for b in range(k):
                 H[a, b] = 2.0 * G[a, b] * C[a, b] + D[a, b]
             H[a, a] += 1.0 / (lam[a] * lam[a])
-        if not _spd_factor(H, Lh):
+        if not _spd_factor(H, Lh, np.empty((k, k)), np.int64(12)):
             status = SINGULAR
             break
         _chol_solve(Lh, ones, sol1)
@@ -442,26 +434,33 @@ def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
 
 
 @inner(error_model="numpy")
-def _spd_factor(H: np.ndarray, L: np.ndarray) -> bool:
-    """Cholesky of an SPD Newton matrix, with a growing diagonal shift if it fails: no
-    shift, then ``1e-14 max_a H_aa`` multiplied by 100 up to 12 times (one call site of
-    the inlined Cholesky, issue 16)."""
-    n = H.shape[0]
-    scale = 0.0
-    for a in range(n):
-        if H[a, a] > scale:
-            scale = H[a, a]
-    H2 = np.empty((n, n))
-    for a in range(n):
-        for b in range(n):
-            H2[a, b] = H[a, b]
+def _spd_factor(M: np.ndarray, L: np.ndarray, W: np.ndarray, retries: int) -> bool:
+    """Lower Cholesky factor ``L`` of the symmetric ``M`` (its lower triangle is read);
+    False if a pivot is ``<= PIVOT_RTOL M_jj`` (not numerically positive definite).
+
+    With ``retries > 0`` (Newton matrices) a failure is retried on ``M + shift I``, built in
+    ``W``, with ``shift = 1e-14 max_a M_aa`` multiplied by 100 after each attempt. The one
+    Cholesky of the interior-point kernels: information matrices (``retries = 0``) and
+    Newton matrices share its compiled code (issue 16).
+    """
+    n = M.shape[0]
+    F = M
     shift = 0.0
-    for attempt in range(13):
-        if attempt > 0:
-            shift = scale * 1e-14 if attempt == 1 else shift * 100.0
+    for attempt in range(retries + 1):
+        if attempt == 1:
             for a in range(n):
-                H2[a, a] = H[a, a] + shift
-        if _cholesky(H2, L, PIVOT_RTOL):
+                if M[a, a] > shift:
+                    shift = M[a, a]
+                for b in range(a + 1):
+                    W[a, b] = M[a, b]
+            shift *= 1e-14
+            F = W
+        elif attempt > 1:
+            shift *= 100.0
+        if attempt > 0:
+            for a in range(n):
+                W[a, a] = M[a, a] + shift
+        if _cholesky(F, L, PIVOT_RTOL):
             return True
     return False
 
@@ -497,15 +496,23 @@ def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
         ds[j] = t
         du[j] = (cs[j] - u[j] * s[j] - u[j] * t) / s[j]
         if t < 0.0:
-            ap = min(ap, -frac * s[j] / t)
+            r = -frac * s[j] / t
+            if r < ap:
+                ap = r
         if du[j] < 0.0:
-            ad = min(ad, -frac * u[j] / du[j])
+            r = -frac * u[j] / du[j]
+            if r < ad:
+                ad = r
     for a in range(k):
         dn[a] = (cl[a] - nu[a] * lam[a] - nu[a] * dl[a]) / lam[a]
         if dl[a] < 0.0:
-            ap = min(ap, -frac * lam[a] / dl[a])
+            r = -frac * lam[a] / dl[a]
+            if r < ap:
+                ap = r
         if dn[a] < 0.0:
-            ad = min(ad, -frac * nu[a] / dn[a])
+            r = -frac * nu[a] / dn[a]
+            if r < ad:
+                ad = r
     return ap, ad
 
 
@@ -547,6 +554,7 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     s = np.empty(m)
     lam_t = np.empty(k)
     H = np.empty((k, k))
+    H2 = np.empty((k, k))
     Lh = np.empty((k, k))
     rhs = np.empty(k)
     # directions: row 0 the predictor's (affine), row 1 the corrector's
@@ -563,7 +571,10 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     it = 0
     floor = 0.0
     status = MAX_ITER
-    if not chol_at(X, lam, A, L):
+    no_retry = np.int64(0)  # not literals: one specialisation of _spd_factor (issue 16)
+    newton_retries = np.int64(12)
+    info_matrix(X, lam, A)
+    if not _spd_factor(A, L, A, no_retry):
         return SINGULAR, 0, value, lb
     forward_rows(L, Y, T)
     # Everything is computed in the basis whitened by the Cholesky factor ``A = L L^T``
@@ -662,7 +673,7 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
                 t = wj * Q[j, a]
                 for b in range(a + 1):
                     H[a, b] += t * Q[j, b]
-        if not _spd_factor(H, Lh):
+        if not _spd_factor(H, Lh, H2, newton_retries):
             status = SINGULAR
             break
         if not comp > 0.0:
@@ -684,7 +695,8 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
                 comp_aff += (u[j] + ad * du_aff[j]) * (s[j] + ap * ds_aff[j])
             for a in range(k):
                 comp_aff += (nu[a] + ad * dn_aff[a]) * (lam[a] + ap * dl_aff[a])
-            sigma = (comp_aff / comp) ** 3 * mu_c
+            ratio = comp_aff / comp
+            sigma = ratio * ratio * ratio * mu_c
             if sigma < floor * mu_c:
                 # after a short step (curvature of v), favour centring
                 sigma = floor * mu_c
@@ -700,26 +712,30 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         for _ in range(60):
             for a in range(k):
                 lam_t[a] = lam[a] + ap * dl[a]
-            if chol_at(X, lam_t, A, Lt):
+            info_matrix(X, lam_t, A)
+            if _spd_factor(A, Lt, A, no_retry):
                 forward_rows(Lt, Y, Tt)  # v_j at the trial point: |Tt_j|^2
                 ok = True
                 pmin = np.inf
                 psum = 0.0
                 for j in range(m):
-                    st = 1.0
+                    vt = 0.0
                     for i in range(d):
-                        st -= Tt[j, i] * Tt[j, i]
+                        vt += Tt[j, i] * Tt[j, i]
+                    st = 1.0 - vt
                     if not st > 0.0:
                         ok = False
                         break
                     p = (u[j] + ad * du[j]) * st
                     psum += p
-                    pmin = min(pmin, p)
+                    if p < pmin:
+                        pmin = p
                 if ok:
                     for a in range(k):
                         p = (nu[a] + ad * dn[a]) * lam_t[a]
                         psum += p
-                        pmin = min(pmin, p)
+                        if p < pmin:
+                            pmin = p
                     ok = pmin >= gamma * psum / (m + k)
                     if ok:
                         break
