@@ -10,9 +10,9 @@ from numba import njit
 
 from bandits._core.jit import InnerKernel
 
-_MODULES = ("bandits._core.rng", "bandits._core.lsq", "bandits._core.targets",
-            "bandits.gifa._kernels", "bandits.game._kernels", "bandits.logistic._kernels",
-            "bandits.subsets._kernels")
+_MODULES = ("design._minimax_numba", "bandits._core.rng", "bandits._core.lsq",
+            "bandits._core.targets", "bandits.gifa._kernels", "bandits.game._kernels",
+            "bandits.logistic._kernels", "bandits.subsets._kernels")
 
 
 def _inner_kernels() -> list[tuple[str, InnerKernel]]:
