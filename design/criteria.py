@@ -43,7 +43,6 @@ from design._validation import (
     as_weights,
     rounding_error_factor,
 )
-from design.gd import d_optimal
 from design.result import DesignResult, warns_if_not_converged
 
 __all__ = [
@@ -540,15 +539,43 @@ def criterion_check(X: object, weights: object, criterion: str = "a", *, L: obje
 # ----------------------------------------------------------------------------------------
 
 
-def _start(Xa: np.ndarray) -> np.ndarray:
-    """PD starting design: the D-optimal design to a loose tolerance (fast, well spread)."""
-    import warnings
+def _start(Q: np.ndarray, rounds: int = 4) -> np.ndarray:
+    """PD starting design: equal weights on up to ``rounds * d`` well-spread arms of ``Q``.
 
-    from design.result import DesignConvergenceWarning
+    Each round takes the first ``d`` pivots of the column-pivoted QR of the remaining
+    candidates' ``Q_C^T`` (Businger & Golub 1965: each pivot is the arm farthest from the
+    span of those already chosen in the round); the first round's ``d`` arms span ``R^d``,
+    so the start is nonsingular. Candidates: the ``20 d`` arms of largest norm (the
+    leverages of the uniform design), or all arms when ``K <= 20 d`` or when those do not
+    span. The exchange and its working set do the rest. It replaced the D-optimal design at
+    ``tol=1e-2``, so that the A/I/Ds solvers compile no G/D kernel (issue 16), at equal or
+    better warm run time (``benchmarks/bench_criteria.py --start``; docs/choices.md).
+    """
+    from scipy.linalg import qr
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DesignConvergenceWarning)
-        w = d_optimal(Xa, tol=1e-2).weights.copy()
+    K, d = Q.shape
+    pools = [np.arange(K)]
+    if K > 20 * d:
+        norms = np.einsum("ij,ij->i", Q, Q)
+        pools.insert(0, np.argpartition(norms, K - 20 * d)[K - 20 * d:])
+    for pool in pools:
+        R, piv = qr(np.ascontiguousarray(Q[pool].T), mode="r", pivoting=True,
+                    check_finite=False)
+        diag = np.abs(np.diag(R))
+        if diag.size == d and diag[-1] > 1e-8 * diag[0]:
+            break
+    chosen = [pool[piv[:d]]]
+    rest = pool[piv[d:]]
+    for _ in range(rounds - 1):
+        if rest.size < d:
+            break
+        piv = qr(np.ascontiguousarray(Q[rest].T), mode="r", pivoting=True,
+                 check_finite=False)[1]
+        chosen.append(rest[piv[:d]])
+        rest = rest[piv[d:]]
+    w = np.zeros(K)
+    idx = np.concatenate(chosen)
+    w[idx] = 1.0 / idx.size
     return w
 
 
@@ -729,19 +756,22 @@ def _ds_working_set(Q: np.ndarray, m: int, w0: np.ndarray, tol: float, max_iter:
 
 def _ds_prune(basis: ArmBasis, m: int, w: np.ndarray, cert: CriterionCertificate,
               logdet_c: float, tol: float, deltas: tuple = ()) -> tuple:
-    """``(w, cert, logdet_c)`` without the weights below ``1e-6`` of the largest, when that
-    design's value is not larger and its certified gap within ``max(tol, cert.gap)``.
+    """``(w, cert, logdet_c)`` without the weights below ``10^{-k}`` of the largest (``k = 3,
+    4, 5, 6``, the largest cut first), when that design's value is not larger and its
+    certified gap within ``max(tol, cert.gap)``; else the design as it was.
 
     An exchange that approaches a singular Ds-optimum leaves weights near 0 (the remains
     of a drop); the design without them is the singular one it approaches."""
-    small = (w > 0.0) & (w < 1e-6 * w.max())
-    if not small.any():
-        return w, cert, logdet_c
-    pruned = np.where(small, 0.0, w)
-    pruned /= pruned.sum()
-    cp, lp = _ds_certificate(basis, m, pruned, deltas)
-    if cp.value <= cert.value and cp.gap <= max(tol, cert.gap):
-        return pruned, cp, lp
+    top = w.max()
+    for k in (3, 4, 5, 6):
+        small = (w > 0.0) & (w < 10.0 ** (-k) * top)
+        if not small.any():
+            continue
+        pruned = np.where(small, 0.0, w)
+        pruned /= pruned.sum()
+        cp, lp = _ds_certificate(basis, m, pruned, deltas)
+        if cp.value <= cert.value and cp.gap <= max(tol, cert.gap):
+            return pruned, cp, lp
     return w, cert, logdet_c
 
 
@@ -870,8 +900,8 @@ def linear_optimal(X: object, L: object, *, tol: float = 1e-6, method: str = "au
         support arm with the smallest ``g`` to the arm with the largest with the exact line
         search (a quadratic equation), ``A^{-1}`` and every ``g_a`` updated by a rank-two
         Woodbury formula in ``O(K d)``, an exact Cholesky refresh every ``max(100, 10 d)``
-        steps and before convergence is declared; started from the D-optimal design at
-        ``tol=1e-2``. ``"cvxpy"``: ``min matrix_frac(C, A(w))`` with ``L = C C^T``
+        steps and before convergence is declared; started from equal weights on ``4 d``
+        well-spread arms (pivoted QR, :func:`_start`). ``"cvxpy"``: ``min matrix_frac(C, A(w))`` with ``L = C C^T``
         (Clarabel if installed, else SCS with ``eps=1e-9``).
     max_iter : int, optional
         Cap on the exchange steps (default 200,000); reaching it gives ``converged=False``,
@@ -994,12 +1024,13 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
         ``"auto"``/``"exchange"``: numba vertex exchange (:func:`design._criteria_numba.
         ds_solve`) with the exact line search (the log-ratio of two determinant quadratics;
         its stationary points solve a quadratic), rank-two updates of ``A^{-1}`` and of the
-        nuisance block's inverse; started from the D-optimal design at ``tol=1e-2``.
+        nuisance block's inverse; started from equal weights on ``4 d`` well-spread arms
+        (pivoted QR, :func:`_start`).
         When that stops above ``tol`` (a singular optimum: the exchange cannot step onto
         it), it continues on the regularised problems ``A(w) + delta P_N`` (information
         ``delta = tr(A)/d 10^{-k}``, ``k = 3, 5, 7, 9``, on the nuisance coordinates only),
-        each certified for the unregularised criterion; weights below ``1e-6`` of the
-        largest are dropped when that does not raise the value.
+        each certified for the unregularised criterion; weights below ``1e-3``-``1e-6`` of
+        the largest are dropped when that does not raise the value (:func:`_ds_prune`).
         ``"cvxpy"``: ``max log det T`` s.t. ``[[A_II - T, A_IN], [A_NI, A_NN]] >= 0``.
     max_iter : int, optional
         Cap on the exchange steps (default 200,000).

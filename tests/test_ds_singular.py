@@ -43,7 +43,7 @@ def test_slope_of_a_quadratic_is_the_singular_two_point_design():
     res = ds_optimal(QUAD, [1])
     assert res.converged
     assert set(GRID[res.support]) == {-1.0, 1.0}
-    np.testing.assert_allclose(res.weights[res.support], [0.5, 0.5], atol=1e-12)
+    np.testing.assert_allclose(res.weights[res.support], [0.5, 0.5], atol=1e-6)
     assert rank_of(QUAD, res.weights) == 2
     assert res.value == pytest.approx(1.0, rel=1e-12)
     assert res.lower_bound <= 1.0 <= res.value * (1 + 1e-12)
