@@ -156,7 +156,8 @@ def _cmd_design(args: argparse.Namespace) -> int:
     text = design_cli.write_outputs(out, rows, kind, out_path=args.out, json_path=args.json)
     if text is None:
         files = " and ".join(p for p in (args.out, args.json) if p)
-        print(f"{res!r}\nmodel: {model['description']}: {', '.join(model['terms'])}\n"
+        print(f"{res!r}\n{design_cli.rows_by_id(ids, rows, kind)}"
+              f"model: {model['description']}: {', '.join(model['terms'])}\n"
               f"{len(rows)} of {len(ids)} candidates to run; written to {files}")
     else:
         print(text)
@@ -1089,49 +1090,65 @@ def build_parser() -> argparse.ArgumentParser:
                        "but the ID column)")
     e_new.add_argument("--algorithm", default="m-lingape",
                        help="registered linear algorithm (default m-lingape)")
-    e_new.add_argument("--m", type=_COUNT, default=1)
-    e_new.add_argument("--delta", type=_PROB,
-                       default=0.05)
+    e_new.add_argument("--m", type=_COUNT, default=1,
+                       help="size of the set of best candidates to identify (default 1)")
+    e_new.add_argument("--delta", type=_PROB, default=0.05,
+                       help="risk: the recommended set is wrong with probability at most "
+                       "delta (default 0.05)")
     e_new.add_argument("--sigma", type=_POS, default=1.0,
                        help="noise standard deviation of one measurement")
     e_new.add_argument("--S", type=_POS,
-                       help="bound on ||theta|| (GIFA theoretical threshold)")
-    e_new.add_argument("--threshold", help="GIFA threshold: theoretical (default) or "
-                       "heuristic")
-    e_new.add_argument("--seed", type=_INDEX, default=0)
-    e_new.add_argument("--max-samples", type=_COUNT)
+                       help="bound on ||theta|| (needed by the theoretical threshold)")
+    e_new.add_argument("--threshold", help="GIFA threshold: theoretical (default; needs "
+                       "--S) or heuristic")
+    e_new.add_argument("--seed", type=_INDEX, default=0,
+                       help="seed of the algorithm's tie-breaking (default 0)")
+    e_new.add_argument("--max-samples", type=_COUNT,
+                       help="budget of measurements: the experiment ends there, saying "
+                       "so (default: none)")
     e_new.add_argument("--state", required=True, help="state file (JSON) to create")
     e_new.add_argument("--force", action="store_true", help="overwrite an existing state")
     e_ask = exs.add_parser("ask", help="the next batch of measurements")
-    e_ask.add_argument("--n", type=_COUNT, default=1)
+    e_ask.add_argument("--n", type=_COUNT, default=1,
+                       help="number of measurements in the batch (default 1)")
     e_ask.add_argument("--out", help="write a CSV (id, reward) to fill in")
     for name, text in (("tell", "results of asked measurements (CSV: id, reward)"),
                        ("observe", "measurements that were not asked (warm start)")):
         e_t = exs.add_parser(name, help=text)
         e_t.add_argument("results", help="CSV/TSV with an ID and a reward column")
-        e_t.add_argument("--id-column", default="id")
-        e_t.add_argument("--reward-column", default="reward")
-        e_t.add_argument("--state", required=True)
+        e_t.add_argument("--id-column", default="id",
+                         help="column of the results holding the IDs (default id)")
+        e_t.add_argument("--reward-column", default="reward",
+                         help="column of the results holding the rewards (default reward)")
+        e_t.add_argument("--state", required=True, help="state file of the experiment")
     e_st = exs.add_parser("status", help="best set, stopping rule, samples, estimate")
-    e_st.add_argument("--simulations", type=_COUNT,
-                      default=5)
-    e_st.add_argument("--json", action="store_true")
+    e_st.add_argument("--simulations", type=_COUNT, default=5,
+                      help="simulated runs on the current estimate behind the estimate of "
+                      "the samples still needed (default 5)")
+    e_st.add_argument("--json", action="store_true", help="print JSON")
     for q in (e_ask, e_st):
-        q.add_argument("--state", required=True)
+        q.add_argument("--state", required=True, help="state file of the experiment")
     e_pl = exs.add_parser("plan", help="predicted budget on a plausible theta, theoretical "
                           "vs heuristic threshold")
-    e_pl.add_argument("--arms", required=True)
-    e_pl.add_argument("--id-column")
-    e_pl.add_argument("--columns")
-    e_pl.add_argument("--theta", required=True, help="values (comma-separated) or a file")
-    e_pl.add_argument("--algorithm", default="m-lingape")
-    e_pl.add_argument("--m", type=_COUNT, default=1)
-    e_pl.add_argument("--delta", type=_PROB,
-                      default=0.05)
-    e_pl.add_argument("--sigma", type=_POS, default=1.0)
-    e_pl.add_argument("--S", type=_POS)
-    e_pl.add_argument("--runs", type=_COUNT, default=10)
-    e_pl.add_argument("--json", action="store_true")
+    e_pl.add_argument("--arms", required=True, help="candidates (CSV/TSV/NPY/Parquet)")
+    e_pl.add_argument("--id-column", help="column with the candidates' IDs")
+    e_pl.add_argument("--columns", help="feature columns, comma-separated (default: all "
+                      "but the ID column)")
+    e_pl.add_argument("--theta", required=True,
+                      help="a plausible parameter: values (comma-separated) or a file")
+    e_pl.add_argument("--algorithm", default="m-lingape",
+                      help="registered linear algorithm (default m-lingape)")
+    e_pl.add_argument("--m", type=_COUNT, default=1,
+                      help="size of the set of best candidates to identify (default 1)")
+    e_pl.add_argument("--delta", type=_PROB, default=0.05,
+                      help="risk of a wrong set (default 0.05)")
+    e_pl.add_argument("--sigma", type=_POS, default=1.0,
+                      help="noise standard deviation of one measurement (default 1)")
+    e_pl.add_argument("--S", type=_POS, help="bound on ||theta|| for the theoretical "
+                      "threshold (default: ||theta|| of --theta)")
+    e_pl.add_argument("--runs", type=_COUNT, default=10,
+                      help="simulated runs per threshold (default 10)")
+    e_pl.add_argument("--json", action="store_true", help="print JSON")
     ex.set_defaults(func=_cmd_experiment)
     return p
 

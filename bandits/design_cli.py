@@ -2,7 +2,7 @@
 constraints (kept apart from :mod:`bandits.cli`, which only routes to it), and the design
 outputs keyed by candidate ID (``oed design`` and ``oed round``).
 
-``oed design a|i|ds|d|g|c|xy|h --arms FILE [--id-column C] [--model TERMS]
+``oed design a|i|ds|d|g|c|xy|h --arms FILE [--id-column C] [--columns A,B] [--model TERMS]
 [--intercept/--no-intercept] [--exact N [--bin]] [--caps SPEC] [--costs SPEC --budget B]
 [--fixed FILE --runs N] [--out design.csv|design.json] [--json design.json]``.
 
@@ -36,6 +36,9 @@ NEW_CRITERIA = ("a", "i", "ds")
 
 def add_design_arguments(g: argparse.ArgumentParser) -> None:
     """The lab-design options of ``oed design``."""
+    g.add_argument("--columns", help="the factor columns of --arms, comma-separated "
+                   "(default: every column but --id-column and the --caps/--costs "
+                   "columns); other columns, numeric or not, are ignored")
     g.add_argument("--model", help="regression model on the factor settings in --arms: "
                    "linear, interactions, pure-quadratic, quadratic, cubic or a degree; "
                    "without it the columns of --arms are the regressors as given")
@@ -77,6 +80,36 @@ def _header(path: str) -> list[str] | None:
     return None
 
 
+def _factor_columns(args: argparse.Namespace) -> list[str] | None:
+    """The names given with ``--columns`` (None: not given)."""
+    spec = getattr(args, "columns", None)
+    if spec is None:
+        return None
+    names = [c.strip() for c in spec.split(",") if c.strip()]
+    if not names:
+        raise ValueError("--columns: give the factor columns of --arms, comma-separated")
+    if len(set(names)) != len(names):
+        raise ValueError(f"--columns: a column is named twice in {names}")
+    return names
+
+
+def _named_columns(args: argparse.Namespace, factors: list[str]) -> list[str]:
+    """The ``--caps`` / ``--costs`` specifications that name a column of ``--arms`` (read
+    with the factors, then set apart), other than the factors themselves."""
+    p = Path(args.arms)
+    if p.suffix.lower() in (".csv", ".tsv", ".tab", ".txt"):
+        header = _header(args.arms) or []
+    else:  # .npy has no names; Parquet: its column names
+        header = list(load_candidates(args.arms).columns) if p.suffix.lower() == ".parquet" \
+            else []
+    out = []
+    for key in ("caps", "costs"):
+        spec = getattr(args, key, None)
+        if spec is not None and spec in header and spec not in factors and spec not in out:
+            out.append(spec)
+    return out
+
+
 def _column_or_vector(spec: str, name: str, header: list[str] | None, raw: np.ndarray
                       ) -> tuple[np.ndarray, int | None]:
     """A vector from a column name of the arms file, a number list or a file."""
@@ -93,7 +126,12 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     """The regressor matrix, a description of the model, and per-candidate columns."""
     import design
 
-    if getattr(args, "id_column", None) is not None:
+    factors = _factor_columns(args)
+    if factors is not None:
+        cand = load_candidates(args.arms, id_column=getattr(args, "id_column", None),
+                               columns=factors + _named_columns(args, factors))
+        raw, header, ids = cand.X, list(cand.columns), list(cand.ids)
+    elif getattr(args, "id_column", None) is not None:
         cand = load_candidates(args.arms, id_column=args.id_column)
         raw, header, ids = cand.X, list(cand.columns), list(cand.ids)
     else:
@@ -109,7 +147,10 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
             columns[key] = vec
             if j is not None:
                 drop.append(j)
-    keep = [j for j in range(raw.shape[1]) if j not in drop]
+    if factors is not None:  # the factors are the columns named, whatever else is read
+        keep = list(range(len(factors)))
+    else:  # every column but the IDs and the --caps/--costs columns
+        keep = [j for j in range(raw.shape[1]) if j not in drop]
     F = raw[:, keep]
     names = [header[j] for j in keep] if header is not None else None
     intercept = args.intercept
@@ -262,6 +303,18 @@ def support_rows(ids: Sequence[str], values: np.ndarray, kind: str) -> list[dict
         if v > 0:
             rows.append({"id": str(name), kind: int(v) if kind == "runs" else float(v)})
     return rows
+
+
+def rows_by_id(ids: Sequence[str], rows: list[dict], kind: str, *, shown: int = 12) -> str:
+    """The summary line of the design by candidate ID (``"by id: run-A 0.25, ..."``, the
+    first ``shown`` rows), with a trailing newline; empty when the IDs are the row numbers
+    (the result's own listing above already names those)."""
+    if list(ids) == row_ids(len(ids)):
+        return ""
+    fmt = (lambda v: f"{v:.6g}") if kind == "weight" else str
+    text = ", ".join(f"{r['id']} {fmt(r[kind])}" for r in rows[:shown])
+    more = f", ... ({len(rows) - shown} more)" if len(rows) > shown else ""
+    return f"{kind} by id: {text}{more}\n"
 
 
 def write_rows_csv(path: str | Path, rows: list[dict], kind: str) -> None:

@@ -66,9 +66,21 @@ def _load(state: str | Path) -> tuple[Any, dict]:
 def ask(state: str | Path, n: int) -> list[str]:
     """Ask a batch of ``n`` arms; returns their IDs (the state file records them)."""
     pol, extra = _load(state)
+    if pol.done:
+        _stopped(pol, state)
     arms = pol.ask(n)
     save_policy(pol, state, extra)
     return [pol.ids[a] for a in arms]
+
+
+def _stopped(pol: Any, state: str | Path) -> None:
+    """The ValueError of an ask or tell on an experiment that has ended."""
+    best = [] if pol.recommendation is None else [pol.ids[a] for a in sorted(pol.recommendation)]
+    how = ("its stopping rule holds: the set is certified" if pol.stopped_by == "rule"
+           else f"ended by its {pol.stopped_by}")
+    raise ValueError(f"state {str(state)!r}: the experiment has stopped ({how}); "
+                     f"recommended: {', '.join(best) or 'none'}; nothing more to measure "
+                     "(`oed experiment status` shows it)")
 
 
 def read_results(path: str | Path, id_column: str = "id",
@@ -122,7 +134,7 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
         pol.observe(arms, rewards)
     else:
         if pol.done and not pol.outstanding:
-            raise ValueError("the experiment has stopped and nothing is outstanding")
+            _stopped(pol, state)
         pol.tell(arms, rewards)
     save_policy(pol, state, extra)
     return len(arms)

@@ -293,14 +293,13 @@ def families_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
     print(line)
     print("\nimports (CPU s, warm cache): " + ", ".join(
         f"{k.removeprefix('import_')} {v:.2f}" for k, v in imports.items()))
-    if args.only:
-        return
-    cold, warm = demo_cpu(ROOT)
-    line = f"oed demo, whole process (CPU s): cold {cold:.2f}, warm {warm:.2f}"
-    if ref_dir is not None:
-        rc, rw = demo_cpu(ref_dir)
-        line += f"   ({args.ref}: cold {rc:.2f}, warm {rw:.2f})"
-    print(line)
+    if not args.only:
+        cold, warm = demo_cpu(ROOT)
+        line = f"oed demo, whole process (CPU s): cold {cold:.2f}, warm {warm:.2f}"
+        if ref_dir is not None:
+            rc, rw = demo_cpu(ref_dir)
+            line += f"   ({args.ref}: cold {rc:.2f}, warm {rw:.2f})"
+        print(line)
     if args.kernels:
         print("\nheaviest kernels by exclusive compile CPU s (this checkout):")
         for fam, rows in heavy.items():

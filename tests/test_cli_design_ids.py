@@ -131,3 +131,63 @@ def test_design_and_round_from_the_shell(screen, tmp_path):
     assert sum(int(r[1]) for r in rows[1:]) == 12
     weights = {r[0] for r in _rows(design_csv)[1:]}
     assert {r[0] for r in rows[1:]} <= weights  # runs only where the design has weight
+
+
+def _screen_with_extras(tmp_path, F, ids):
+    """The 3 x 3 screen with a cost column and a text notes column next to the factors."""
+    path = tmp_path / "screen_extra.csv"
+    costs = 1.0 + np.arange(F.shape[0]) / 10.0
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["temp", "name", "notes", "cost", "press"])
+        for name, (t, p), c in zip(ids, F, costs, strict=True):
+            w.writerow([t, name, f"batch {name}", c, p])
+    return path, costs
+
+
+def test_columns_choose_the_factors_and_ignore_other_columns(screen, tmp_path, capsys):
+    """--columns names the factors: a text column and a cost column beside them are not
+    regressors (without --columns the text column is refused with a message naming
+    --columns); the design equals the one of the plain factor file, the corners of the
+    linear model (Kiefer-Wolfowitz, as above), and the summary names them by ID."""
+    _, ids, F = screen
+    path, _ = _screen_with_extras(tmp_path, F, ids)
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "linear", "--out", str(tmp_path / "x.csv")]) == 2
+    assert "column 'notes' is not numeric" in capsys.readouterr().err
+    out = tmp_path / "d.csv"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--columns",
+                 "temp,press", "--model", "linear", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "linear model in 2 factors: 1, temp, press" in text
+    corners = [ids[i] for i in range(9) if abs(F[i, 0]) == 1 and abs(F[i, 1]) == 1]
+    assert [r[0] for r in _rows(out)[1:]] == corners
+    assert "weight by id: " + ", ".join(f"{c} 0.25" for c in corners) in text
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--columns",
+                 "temp,pressure", "--out", str(tmp_path / "y.csv")]) == 2
+    assert "--columns: no column 'pressure'" in capsys.readouterr().err
+
+
+def test_columns_with_a_cost_column_keep_the_budget(screen, tmp_path, capsys):
+    """With --columns, --costs may still name another column of the file: the exact design
+    of 6 runs respects the total budget 6 * B exactly (costs 1.0 ... 1.8 by row), and the
+    cost column is not a factor."""
+    _, ids, F = screen
+    path, costs = _screen_with_extras(tmp_path, F, ids)
+    out = tmp_path / "e.csv"
+    budget = 1.3
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--columns",
+                 "temp,press", "--model", "linear", "--exact", "6", "--costs", "cost",
+                 "--budget", str(budget), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "2 factors: 1, temp, press" in text and "runs by id: " in text
+    runs = {r[0]: int(r[1]) for r in _rows(out)[1:]}
+    assert sum(runs.values()) == 6
+    total = sum(costs[ids.index(k)] * n for k, n in runs.items())
+    assert total <= budget * 6 + 1e-12
+    unconstrained = tmp_path / "u.csv"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--columns",
+                 "temp,press", "--model", "linear", "--exact", "6",
+                 "--out", str(unconstrained)]) == 0
+    free = {r[0]: int(r[1]) for r in _rows(unconstrained)[1:]}
+    assert sum(costs[ids.index(k)] * n for k, n in free.items()) > budget * 6  # binding

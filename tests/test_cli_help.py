@@ -10,10 +10,17 @@ import pytest
 from bandits.cli import build_parser
 
 
-def _subparsers() -> dict[str, argparse.ArgumentParser]:
-    parser = build_parser()
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(action.choices)
+def _subparsers(parser: argparse.ArgumentParser | None = None, prefix: str = ""
+                ) -> dict[str, argparse.ArgumentParser]:
+    """Every command and nested sub-command (``experiment new``, ...) by its full name."""
+    parser = build_parser() if parser is None else parser
+    found: dict[str, argparse.ArgumentParser] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found[prefix + name] = sub
+                found.update(_subparsers(sub, prefix + name + " "))
+    return found
 
 
 @pytest.mark.parametrize("command", sorted(_subparsers()))
@@ -28,4 +35,4 @@ def test_every_argument_has_help(command):
 def test_top_level_help_lists_every_command():
     text = build_parser().format_help()
     for command in _subparsers():
-        assert command in text
+        assert command.split()[0] in text

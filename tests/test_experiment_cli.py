@@ -72,6 +72,15 @@ def test_lab_screen_end_to_end(tmp_path, capsys) -> None:
     out = subprocess.run([sys.executable, "-m", "bandits.cli", "experiment", "status",
                           "--state", state], capture_output=True, text=True, check=True)
     assert "holds" in out.stdout and ", ".join(truth) in out.stdout
+    # the lab asks again after the stop: a clear error naming the certified set, and the
+    # state file is left as it was (it was a RuntimeError traceback)
+    before = (tmp_path / "screen.json").read_text()
+    assert main(["experiment", "ask", "--n", "10", "--state", state]) == 2
+    err = capsys.readouterr().err
+    assert "has stopped (its stopping rule holds" in err and ", ".join(truth) in err
+    assert main(["experiment", "tell", str(sheet), "--state", state]) == 2
+    assert "has stopped" in capsys.readouterr().err
+    assert (tmp_path / "screen.json").read_text() == before
 
 
 def test_experiment_errors_name_the_problem(tmp_path, capsys) -> None:

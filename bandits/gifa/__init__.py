@@ -225,7 +225,8 @@ class _Engine:
                                  "threshold='lucb1' or 'heuristic' for unstructured runs")
             if S is None:
                 raise ValueError(f"the {algo.threshold!r} threshold needs S, a bound on "
-                                 "||theta||; pass S=... or use threshold='heuristic'")
+                                 "||theta||; pass S=... (--S on the command line) or use "
+                                 "threshold='heuristic' (--threshold heuristic)")
             if not (np.isfinite(S) and S >= 0):
                 raise ValueError(f"S must be a finite number >= 0; got {S!r}")
         Xf = np.ascontiguousarray(self.features)
