@@ -9,6 +9,10 @@ Filová & Richtárik 2020): move weight ``alpha`` from the support arm ``j`` wit
 directional derivative to the arm ``i`` with the largest, with the *exact* line search, and
 update ``A^{-1}`` and every directional derivative by the Woodbury formula for the rank-two
 change ``A + alpha (x_i x_i^T - x_j x_j^T)`` in ``O(K d)``.
+
+Helpers that only kernels call are compiled without numba's Python wrapper
+(:func:`design._jit.inner`; first-call compile time, issue 16); the solvers the Python side
+calls (:func:`linear_solve`, :func:`ds_solve`) keep ``@njit(cache=True)``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from design._jit import inner
 from design._linalg import (
     info_matrix,
     inverse_spd,
@@ -33,7 +38,7 @@ from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
 # chosen pair improves the criterion.
 
 
-@njit(cache=True)
+@inner
 def _info(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     M = np.empty((X.shape[1], X.shape[1]))
     info_matrix(X, w, M)  # the shared helper of design._linalg (one implementation)
@@ -71,7 +76,7 @@ def _quad_roots(qa: float, qb: float, qc: float, out: np.ndarray) -> int:
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inner
 def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
                  Ainv: np.ndarray, g: np.ndarray) -> float:
     """Recompute ``A^{-1}`` and ``g_a = x_a^T A^{-1} L A^{-1} x_a`` exactly, with
@@ -249,7 +254,7 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inner
 def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarray,
                    om: np.ndarray) -> bool:
     """Exact ``M^{-1}``, ``M = M0 + sum_a w_a x_a x_a^T``, and variances
@@ -271,7 +276,7 @@ def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarra
     return True
 
 
-@njit(cache=True)
+@inner
 def _ds_state(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
               Minv: np.ndarray, om: np.ndarray, Ninv: np.ndarray, nu: np.ndarray) -> bool:
     """Exact refresh of both the full and the nuisance inverse and variances."""

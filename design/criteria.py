@@ -901,8 +901,9 @@ def linear_optimal(X: object, L: object, *, tol: float = 1e-6, method: str = "au
         search (a quadratic equation), ``A^{-1}`` and every ``g_a`` updated by a rank-two
         Woodbury formula in ``O(K d)``, an exact Cholesky refresh every ``max(100, 10 d)``
         steps and before convergence is declared; started from equal weights on ``4 d``
-        well-spread arms (pivoted QR, :func:`_start`). ``"cvxpy"``: ``min matrix_frac(C, A(w))`` with ``L = C C^T``
-        (Clarabel if installed, else SCS with ``eps=1e-9``).
+        well-spread arms (pivoted QR, :func:`_start`). ``"cvxpy"``:
+        ``min matrix_frac(C, A(w))`` with ``L = C C^T`` (Clarabel if installed, else SCS
+        with ``eps=1e-9``).
     max_iter : int, optional
         Cap on the exchange steps (default 200,000); reaching it gives ``converged=False``,
         a :class:`~design.DesignConvergenceWarning` and a ``message``.
