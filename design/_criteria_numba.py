@@ -76,7 +76,7 @@ def _quad_roots(qa: float, qb: float, qc: float, out: np.ndarray) -> int:
 # ----------------------------------------------------------------------------------------
 
 
-@inner
+@inner(inline="always")
 def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
                  Ainv: np.ndarray, g: np.ndarray) -> float:
     """Recompute ``A^{-1}`` and ``g_a = x_a^T A^{-1} L A^{-1} x_a`` exactly, with
@@ -206,12 +206,17 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
     K, d = X.shape
     Ainv = np.empty((d, d))
     g = np.empty(K)
-    phi = linear_state(X, L, w, M0, Ainv, g)
-    if phi <= 0.0:
-        return SINGULAR, 0
+    phi = 0.0
     since = 0
     it = 0
+    stale = True  # one call site of the exact refresh, inlined (first-call compile time)
     while True:
+        if stale:
+            phi = linear_state(X, L, w, M0, Ainv, g)
+            if phi <= 0.0:
+                return SINGULAR, it
+            since = 0
+            stale = False
         i, j = _select(g, w, cap)
         if i < 0 or j < 0:
             return STALLED, it
@@ -219,10 +224,7 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
         if g[i] <= thr * (1.0 + tol) or j == i:
             if since == 0:
                 return CONVERGED, it
-            phi = linear_state(X, L, w, M0, Ainv, g)
-            if phi <= 0.0:
-                return SINGULAR, it
-            since = 0
+            stale = True
             continue
         if it >= max_iter:
             return MAX_ITER, it
@@ -232,10 +234,7 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
             # no improving exchange along this pair: refresh once, else stop honestly
             if since == 0:
                 return STALLED, it
-            phi = linear_state(X, L, w, M0, Ainv, g)
-            if phi <= 0.0:
-                return SINGULAR, it
-            since = 0
+            stale = True
             continue
         if w[i] > cap[i]:
             w[i] = cap[i]
@@ -243,10 +242,7 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
         it += 1
         since += 1
         if since >= refresh:
-            phi = linear_state(X, L, w, M0, Ainv, g)
-            if phi <= 0.0:
-                return SINGULAR, it
-            since = 0
+            stale = True
 
 
 # ----------------------------------------------------------------------------------------
@@ -276,7 +272,7 @@ def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarra
     return True
 
 
-@inner
+@inner(inline="always")
 def _ds_state(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
               Minv: np.ndarray, om: np.ndarray, Ninv: np.ndarray, nu: np.ndarray) -> bool:
     """Exact refresh of both the full and the nuisance inverse and variances."""
@@ -307,12 +303,16 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
     om = np.empty(K)
     nu = np.empty(K)
     dv = np.empty(K)
-    if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-        return SINGULAR, 0
     cand = np.empty(3)
     since = 0
     it = 0
+    stale = True  # one call site of the exact refresh, inlined (first-call compile time)
     while True:
+        if stale:
+            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
+                return SINGULAR, it
+            since = 0
+            stale = False
         for a in range(K):
             dv[a] = om[a] - nu[a]
         i, j = _select(dv, w, cap)
@@ -322,9 +322,7 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
         if dv[i] <= thr * (1.0 + tol) or j == i:
             if since == 0:
                 return CONVERGED, it
-            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-                return SINGULAR, it
-            since = 0
+            stale = True
             continue
         if it >= max_iter:
             return MAX_ITER, it
@@ -360,9 +358,7 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
             # no improving exchange along this pair: refresh once, else stop honestly
             if since == 0:
                 return STALLED, it
-            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-                return SINGULAR, it
-            since = 0
+            stale = True
             continue
         woodbury_pair(X, Minv, om, i, j, alpha, alpha)
         woodbury_pair(XN, Ninv, nu, i, j, alpha, alpha)
@@ -374,6 +370,4 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
         it += 1
         since += 1
         if since >= refresh:
-            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-                return SINGULAR, it
-            since = 0
+            stale = True
