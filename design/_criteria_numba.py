@@ -29,8 +29,9 @@ from design._linalg import (
     mv_into,
     pair_terms,
     rank2_core,
+    rank2_inverse_update,
+    rank2_variance_update,
     trace_product,
-    woodbury_pair,
 )
 from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
 
@@ -327,13 +328,13 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
         if it >= max_iter:
             return MAX_ITER, it
         amax = min(w[j], cap[i] - w[i])
-        _, _, fi, fj, fij = pair_terms(X, Minv, i, j)
+        ui, uj, fi, fj, fij = pair_terms(X, Minv, i, j)
         e1 = fi - fj
         D1 = fi * fj - fij * fij
         e2 = 0.0
         D2 = 0.0
+        vi, vj, ni, nj, nij = pair_terms(XN, Ninv, i, j)
         if m > 0:
-            _, _, ni, nj, nij = pair_terms(XN, Ninv, i, j)
             e2 = ni - nj
             D2 = ni * nj - nij * nij
         n = _quad_roots(e1 * D2 - D1 * e2, -2.0 * (D1 - D2), e1 - e2, cand)
@@ -360,8 +361,15 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
                 return STALLED, it
             stale = True
             continue
-        woodbury_pair(X, Minv, om, i, j, alpha, alpha)
-        woodbury_pair(XN, Ninv, nu, i, j, alpha, alpha)
+        # the rank-two Woodbury update M + alpha (x_i x_i^T - x_j x_j^T) of both inverses
+        # and variances, from the pair terms above (the state has not changed since)
+        s11, s12, s22 = rank2_core(fi, fj, fij, alpha, alpha)
+        rank2_variance_update(X, om, ui, uj, s11, s12, s22)
+        rank2_inverse_update(Minv, ui, uj, s11, s12, s22)
+        if m > 0:
+            s11, s12, s22 = rank2_core(ni, nj, nij, alpha, alpha)
+            rank2_variance_update(XN, nu, vi, vj, s11, s12, s22)
+            rank2_inverse_update(Ninv, vi, vj, s11, s12, s22)
         w[i] = min(w[i] + alpha, cap[i])
         if alpha >= w[j]:
             w[j] = 0.0
