@@ -196,7 +196,8 @@ def boxplot_samples(table: ReplicationTable, path: str | os.PathLike | None = No
             ax.scatter(x[cens], y[cens], s=10, color="tab:red", alpha=0.8, linewidths=0,
                        zorder=2, label="run stopped by the budget")
         ax.scatter([k - 0.08 if published else k], [y.mean()], marker="D", s=30,
-                   color="tab:orange", zorder=3, label="mean (ours)")
+                   color="tab:orange", zorder=3,
+                   label="mean (ours)" if published else "mean")
         if published and label in published:
             ax.scatter([k + 0.08], [published[label]], marker="X", s=45, color="black",
                        zorder=3, label=published_label)
