@@ -515,7 +515,10 @@ def criterion_check(X: object, weights: object, criterion: str = "a", *, L: obje
     CriterionCertificate
         ``value``, certified ``lower_bound`` on the optimum over all designs on ``X``,
         ``gap = value / lower_bound - 1`` and the arm with the largest directional
-        derivative. A singular ``A(w)`` gives ``value=inf``, ``lower_bound=0``.
+        derivative. A singular ``A(w)`` gives ``value=inf``, ``lower_bound=0`` for A and
+        I; for Ds only when the parameters of interest are not estimable under ``w``
+        (otherwise the value of the generalized Schur complement and the duality bound of
+        :func:`_ds_certificate`: a singular design can be Ds-optimal).
     """
     Xa = as_arms(X)
     w = as_weights(weights, Xa.shape[0])
