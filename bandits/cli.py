@@ -981,7 +981,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "xy/h, the criterion's for the others)")
     g.add_argument("--method", default=None,
                    help="solver (default auto): g/d fw, fw-away, cvxpy; c highs, cvxpy; "
-                        "xy/h ipm, barrier, cvxpy; a/i/ds exchange, cvxpy")
+                        "xy/h ipm, barrier, cvxpy; a/i/ds exchange, cvxpy; with "
+                        "--costs/--budget (d/a/i) barrier, cvxpy")
     g.add_argument("--max-iter", type=_COUNT, default=None,
                    help="iteration cap of the solver (default: the solver's; a capped run "
                         "says converged=false)")

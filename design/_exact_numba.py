@@ -26,8 +26,7 @@ from design._linalg import (
     woodbury_pair,
 )
 
-CRIT_D = 0
-CRIT_LINEAR = 1
+CRIT_LINEAR = 1  # the criteria of exchange (D has its own kernel, fedorov_d)
 CRIT_DS = 2
 
 
@@ -148,9 +147,8 @@ def _scan(X: np.ndarray, XN: np.ndarray, L: np.ndarray, crit: int, Minv: np.ndar
     """Best exchange "one run from ``r`` in ``rows`` to ``a`` in ``cols``" within the
     budget: ``(add, rem, gain)``, ``add = -1`` if none gains more than ``1e-10``.
 
-    Gains (relative): D ``(1 + om_a)(1 - om_r) + h_ar^2 - 1`` (Fedorov's ratio, with
-    ``h_ar = x_a^T M^{-1} x_r``; ``h^2 <= om_a om_r`` bounds it by ``om_a - om_r``, which
-    skips most pairs); Ds the full ratio over the nuisance one, minus 1; linear
+    Gains (relative), from Fedorov's ratio ``(1 + om_a)(1 - om_r) + h_ar^2`` (``h_ar =
+    x_a^T M^{-1} x_r``): Ds the ratio over the nuisance one, minus 1; linear
     ``(g_a - g_r - om_r g_a + 2 h_ar b_ar - om_a g_r) / ratio / phi`` (the rank-two Woodbury
     decrease of ``tr(L M^{-1})``, ``b_ar = x_a^T M^{-1} L M^{-1} x_r``). ``full``: the
     ``h`` (and ``b``, nuisance ``h``) of all candidates at once by one matrix product
@@ -188,8 +186,6 @@ def _scan(X: np.ndarray, XN: np.ndarray, L: np.ndarray, crit: int, Minv: np.ndar
             if a == r or spent - costs[r] + costs[a] > budget:
                 continue
             omr = om[r]
-            if crit == CRIT_D and oma - omr <= best:
-                continue
             if full:
                 h = Hm[a, k]
             else:
@@ -199,9 +195,7 @@ def _scan(X: np.ndarray, XN: np.ndarray, L: np.ndarray, crit: int, Minv: np.ndar
             ratio = (1.0 + oma) * (1.0 - omr) + h * h
             if ratio <= 1e-10:
                 continue
-            if crit == CRIT_D:
-                gain = ratio - 1.0
-            elif crit == CRIT_DS:
+            if crit == CRIT_DS:
                 rn = 1.0
                 if m > 0:
                     if full:
@@ -237,17 +231,17 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
     """KL exchange (Harman & Filova's ``od_KL``) ending on a full Fedorov check, in place.
 
     A step evaluates the exchanges from every support candidate to the ``n_top`` allowed
-    candidates (below their cap) with the largest variance ``om_a`` (D), directional
-    derivative ``g_a`` (linear) or ``om_a - nu_a`` (Ds) (:func:`_scan`, ``O(n n_top d)``)
-    and makes the best improving one, updating ``M^{-1}`` and every ``om`` (``g``, ``nu``)
-    by the rank-two Woodbury formula in ``O(K d)``. When none of them improves, all
-    (support, candidate) pairs are evaluated at once (one BLAS product: the plain Fedorov
-    step) and the best improving pair, if any, is made. The result is a local optimum for
-    every single exchange, as Fedorov's (same neighbourhood, same ``1e-10`` threshold), at
-    ``O(K d)`` per step instead of ``O(n K d + K d^2)``. With costs only budget-feasible
-    exchanges are considered (the spent total is recomputed from the counts: no drift).
-    Exact refresh every ``refresh`` exchanges and before convergence is declared. Returns
-    ``(exchanges, ok)``; ``ok`` is False if the state became singular.
+    candidates (below their cap) with the largest directional derivative ``g_a`` (linear,
+    ``crit = CRIT_LINEAR``) or ``om_a - nu_a`` (Ds, ``CRIT_DS``; D has :func:`fedorov_d`)
+    (:func:`_scan`, ``O(n n_top d)``) and makes the best improving one, updating ``M^{-1}``
+    and every ``om`` (``g``, ``nu``) by the rank-two Woodbury formula in ``O(K d)``. When
+    none of them improves, all (support, candidate) pairs are evaluated at once (one BLAS
+    product: the plain Fedorov step) and the best improving pair, if any, is made. The
+    result is a local optimum for every single exchange, as Fedorov's (same neighbourhood,
+    same ``1e-10`` threshold), at ``O(K d)`` per step instead of ``O(n K d + K d^2)``. With
+    costs only budget-feasible exchanges are considered (the spent total is recomputed from
+    the counts: no drift). Exact refresh every ``refresh`` exchanges and before convergence
+    is declared. Returns ``(exchanges, ok)``; ``ok`` is False if the state became singular.
     """
     K, d = X.shape
     m = XN.shape[1]
@@ -266,8 +260,7 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
         spent = 0.0
         for a in range(K):
             spent += costs[a] * counts[a]
-            sc[a] = om[a] if crit == CRIT_D else (g[a] if crit == CRIT_LINEAR
-                                                   else om[a] - nu[a])
+            sc[a] = g[a] if crit == CRIT_LINEAR else om[a] - nu[a]
         rows = np.flatnonzero(counts > 0)
         free = counts < cap
         add, rem, best = _scan(X, XN, L, crit, Minv, Ninv, om, g, nu, phi, rows,
@@ -286,9 +279,9 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
         if crit == CRIT_LINEAR:
             phi -= best * phi
             _linear_pair_update(X, L, Minv, om, g, add, rem)
-        else:
+        else:  # Ds
             woodbury_pair(X, Minv, om, add, rem, 1.0, 1.0)
-            if crit == CRIT_DS and m > 0:
+            if m > 0:
                 woodbury_pair(XN, Ninv, nu, add, rem, 1.0, 1.0)
         counts[add] += 1
         counts[rem] -= 1

@@ -9,8 +9,10 @@ written as a convex function ``Psi(w)`` (``-log det A`` for D, ``-log det C`` fo
 ``tr(L A^{-1})`` for A/I) with gradient ``-beta g_a``; for the optimum ``w*`` in ``P``,
 ``Psi(w*) >= Psi(w) - beta (max_{v in P} g.v - g.w)`` (the Frank–Wolfe gap). The maximum of
 the linear function over ``P`` is bounded from above by an LP *dual* solution (HiGHS), so
-the bound is valid whatever the LP solver's accuracy. Without fixed runs the homogeneous
-bounds ``value * max_P(v.d) / d`` (D), ``value^2 / max_P(v.g)`` (A/I) are used when better.
+the bound is valid whatever the LP solver's accuracy; the barrier solver's multipliers
+``lam >= 0`` give the same kind of bound without an LP (Lagrangian weak duality). Without
+fixed runs the homogeneous bounds ``value * max_P(v.d) / d`` (D), ``value^2 / max_P(v.g)``
+(A/I) are used when better.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from design import _constrained_barrier as barrier
 from design import _criteria_numba as kern
 from design._validation import as_arms, as_max_iter, as_tol
 from design.criteria import (
@@ -74,14 +77,21 @@ def _as_linear(A_ub: object, b_ub: object, K: int) -> tuple[np.ndarray, np.ndarr
     return A, b
 
 
-def _max_over_P(g: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray) -> float:
+def _max_over_P(g: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray,
+                lam: np.ndarray | None = None) -> float:
     """Certified upper bound on ``max {g.v : v in P}``.
+
+    With ``lam`` (multipliers ``>= 0`` of ``A v <= b``, e.g. the barrier solver's): the
+    Lagrangian bound ``lam.b + max {(g - A^T lam).v : sum v = 1, 0 <= v <= caps}``
+    (:func:`design._constrained_barrier.lagrangian_top`), no LP.
 
     Caps only: the greedy fill in decreasing ``g`` is exact. With ``A_ub``: weak duality,
     ``g.v <= y + lam.b + mu.caps`` for any ``lam >= 0`` and ``y``, ``mu >= 0`` with
     ``y + A^T lam + mu >= g``; ``lam`` from the HiGHS dual, ``y`` and ``mu`` then chosen
     optimally (a 1-D piecewise-linear minimisation over the breakpoints).
     """
+    if lam is not None and A.shape[0]:
+        return barrier.lagrangian_top(g, caps, A, b, lam)[0]
     if A.shape[0] == 0:
         order = np.argsort(-g)
         room = caps[order]
@@ -170,7 +180,8 @@ def _state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarra
 
 def _certificate(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray,
                  idx: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray,
-                 err: _Errors = _NO_ERRORS) -> tuple[float, float, float]:
+                 err: _Errors = _NO_ERRORS, lam: np.ndarray | None = None
+                 ) -> tuple[float, float, float]:
     """``(value, lower_bound, gap)``, the bound true for the exact quantities.
 
     Every computed quantity is widened to an interval that holds the true one (relative
@@ -200,7 +211,7 @@ def _certificate(X: np.ndarray, w: np.ndarray, M0: np.ndarray, crit: str, L: np.
         value_lo, value_hi = value * (1.0 - e), value * (1.0 + e)
         g_hi, g_lo = g * (1.0 + e), g * (1.0 - e)
         psi_lo = psi + s * np.log1p(-e)  # Psi = s log(value)
-    top = _max_over_P(g_hi, caps, A, b)
+    top = _max_over_P(g_hi, caps, A, b, lam)
     gw = float(g_lo @ w) * (1.0 - 2.0 * w.size * _EPS)  # a rounded sum of non-negatives
     psi_lb = psi_lo - (top - gw)  # the Frank-Wolfe gap bound on Psi
     homogeneous = not np.any(M0)
@@ -281,18 +292,21 @@ def _make_feasible(w: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
                float(np.max(w[fin] - caps[fin])) if fin.any() else -1.0)
     if viol <= 0.0:
         return w
+    from scipy import sparse
     from scipy.optimize import linprog
 
     K = w.size
-    rows = [np.c_[A, np.ones(A.shape[0])]] if A.shape[0] else []
+    rows = [sparse.csr_matrix(np.c_[A, np.ones(A.shape[0])])] if A.shape[0] else []
     rhs = [b] if A.shape[0] else []
-    if fin.any():
-        E = np.zeros((int(fin.sum()), K + 1))
-        E[np.arange(int(fin.sum())), np.flatnonzero(fin)] = 1.0
-        E[:, K] = 1.0
-        rows.append(E)
+    if fin.any():  # w_a + s <= caps_a: sparse rows (K of them at most)
+        idx = np.flatnonzero(fin)
+        rows.append(sparse.csr_matrix((np.ones(2 * idx.size),
+                                       (np.r_[np.arange(idx.size), np.arange(idx.size)],
+                                        np.r_[idx, np.full(idx.size, K)])),
+                                      shape=(idx.size, K + 1)))
         rhs.append(caps[fin])
-    res = linprog(np.r_[np.zeros(K), -1.0], A_ub=np.vstack(rows), b_ub=np.concatenate(rhs),
+    res = linprog(np.r_[np.zeros(K), -1.0], A_ub=sparse.vstack(rows, format="csr"),
+                  b_ub=np.concatenate(rhs),
                   A_eq=np.r_[np.ones(K), 0.0][None, :], b_eq=[1.0],
                   bounds=[(0, None)] * K + [(None, 1.0)], method="highs")
     if res.status != 0 or res.x[K] <= 0.0:
@@ -347,14 +361,21 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
         Number of new runs (with ``fixed``).
     tol : float, optional
         Requested certified gap; default ``1e-6``, or ``1e-4`` when cvxpy solves the problem
-        (``A_ub`` given or ``method="cvxpy"``: interior-point solvers stop near ``1e-5``).
-    method : {"auto", "exchange", "cvxpy"}
-        ``"auto"``: the numba vertex-exchange solver of :mod:`design.criteria` restricted to
-        the caps (weight moved to an arm only up to its cap) with ``M_fixed`` in the
-        information matrix, when there is no ``A_ub``; with ``A_ub``, cvxpy (Clarabel if
-        installed, else SCS), which ``"cvxpy"`` forces.
+        (``method="cvxpy"``, or ``A_ub`` with ``criterion="ds"``: interior-point solvers
+        stop near ``1e-5``).
+    method : {"auto", "exchange", "barrier", "cvxpy"}
+        ``"auto"``: without ``A_ub``, ``"exchange"``: the numba vertex-exchange solver of
+        :mod:`design.criteria` restricted to the caps (weight moved to an arm only up to
+        its cap) with ``M_fixed`` in the information matrix. With ``A_ub`` (D, A, I),
+        ``"barrier"``: a working-set log-barrier (interior-point) method with Newton steps
+        on the working set and pricing over all candidates
+        (:mod:`design._constrained_barrier`), certified by the barrier's multipliers (or an
+        LP dual); when the constraints leave no interior (an equality written as two
+        inequalities) it hands over to cvxpy and says so in ``message``. With ``A_ub`` and
+        Ds, and with ``"cvxpy"``: cvxpy (Clarabel if installed, else SCS).
     max_iter : int, optional
-        Cap on the exchange steps (default 200,000).
+        Cap on the exchange steps (default 200,000) or, for the barrier method, on its
+        Newton steps (default 2,000).
 
     Returns
     -------
@@ -371,12 +392,22 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
     crit = str(criterion).lower()
     if crit not in _CRITERIA:
         raise ValueError(f"criterion must be one of {_CRITERIA}; got {criterion!r}")
-    _check_method(method)
+    if method != "barrier":
+        _check_method(method)
+    newton_cap = 2000 if max_iter is None else as_max_iter(max_iter, 2000)
     max_iter = as_max_iter(max_iter, 200_000)
     capv = _as_caps(caps, K)
     A, b = _as_linear(A_ub, b_ub, K)
+    if method == "barrier" and crit == "ds":
+        raise ValueError("method='barrier' is for criterion 'd', 'a' or 'i' (Ds: 'cvxpy')")
+    if method == "exchange" and A.shape[0]:
+        raise ValueError("method='exchange' takes caps and fixed runs only; with A_ub use "
+                         "'auto', 'barrier' or 'cvxpy'")
+    use_barrier = method == "barrier" or (method == "auto" and A.shape[0] > 0
+                                          and crit != "ds")
+    use_cvxpy = method == "cvxpy" or (A.shape[0] > 0 and not use_barrier)
     if tol is None:
-        tol = 1e-4 if (method == "cvxpy" or A.shape[0]) else 1e-6
+        tol = 1e-4 if use_cvxpy else 1e-6
     tol = as_tol(tol)
     L_m = np.eye(d) if crit == "a" else (_i_matrix(Xa, L, region) if crit == "i"
                                          else np.zeros((d, d)))
@@ -400,11 +431,34 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
             raise ValueError("n is only used with fixed (the number of new runs)")
         beta, M0 = 1.0, np.zeros((d, d))
     Xs = np.ascontiguousarray(cb.Q * np.sqrt(beta))  # A(w) = M0 + sum w_a xs_a xs_a^T
-    if A.shape[0]:
-        _max_over_P(np.zeros(K), capv, A, b)  # raises on infeasible constraints
     its = 0
-    if method == "cvxpy" or A.shape[0]:
+    lam = None
+    note = ""
+    if use_barrier:
+        v0, slack0 = barrier.interior_point(capv, A, b)  # raises on infeasible constraints
+        if not slack0 > 1e-9:
+            use_cvxpy = True
+            note = (f"the constraints leave no interior (largest common slack {slack0:.3g}): "
+                    "solved by cvxpy instead of the barrier method; ")
+        else:
+            from design._gd_batch import blas_threads
+
+            with blas_threads(1):  # dense matrices of a few hundred: threads only cost
+                out = barrier.barrier_solve(
+                    Xs, M0, crit, L_m, capv, A, b, v0, slack0, tol,
+                    max_newton=newton_cap,
+                    certify=lambda w, lam: _certificate(Xs, w, M0, crit, L_m, idx, capv, A,
+                                                        b, lam=lam)[2],
+                    certify_lp=lambda w: _certificate(Xs, w, M0, crit, L_m, idx, capv, A,
+                                                      b)[2])
+            w, lam, its, solver = out.w, out.lam, out.newton_steps, "barrier"
+            w = _make_feasible(w / w.sum(), capv, A, b)
+    elif A.shape[0]:
+        _max_over_P(np.zeros(K), capv, A, b)  # raises on infeasible constraints
+    if use_cvxpy:
         w, solver = _cvxpy(Xs, M0, crit, L_m, idx, capv, A, b)
+    elif use_barrier:
+        pass
     else:
         w = _feasible_start(K, capv)
         cap_k = np.minimum(capv, 2.0)
@@ -435,11 +489,15 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
     # (cb.L_error); the certificate widens every quantity by them (_certificate)
     ev = np.linalg.eigvalsh((Xs * w[:, None]).T @ Xs + M0)
     rel = 2.0 * (cb.basis.error + d * _EPS * ev[-1] / max(ev[0], 1e-300))
-    value, lb, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b,
-                                  _Errors(rel, cb.L_error, cb.basis.R))
-    message = ""
+    errs = _Errors(rel, cb.L_error, cb.basis.R)
+    value, lb, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b, errs, lam)
+    if lam is not None and gap > tol:  # the LP dual's bound: also true, maybe tighter
+        lp = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b, errs)
+        if lp[1] > lb:
+            value, lb, gap = lp
+    message = note
     if gap > tol and _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b)[2] <= tol:
-        message = (f"tol={tol:g} cannot be certified: the rounding error of the certificate "
+        message += (f"tol={tol:g} cannot be certified: the rounding error of the certificate "
                    f"(relative {rel:.3g} from the conditioning of the arms after column "
                    "scaling and of the design"
                    + (f", and {cb.L_error:.3g} on L's eigen-factor" if cb.L_error else "")

@@ -495,8 +495,7 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     # work in the well-conditioned basis X = Q R (exact designs are invariant under X -> X T)
     cb = criterion_basis(Xa, crit, L_m, idx, _i_rows(Xa, L, region) if crit == "i" else None)
     Xq, Lq, idq, Mq = cb.Q, cb.L, cb.interest, _fixed_info_q(cb, fixed)
-    kcrit = {"d": kern.CRIT_D, "a": kern.CRIT_LINEAR, "i": kern.CRIT_LINEAR,
-             "ds": kern.CRIT_DS}[crit]
+    kcrit = kern.CRIT_DS if crit == "ds" else kern.CRIT_LINEAR  # D: fedorov_d
     nuis = np.setdiff1d(np.arange(d), idq) if crit == "ds" else np.empty(0, np.int64)
     XN = np.ascontiguousarray(Xq[:, nuis])
     MfixN = np.ascontiguousarray(Mq[np.ix_(nuis, nuis)])

@@ -80,3 +80,107 @@ def test_bad_input(arms):
         constrained_optimal(arms, "g")
     with pytest.raises(ValueError, match="caps must be non-negative"):
         constrained_optimal(arms, caps=-np.ones(K))
+
+
+# ---- general linear constraints A_ub w <= b_ub: the working-set barrier solver ----------
+
+LINEAR = [("d", {}), ("a", {}), ("i", {})]
+
+
+def _random_constraints(K, seed):
+    """Two resource rows (costs against budgets) and a group share limit, all active-ish."""
+    rng = np.random.default_rng(seed)
+    costs = rng.uniform(1, 3, (2, K))
+    group = (rng.uniform(size=K) < 0.3).astype(float)
+    A = np.vstack([costs, group])
+    b = np.array([1.7, 1.8, 0.2])
+    return A, b
+
+
+@pytest.mark.parametrize(("crit", "kw"), LINEAR, ids=[c[0] for c in LINEAR])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_barrier_matches_cvxpy_and_brackets_the_optimum(crit, kw, seed):
+    X = np.random.default_rng(10 + seed).standard_normal((150, 5))
+    A, b = _random_constraints(150, seed)
+    res = constrained_optimal(X, crit, A_ub=A, b_ub=b, caps=0.04, **kw)
+    assert res.solver == "barrier" and res.converged and res.gap <= 1e-6
+    ref = cvx(X, crit, A_ub=A, b_ub=b, caps=0.04, **kw)
+    brackets(res, ref)
+    # the constraints hold exactly in floating point, never violated
+    w = res.weights
+    assert np.all(A @ w <= b) and np.all(w <= 0.04) and np.all(w >= 0)
+    assert abs(w.sum() - 1.0) <= 1e-12
+
+
+@pytest.mark.parametrize(("crit", "kw"), LINEAR, ids=[c[0] for c in LINEAR])
+def test_barrier_with_fixed_runs(crit, kw):
+    X = np.random.default_rng(5).standard_normal((100, 4))
+    A, b = _random_constraints(100, 7)
+    fixed = np.zeros(100, dtype=int)
+    fixed[:3] = 4
+    res = constrained_optimal(X, crit, A_ub=A, b_ub=b, fixed=fixed, n=20, **kw)
+    assert res.solver == "barrier" and res.converged
+    assert np.all(A @ res.weights <= b)
+    brackets(res, cvx(X, crit, A_ub=A, b_ub=b, fixed=fixed, n=20, **kw))
+
+
+def test_barrier_budget_without_caps_and_a_loose_constraint():
+    """A constraint that does not bind gives the unconstrained optimum (certified)."""
+    X = np.random.default_rng(6).standard_normal((200, 6))
+    free = d_optimal(X, tol=1e-8)
+    res = constrained_optimal(X, "d", A_ub=[np.ones(200)], b_ub=[2.0])
+    assert res.solver == "barrier" and res.converged
+    assert res.value == pytest.approx(free.value, rel=2e-6)
+    assert res.lower_bound <= free.value * (1 + 1e-12)
+
+
+def test_barrier_refuses_infeasible_and_falls_back_without_interior():
+    X = np.random.default_rng(8).standard_normal((60, 3))
+    c = np.random.default_rng(9).uniform(1, 3, 60)
+    with pytest.raises(ValueError, match=r"A_ub w <= b_ub.*infeasible"):
+        constrained_optimal(X, "d", A_ub=[c], b_ub=[0.5])
+    with pytest.raises(ValueError, match=r"A_ub w <= b_ub.*infeasible"):
+        assert c.min() < 1.5  # feasible without the caps
+        constrained_optimal(X, "a", A_ub=[c], b_ub=[1.5], caps=0.02)  # caps force cost
+    # an equality written as two inequalities: no interior, cvxpy solves it (and says so)
+    mid = float(np.median(c))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DesignConvergenceWarning)
+        res = constrained_optimal(X, "d", A_ub=[c, -c], b_ub=[mid, -mid])
+    assert res.solver.startswith("cvxpy") and "no interior" in res.message
+    with pytest.raises(ValueError, match="method='barrier'"):
+        constrained_optimal(X, "ds", A_ub=[c], b_ub=[2.0], interest=[0], method="barrier")
+    with pytest.raises(ValueError, match="method='exchange'"):
+        constrained_optimal(X, "d", A_ub=[c], b_ub=[2.0], method="exchange")
+
+
+def test_lagrangian_bound_is_a_true_upper_bound():
+    """For any multipliers lam >= 0 the Lagrangian bound is >= the LP maximum over P."""
+    from scipy.optimize import linprog
+
+    from design._constrained_barrier import lagrangian_top
+
+    rng = np.random.default_rng(11)
+    K = 40
+    for _ in range(20):
+        g = rng.standard_normal(K)
+        A = rng.uniform(0, 2, (2, K))
+        b = np.array([1.2, 1.1])
+        caps = np.where(rng.uniform(size=K) < 0.5, 0.1, np.inf)
+        lp = linprog(-g, A_ub=A, b_ub=b, A_eq=np.ones((1, K)), b_eq=[1.0],
+                     bounds=[(0, None if np.isinf(c) else c) for c in caps], method="highs")
+        assert lp.status == 0
+        for lam in (np.zeros(2), rng.exponential(size=2), -lp.ineqlin.marginals):
+            assert lagrangian_top(g, caps, A, b, lam)[0] >= -lp.fun - 1e-12
+
+
+@pytest.mark.parametrize("caps", [None, 0.1])
+def test_barrier_without_linear_rows_matches_the_exchange(caps):
+    """method='barrier' with caps only (or nothing) reaches the exchange solver's optimum;
+    each certificate brackets the other's value."""
+    X = np.random.default_rng(12).standard_normal((200, 5))
+    res = constrained_optimal(X, "d", caps=caps, method="barrier")
+    ref = constrained_optimal(X, "d", caps=caps)
+    assert res.solver == "barrier" and ref.solver == "exchange" and res.converged
+    assert res.lower_bound <= ref.value * (1 + 1e-12)
+    assert ref.lower_bound <= res.value * (1 + 1e-12)
