@@ -33,8 +33,11 @@ BLAS runs single-threaded (``OPENBLAS_NUM_THREADS=1`` etc., set before numpy is 
 for every method alike): on the shared, loaded 2-core machine, multithreaded BLAS makes the
 many small products of every method 10-40x slower and the timings meaningless.
 
+``--start``: the start of the A/I/Ds solvers (pivoted-QR arms) against the D-optimal start
+they had before (issue 16), CPU seconds side by side in one process.
+
 Usage: ``python benchmarks/bench_criteria.py [--quick] [--no-cvxpy] [--big] [--part4]
-[--part5 [--big5]]``.
+[--part5 [--big5]] [--start]``.
 """
 
 from __future__ import annotations
@@ -134,6 +137,48 @@ def part4(sizes: list[tuple[int, int]]) -> None:
         print(f"{K:>6} {d:>3} {'Ds (s=d/2)':>12} {'exchange':>9} {t:>8.3f} {rd.gap:>10.2e}")
 
 
+def _d_optimal_start(Q: np.ndarray) -> np.ndarray:
+    """The A/I/Ds solvers' start before issue 16: the D-optimal design at ``tol=1e-2``."""
+    from design import d_optimal
+
+    return d_optimal(Q, tol=1e-2).weights.copy()
+
+
+def part_start(sizes: list[tuple[int, int]], repeats: int = 3) -> None:
+    """The A/I/Ds start: pivoted-QR arms (now) against the D-optimal design (before), the
+    same solver otherwise, in alternation in this process (best CPU s of ``repeats``)."""
+    import design.criteria as crit
+
+    print("\nStart of the A/I/Ds solvers: pivoted-QR arms (qr) vs D-optimal at tol 1e-2 "
+          "(dopt); CPU s, best of", repeats)
+    print(f"{'K':>7} {'d':>3} {'crit':>4} {'qr s':>8} {'dopt s':>8} {'qr/dopt':>8} "
+          f"{'gap qr':>9} {'gap dopt':>9}")
+    starts = {"qr": crit._start, "dopt": _d_optimal_start}
+    try:
+        for K, d in sizes:
+            rng = np.random.default_rng(0)
+            X = rng.standard_normal((K, d))
+            region = rng.standard_normal((500, d))
+            calls = {"A": (a_optimal, (X,), {}),
+                     "I": (i_optimal, (X,), {"region": region}),
+                     "Ds": (ds_optimal, (X, list(range(d // 2))), {})}
+            for name, (fn, args, kw) in calls.items():
+                best: dict[str, tuple[float, float]] = {}
+                for _ in range(repeats):
+                    for key, start in starts.items():
+                        crit._start = start
+                        t0 = time.process_time()
+                        res = fn(*args, tol=TOL, **kw)
+                        t = time.process_time() - t0
+                        if key not in best or t < best[key][0]:
+                            best[key] = (t, res.gap)
+                print(f"{K:>7} {d:>3} {name:>4} {best['qr'][0]:>8.3f} {best['dopt'][0]:>8.3f} "
+                      f"{best['qr'][0] / best['dopt'][0]:>8.2f} {best['qr'][1]:>9.1e} "
+                      f"{best['dopt'][1]:>9.1e}", flush=True)
+    finally:
+        crit._start = starts["qr"]
+
+
 def _linear_constraints(K: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     costs = rng.uniform(1, 3, (2, K))
@@ -211,8 +256,16 @@ def main() -> None:
     ap.add_argument("--part4", action="store_true", help="only part 4 (constrained, Ds)")
     ap.add_argument("--part5", action="store_true", help="only part 5 (A_ub w <= b_ub)")
     ap.add_argument("--big5", action="store_true", help="part 5: cvxpy at (1e4, 30) too")
+    ap.add_argument("--start", action="store_true",
+                    help="only the A/I/Ds start: pivoted-QR arms vs the D-optimal design")
     args = ap.parse_args()
     warnings.simplefilter("ignore", DesignConvergenceWarning)
+    if args.start:
+        a_optimal(np.eye(3))  # compile outside the timing
+        ds_optimal(np.eye(3), [0])
+        _d_optimal_start(np.eye(3))
+        part_start([(2000, 20), (10_000, 30), (100_000, 50)])
+        return
     if args.part5:
         part5([(500, 10), (2000, 20), (10_000, 30)], args.big5)
         return

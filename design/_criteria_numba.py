@@ -9,6 +9,10 @@ Filová & Richtárik 2020): move weight ``alpha`` from the support arm ``j`` wit
 directional derivative to the arm ``i`` with the largest, with the *exact* line search, and
 update ``A^{-1}`` and every directional derivative by the Woodbury formula for the rank-two
 change ``A + alpha (x_i x_i^T - x_j x_j^T)`` in ``O(K d)``.
+
+Helpers that only kernels call are compiled without numba's Python wrapper
+(:func:`design._jit.inner`; first-call compile time, issue 16); the solvers the Python side
+calls (:func:`linear_solve`, :func:`ds_solve`) keep ``@njit(cache=True)``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from design._jit import inner
 from design._linalg import (
     info_matrix,
     inverse_spd,
@@ -24,8 +29,9 @@ from design._linalg import (
     mv_into,
     pair_terms,
     rank2_core,
+    rank2_inverse_update,
+    rank2_variance_update,
     trace_product,
-    woodbury_pair,
 )
 from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
 
@@ -33,7 +39,7 @@ from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
 # chosen pair improves the criterion.
 
 
-@njit(cache=True)
+@inner
 def _info(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     M = np.empty((X.shape[1], X.shape[1]))
     info_matrix(X, w, M)  # the shared helper of design._linalg (one implementation)
@@ -71,7 +77,7 @@ def _quad_roots(qa: float, qb: float, qc: float, out: np.ndarray) -> int:
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inner(inline="always")
 def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
                  Ainv: np.ndarray, g: np.ndarray) -> float:
     """Recompute ``A^{-1}`` and ``g_a = x_a^T A^{-1} L A^{-1} x_a`` exactly, with
@@ -201,12 +207,17 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
     K, d = X.shape
     Ainv = np.empty((d, d))
     g = np.empty(K)
-    phi = linear_state(X, L, w, M0, Ainv, g)
-    if phi <= 0.0:
-        return SINGULAR, 0
+    phi = 0.0
     since = 0
     it = 0
+    stale = True  # one call site of the exact refresh, inlined (first-call compile time)
     while True:
+        if stale:
+            phi = linear_state(X, L, w, M0, Ainv, g)
+            if phi <= 0.0:
+                return SINGULAR, it
+            since = 0
+            stale = False
         i, j = _select(g, w, cap)
         if i < 0 or j < 0:
             return STALLED, it
@@ -214,10 +225,7 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
         if g[i] <= thr * (1.0 + tol) or j == i:
             if since == 0:
                 return CONVERGED, it
-            phi = linear_state(X, L, w, M0, Ainv, g)
-            if phi <= 0.0:
-                return SINGULAR, it
-            since = 0
+            stale = True
             continue
         if it >= max_iter:
             return MAX_ITER, it
@@ -227,10 +235,7 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
             # no improving exchange along this pair: refresh once, else stop honestly
             if since == 0:
                 return STALLED, it
-            phi = linear_state(X, L, w, M0, Ainv, g)
-            if phi <= 0.0:
-                return SINGULAR, it
-            since = 0
+            stale = True
             continue
         if w[i] > cap[i]:
             w[i] = cap[i]
@@ -238,10 +243,7 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
         it += 1
         since += 1
         if since >= refresh:
-            phi = linear_state(X, L, w, M0, Ainv, g)
-            if phi <= 0.0:
-                return SINGULAR, it
-            since = 0
+            stale = True
 
 
 # ----------------------------------------------------------------------------------------
@@ -249,7 +251,7 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inner
 def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarray,
                    om: np.ndarray) -> bool:
     """Exact ``M^{-1}``, ``M = M0 + sum_a w_a x_a x_a^T``, and variances
@@ -271,7 +273,7 @@ def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarra
     return True
 
 
-@njit(cache=True)
+@inner(inline="always")
 def _ds_state(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
               Minv: np.ndarray, om: np.ndarray, Ninv: np.ndarray, nu: np.ndarray) -> bool:
     """Exact refresh of both the full and the nuisance inverse and variances."""
@@ -302,12 +304,16 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
     om = np.empty(K)
     nu = np.empty(K)
     dv = np.empty(K)
-    if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-        return SINGULAR, 0
     cand = np.empty(3)
     since = 0
     it = 0
+    stale = True  # one call site of the exact refresh, inlined (first-call compile time)
     while True:
+        if stale:
+            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
+                return SINGULAR, it
+            since = 0
+            stale = False
         for a in range(K):
             dv[a] = om[a] - nu[a]
         i, j = _select(dv, w, cap)
@@ -317,20 +323,18 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
         if dv[i] <= thr * (1.0 + tol) or j == i:
             if since == 0:
                 return CONVERGED, it
-            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-                return SINGULAR, it
-            since = 0
+            stale = True
             continue
         if it >= max_iter:
             return MAX_ITER, it
         amax = min(w[j], cap[i] - w[i])
-        _, _, fi, fj, fij = pair_terms(X, Minv, i, j)
+        ui, uj, fi, fj, fij = pair_terms(X, Minv, i, j)
         e1 = fi - fj
         D1 = fi * fj - fij * fij
         e2 = 0.0
         D2 = 0.0
+        vi, vj, ni, nj, nij = pair_terms(XN, Ninv, i, j)
         if m > 0:
-            _, _, ni, nj, nij = pair_terms(XN, Ninv, i, j)
             e2 = ni - nj
             D2 = ni * nj - nij * nij
         n = _quad_roots(e1 * D2 - D1 * e2, -2.0 * (D1 - D2), e1 - e2, cand)
@@ -355,12 +359,17 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
             # no improving exchange along this pair: refresh once, else stop honestly
             if since == 0:
                 return STALLED, it
-            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-                return SINGULAR, it
-            since = 0
+            stale = True
             continue
-        woodbury_pair(X, Minv, om, i, j, alpha, alpha)
-        woodbury_pair(XN, Ninv, nu, i, j, alpha, alpha)
+        # the rank-two Woodbury update M + alpha (x_i x_i^T - x_j x_j^T) of both inverses
+        # and variances, from the pair terms above (the state has not changed since)
+        s11, s12, s22 = rank2_core(fi, fj, fij, alpha, alpha)
+        rank2_variance_update(X, om, ui, uj, s11, s12, s22)
+        rank2_inverse_update(Minv, ui, uj, s11, s12, s22)
+        if m > 0:
+            s11, s12, s22 = rank2_core(ni, nj, nij, alpha, alpha)
+            rank2_variance_update(XN, nu, vi, vj, s11, s12, s22)
+            rank2_inverse_update(Ninv, vi, vj, s11, s12, s22)
         w[i] = min(w[i] + alpha, cap[i])
         if alpha >= w[j]:
             w[j] = 0.0
@@ -369,6 +378,4 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
         it += 1
         since += 1
         if since >= refresh:
-            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-                return SINGULAR, it
-            since = 0
+            stale = True

@@ -6,16 +6,18 @@ shape-mismatch error message (string formatting, about 2.5 s of CPU in a fresh p
 and ``@`` its BLAS glue (about 0.5 s); :func:`inverse_from_factor` does the work of the
 first without either. Integer arguments are passed as
 ``int64`` values, never as literals (a literal such as ``0`` makes numba compile a second
-specialisation of the callee).
+specialisation of the callee). Only jitted code calls them, so they are compiled without
+numba's Python and C wrappers (:func:`design._jit.inner`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from design._jit import inner
 
 
-@njit(cache=True)
+@inner
 def cholesky_lower(M: np.ndarray, L: np.ndarray, pivot_rtol: float = 0.0) -> bool:
     """Write the lower Cholesky factor of the symmetric matrix ``M`` into ``L``.
 
@@ -43,7 +45,7 @@ def cholesky_lower(M: np.ndarray, L: np.ndarray, pivot_rtol: float = 0.0) -> boo
     return True
 
 
-@njit(cache=True)
+@inner
 def lower_inverse(L: np.ndarray, Linv: np.ndarray) -> None:
     """Write the inverse of the lower-triangular ``L`` into ``Linv`` (forward substitution)."""
     d = L.shape[0]
@@ -58,7 +60,7 @@ def lower_inverse(L: np.ndarray, Linv: np.ndarray) -> None:
             Linv[i, j] = s / L[i, i]
 
 
-@njit(cache=True)
+@inner(inline="always")
 def info_matrix(X: np.ndarray, w: np.ndarray, M: np.ndarray) -> None:
     """``M = sum_a w_a x_a x_a^T`` (only arms with ``w_a != 0`` are visited; lower triangle
     accumulated, then mirrored)."""
@@ -78,7 +80,7 @@ def info_matrix(X: np.ndarray, w: np.ndarray, M: np.ndarray) -> None:
             M[j, i] = M[i, j]
 
 
-@njit(cache=True)
+@inner
 def inverse_from_factor(Linv: np.ndarray, Minv: np.ndarray) -> None:
     """``Minv = Linv^T Linv`` for the lower-triangular ``Linv = L^{-1}`` (so ``Minv = M^{-1}``
     when ``M = L L^T``): ``Minv_ij = sum_{k >= max(i, j)} Linv_ki Linv_kj``."""
@@ -92,7 +94,7 @@ def inverse_from_factor(Linv: np.ndarray, Minv: np.ndarray) -> None:
             Minv[j, i] = s
 
 
-@njit(cache=True)
+@inner
 def mv_into(A: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
     """``out = A @ x`` as a plain loop (see :func:`mv`), into a preallocated vector."""
     n, m = A.shape
@@ -103,7 +105,7 @@ def mv_into(A: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
         out[r] = s
 
 
-@njit(cache=True)
+@inner
 def mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``A @ x`` as a plain loop: small matrix-vector products inside the kernels must not
     go through a multithreaded BLAS call (its thread wake-ups dominate, 20-40x slower on a
@@ -113,7 +115,7 @@ def mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@inner(inline="always")
 def inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
     """``Minv = M^{-1}`` through the Cholesky factor; False if ``M`` is not PD."""
     d = M.shape[0]
@@ -128,7 +130,7 @@ def inverse_spd(M: np.ndarray, Minv: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True)
+@inner
 def rowwise_dot(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
     """``out[a] = sum_r A[a, r] B[a, r]`` (e.g. the variances ``x_a^T M^{-1} x_a`` from
     ``A = X M^{-1}``, ``B = X``)."""
@@ -140,7 +142,7 @@ def rowwise_dot(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
         out[a] = s
 
 
-@njit(cache=True)
+@inner(inline="always")
 def trace_product(L: np.ndarray, Minv: np.ndarray) -> float:
     """``tr(L M^{-1})`` for symmetric ``L`` and ``M^{-1}``."""
     d = L.shape[0]
@@ -151,7 +153,7 @@ def trace_product(L: np.ndarray, Minv: np.ndarray) -> float:
     return phi
 
 
-@njit(cache=True)
+@inner(inline="always")
 def pair_terms(X: np.ndarray, Minv: np.ndarray, i: int, j: int
                ) -> tuple[np.ndarray, np.ndarray, float, float, float]:
     """``u_i = M^{-1} x_i``, ``u_j``, and ``omega_i, omega_j, omega_ij`` (the entries of
@@ -169,7 +171,7 @@ def pair_terms(X: np.ndarray, Minv: np.ndarray, i: int, j: int
     return ui, uj, om_i, om_j, om_ij
 
 
-@njit(cache=True)
+@inner(inline="always")
 def rank2_core(om_i: float, om_j: float, om_ij: float, alpha: float, beta: float
                ) -> tuple[float, float, float]:
     """The 2x2 Woodbury core ``S = (C^{-1} + U^T M^{-1} U)^{-1}`` of the change
@@ -183,7 +185,7 @@ def rank2_core(om_i: float, om_j: float, om_ij: float, alpha: float, beta: float
     return p22 / det, -p12 / det, p11 / det
 
 
-@njit(cache=True)
+@inner(inline="always")
 def rank2_inverse_update(Minv: np.ndarray, ui: np.ndarray, uj: np.ndarray, s11: float,
                          s12: float, s22: float) -> None:
     """``M^{-1} <- M^{-1} - V S V^T``, ``V = [u_i, u_j]``, ``S = [[s11, s12], [s12, s22]]``."""
@@ -195,7 +197,7 @@ def rank2_inverse_update(Minv: np.ndarray, ui: np.ndarray, uj: np.ndarray, s11: 
             Minv[r, c] -= a1 * ui[c] + a2 * uj[c]
 
 
-@njit(cache=True)
+@inner
 def rank2_variance_update(X: np.ndarray, om: np.ndarray, ui: np.ndarray, uj: np.ndarray,
                           s11: float, s12: float, s22: float) -> None:
     """``om_a <- om_a - h_a^T S h_a``, ``h_a = (x_a^T u_i, x_a^T u_j)``: the variances
@@ -210,7 +212,7 @@ def rank2_variance_update(X: np.ndarray, om: np.ndarray, ui: np.ndarray, uj: np.
         om[a] -= s11 * gi * gi + 2.0 * s12 * gi * gj + s22 * gj * gj
 
 
-@njit(cache=True)
+@inner
 def rank1_update(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, u: np.ndarray, s: float,
                  om_k: float) -> None:
     """Sherman–Morrison for ``M + s x x^T`` with ``u = M^{-1} x``, ``om_k = x^T u``:
@@ -227,7 +229,7 @@ def rank1_update(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, u: np.ndarray,
             Minv[r, c] -= cst * u[r] * u[c]
 
 
-@njit(cache=True)
+@inner
 def woodbury_pair(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, i: int, j: int,
                   alpha: float, beta: float) -> None:
     """``M <- M + alpha x_i x_i^T - beta x_j x_j^T``: update ``M^{-1}`` and all variances.
@@ -250,7 +252,7 @@ def woodbury_pair(X: np.ndarray, Minv: np.ndarray, om: np.ndarray, i: int, j: in
     rank2_inverse_update(Minv, ui, uj, s11, s12, s22)
 
 
-@njit(cache=True)
+@inner(inline="always")
 def linear_rank2_update(X: np.ndarray, Minv: np.ndarray, ui: np.ndarray, uj: np.ndarray,
                         Lui: np.ndarray, Luj: np.ndarray, b_ii: float, b_jj: float,
                         b_ij: float, s11: float, s12: float, s22: float, g: np.ndarray,
@@ -293,7 +295,7 @@ def linear_rank2_update(X: np.ndarray, Minv: np.ndarray, ui: np.ndarray, uj: np.
     rank2_inverse_update(Minv, ui, uj, s11, s12, s22)
 
 
-@njit(cache=True)
+@inner(inline="always")
 def linear_pair_terms(L: np.ndarray, ui: np.ndarray, uj: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray, float, float, float]:
     """``L u_i``, ``L u_j`` and ``b_ii = u_i^T L u_i``, ``b_jj``, ``b_ij = u_i^T L u_j``."""

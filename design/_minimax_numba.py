@@ -21,12 +21,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from design._jit import inner
 from design._linalg import (
     cholesky_lower,
     info_matrix,
-    inverse_from_factor,
     lower_inverse,
-    mv_into,
 )
 from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
@@ -38,21 +37,50 @@ from design._status import CENTRED, CONVERGED, MAX_ITER, SINGULAR, STALLED  # no
 #: a Cholesky pivot counts as non-positive below ``PIVOT_RTOL * A_jj`` (numerically singular)
 PIVOT_RTOL = 1e-14
 
+# Compile time (issue 16). A kernel that calls an ordinary ``@njit`` function links the
+# callee's compiled module into its own, and LLVM optimises and emits the callee's code
+# again inside every caller (a three-line kernel calling ``inverse_factor`` compiles in
+# 0.20 s of CPU, without the call in 0.05 s), on top of the callee's own compilation; and
+# each loop costs about 25 ms. So the kernels here are few and share their helpers: the
+# ``design._linalg`` Cholesky is inlined at numba's IR level into ``_spd_factor`` (the one
+# Cholesky of ``primal_dual``) and into ``inverse_factor`` (the barrier kernel's, and the
+# reference solvers'), the same Python functions under an inlining dispatcher (one
+# implementation). Not into ``primal_dual`` itself: numba copies the caller's IR per
+# inlined call, and a dozen inlined helpers took it from 1.9 s to 6.7 s.
+_cholesky = njit(inline="always", error_model="numpy")(cholesky_lower.py_func)
+_info_matrix = njit(inline="always", error_model="numpy")(info_matrix.py_func)
+_lower_inverse = njit(inline="always", error_model="numpy")(lower_inverse.py_func)
 
-@njit(cache=True)
+
+@njit(cache=True, error_model="numpy")
 def inverse_factor(X: np.ndarray, lam: np.ndarray, Linv: np.ndarray) -> bool:
-    """``Linv`` with ``A(lam)^{-1} = Linv^T Linv``; False if ``A(lam)`` is singular."""
+    """``Linv`` with ``A(lam)^{-1} = Linv^T Linv``; False if ``A(lam)`` is singular
+    (a Cholesky pivot ``<= PIVOT_RTOL A_jj``). Jitted callers only; Python uses
+    :func:`design._minimax_solver.factor`, the same test with LAPACK."""
     d = X.shape[1]
     A = np.empty((d, d))
     L = np.empty((d, d))
-    info_matrix(X, lam, A)
-    if not cholesky_lower(A, L, PIVOT_RTOL):
+    _info_matrix(X, lam, A)
+    if not _cholesky(A, L, PIVOT_RTOL):
         return False
-    lower_inverse(L, Linv)
+    _lower_inverse(L, Linv)
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy")
+def forward_rows(L: np.ndarray, Y: np.ndarray, T: np.ndarray) -> None:
+    """``T_j = L^{-1} y_j`` for every row of ``Y`` (forward substitution, ``L`` lower
+    triangular), so that ``y_i^T A^{-1} y_j = T_i . T_j`` when ``A = L L^T``."""
+    m, d = Y.shape
+    for j in range(m):
+        for i in range(d):
+            t = Y[j, i]
+            for p in range(i):
+                t -= L[i, p] * T[j, p]
+            T[j, i] = t / L[i, i]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
     """``v_j = ||Linv y_j||^2 = y_j^T A^{-1} y_j`` for every row of ``Y`` (a plain loop: a
     BLAS product is compiled glue, issue 16)."""
@@ -72,7 +100,7 @@ def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _heap_push(hv: np.ndarray, hi: np.ndarray, hj: np.ndarray, n: int, cap: int,
                val: float, i: int, j: int) -> int:
     """Keep the ``cap`` largest values in a binary min-heap; returns the new size."""
@@ -115,7 +143,7 @@ def _heap_push(hv: np.ndarray, hi: np.ndarray, hj: np.ndarray, n: int, cap: int,
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
               ) -> tuple[float, int, int, np.ndarray, np.ndarray, np.ndarray, int]:
     """Values ``scale * ||P_i - P_j||^2`` of all pairs ``i < j`` without materialising them.
@@ -153,8 +181,9 @@ def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _values_at(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, v: np.ndarray) -> bool:
+    """``v_j = y_j^T A(lam)^{-1} y_j``; False if ``A(lam)`` is singular (jitted callers)."""
     d = X.shape[1]
     Linv = np.empty((d, d))
     if not inverse_factor(X, lam, Linv):
@@ -163,7 +192,7 @@ def _values_at(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, v: np.ndarray) -> 
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _barrier(lam: np.ndarray, v: np.ndarray, tau: float) -> float:
     f = 0.0
     for a in range(lam.shape[0]):
@@ -173,7 +202,7 @@ def _barrier(lam: np.ndarray, v: np.ndarray, tau: float) -> float:
     return f
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def restricted_certificate(lam: np.ndarray, v: np.ndarray, Z: np.ndarray, u: np.ndarray
                            ) -> tuple[float, float]:
     """Value and Cauchy–Schwarz lower bound of the restricted problem.
@@ -210,7 +239,7 @@ def restricted_certificate(lam: np.ndarray, v: np.ndarray, Z: np.ndarray, u: np.
     return value, tr * tr / gmax
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, tol: float,
                    max_iter: int, u: np.ndarray, growth: float
                    ) -> tuple[int, int, float, float, float]:
@@ -306,7 +335,7 @@ def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, to
             for b in range(k):
                 H[a, b] = 2.0 * G[a, b] * C[a, b] + D[a, b]
             H[a, a] += 1.0 / (lam[a] * lam[a])
-        if not _spd_factor(H, Lh):
+        if not _spd_factor(H, Lh, np.empty((k, k)), np.int64(12)):
             status = SINGULAR
             break
         _chol_solve(Lh, ones, sol1)
@@ -388,7 +417,7 @@ def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, to
 # ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
     """Solve ``L L^T x = b`` with a lower Cholesky factor."""
     n = L.shape[0]
@@ -404,31 +433,39 @@ def _chol_solve(L: np.ndarray, b: np.ndarray, x: np.ndarray) -> None:
         x[i] = s / L[i, i]
 
 
-@njit(cache=True)
-def _spd_factor(H: np.ndarray, L: np.ndarray) -> bool:
-    """Cholesky of an SPD Newton matrix, with a growing diagonal shift if it fails."""
-    n = H.shape[0]
-    if cholesky_lower(H, L, PIVOT_RTOL):
-        return True
+@inner(error_model="numpy")
+def _spd_factor(M: np.ndarray, L: np.ndarray, W: np.ndarray, retries: int) -> bool:
+    """Lower Cholesky factor ``L`` of the symmetric ``M`` (its lower triangle is read);
+    False if a pivot is ``<= PIVOT_RTOL M_jj`` (not numerically positive definite).
+
+    With ``retries > 0`` (Newton matrices) a failure is retried on ``M + shift I``, built in
+    ``W``, with ``shift = 1e-14 max_a M_aa`` multiplied by 100 after each attempt. The one
+    Cholesky of the interior-point kernels: information matrices (``retries = 0``) and
+    Newton matrices share its compiled code (issue 16).
+    """
+    n = M.shape[0]
+    F = M
     shift = 0.0
-    for a in range(n):
-        if H[a, a] > shift:
-            shift = H[a, a]
-    shift *= 1e-14
-    H2 = np.empty((n, n))
-    for a in range(n):
-        for b in range(n):
-            H2[a, b] = H[a, b]
-    for _ in range(12):
-        for a in range(n):
-            H2[a, a] = H[a, a] + shift
-        if cholesky_lower(H2, L, PIVOT_RTOL):
+    for attempt in range(retries + 1):
+        if attempt == 1:
+            for a in range(n):
+                if M[a, a] > shift:
+                    shift = M[a, a]
+                for b in range(a + 1):
+                    W[a, b] = M[a, b]
+            shift *= 1e-14
+            F = W
+        elif attempt > 1:
+            shift *= 100.0
+        if attempt > 0:
+            for a in range(n):
+                W[a, a] = M[a, a] + shift
+        if _cholesky(F, L, PIVOT_RTOL):
             return True
-        shift *= 100.0
     return False
 
 
-@njit(cache=True)
+@inner(error_model="numpy")
 def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
                   u: np.ndarray, nu: np.ndarray, cl: np.ndarray, cs: np.ndarray,
                   rhs: np.ndarray, dl: np.ndarray, ds: np.ndarray, du: np.ndarray,
@@ -440,7 +477,8 @@ def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
     solves ``M dlam = -1 + cl / lam + Q^T (cs / s)`` (``M = Lh Lh^T``), then
     ``ds = Q dlam``, ``du = (cs - u s - u ds) / s``, ``dnu = (cl - nu lam - nu dlam) / lam``,
     and returns the primal and dual step lengths ``min(1, frac * distance to the
-    boundary)``. One kernel for both directions: compiled once (issue 16).
+    boundary)``. One kernel for both directions, called at one site: compiled once, without
+    numba's wrappers (``inner``: fourteen arguments, 0.29 s instead of 0.47 s; issue 16).
     """
     m, k = Q.shape
     for a in range(k):
@@ -459,19 +497,27 @@ def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
         ds[j] = t
         du[j] = (cs[j] - u[j] * s[j] - u[j] * t) / s[j]
         if t < 0.0:
-            ap = min(ap, -frac * s[j] / t)
+            r = -frac * s[j] / t
+            if r < ap:
+                ap = r
         if du[j] < 0.0:
-            ad = min(ad, -frac * u[j] / du[j])
+            r = -frac * u[j] / du[j]
+            if r < ad:
+                ad = r
     for a in range(k):
         dn[a] = (cl[a] - nu[a] * lam[a] - nu[a] * dl[a]) / lam[a]
         if dl[a] < 0.0:
-            ap = min(ap, -frac * lam[a] / dl[a])
+            r = -frac * lam[a] / dl[a]
+            if r < ap:
+                ap = r
         if dn[a] < 0.0:
-            ad = min(ad, -frac * nu[a] / dn[a])
+            r = -frac * nu[a] / dn[a]
+            if r < ad:
+                ad = r
     return ap, ad
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
                 nu: np.ndarray, tol: float, max_iter: int, gamma: float = 1e-3
                 ) -> tuple[int, int, float, float]:
@@ -495,34 +541,30 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     """
     k, d = X.shape
     m = Y.shape[0]
-    Linv = np.empty((d, d))
-    Ainv = np.empty((d, d))
-    W = np.empty((m, d))
-    XT = np.empty((d, k))
-    for a in range(k):
-        for i in range(d):
-            XT[i, a] = X[a, i]
+    A = np.empty((d, d))
+    L = np.empty((d, d))
+    Lt = np.empty((d, d))
+    T = np.empty((m, d))
+    Tt = np.empty((m, d))
+    R = np.empty((k, d))
+    RT = np.empty((d, k))
+    Bw = np.empty((d, d))
+    pb = np.empty(d)
     Q = np.empty((m, k))
-    P = np.empty((k, d))
-    G = np.empty(k)
     Z = np.empty((m, k))
-    Zu = np.empty((m, k))
-    Qw = np.empty((m, k))
-    v = np.empty(m)
-    vt = np.empty(m)
     s = np.empty(m)
     lam_t = np.empty(k)
     H = np.empty((k, k))
+    H2 = np.empty((k, k))
     Lh = np.empty((k, k))
     rhs = np.empty(k)
-    dl = np.empty(k)
-    dl_aff = np.empty(k)
-    ds = np.empty(m)
-    ds_aff = np.empty(m)
-    du = np.empty(m)
-    du_aff = np.empty(m)
-    dn = np.empty(k)
-    dn_aff = np.empty(k)
+    # directions: row 0 the predictor's (affine), row 1 the corrector's
+    DL = np.empty((2, k))
+    DS = np.empty((2, m))
+    DU = np.empty((2, m))
+    DN = np.empty((2, k))
+    dl_aff, ds_aff, du_aff, dn_aff = DL[0], DS[0], DU[0], DN[0]
+    dl, du, dn = DL[1], DU[1], DN[1]
     cl = np.empty(k)
     cs = np.empty(m)
     value = np.inf
@@ -530,133 +572,171 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     it = 0
     floor = 0.0
     status = MAX_ITER
-    if not inverse_factor(X, lam, Linv):
+    no_retry = np.int64(0)  # not literals: one specialisation of _spd_factor (issue 16)
+    newton_retries = np.int64(12)
+    info_matrix(X, lam, A)
+    if not _spd_factor(A, L, A, no_retry):
         return SINGULAR, 0, value, lb
+    forward_rows(L, Y, T)
+    # Everything is computed in the basis whitened by the Cholesky factor ``A = L L^T``
+    # (no inverse is formed): with ``t_j = L^{-1} y_j`` and ``r_a = L^{-1} x_a``,
+    # ``v_j = |t_j|^2``, ``z_ja = t_j . r_a``, ``G_ab = r_a . r_b`` and, with
+    # ``Bw = sum_j u_j t_j t_j^T``, ``C_ab = sum_j u_j z_ja z_jb = r_a^T Bw r_b`` (rank <= d:
+    # ``O(m d^2 + k^2 d)`` instead of ``O(m k^2)``). Compile time (issue 16): every loop
+    # costs about 25 ms of CPU to compile, so the passes are fused, and no BLAS product
+    # is used (its glue is compiled code).
     while True:
-        # plain loops, no np.dot (issue 16: every BLAS product is compiled glue):
-        # A^{-1} = Linv^T Linv, W = Y A^{-1} (rows A^{-1} y_j), v_j = y_j^T A^{-1} y_j
-        inverse_from_factor(Linv, Ainv)
-        for j in range(m):
-            mv_into(Ainv, Y[j], W[j])  # A^{-1} is symmetric
-            t = 0.0
+        forward_rows(L, X, R)
+        for a in range(k):
             for i in range(d):
-                t += W[j, i] * Y[j, i]
-            v[j] = t
-            s[j] = 1.0 - t
-        # at tolerances near the rounding level the recomputed slacks (or weights) can
-        # reach 0 although the line search kept them positive: stop (the caller certifies
-        # the last iterate) instead of dividing by zero
+                RT[i, a] = R[a, i]
+        for i in range(d):
+            for i2 in range(d):
+                Bw[i, i2] = 0.0
+        # one pass over the targets: v_j, s_j = 1 - v_j, z_ja (axpy form: the inner loop
+        # runs over arms, vectorised), q_ja = z_ja^2, Bw, the complementarity, the terms
+        # of the certificate, and the predictor's zero centring terms
         stalled = False
+        comp = 0.0
+        su = 0.0
+        tr = 0.0
+        vmax = 0.0
         for j in range(m):
+            vj = 0.0
+            for i in range(d):
+                vj += T[j, i] * T[j, i]
+            s[j] = 1.0 - vj
+            # near the rounding level the recomputed slacks (or weights) can reach 0
+            # although the line search kept them positive: stop (the caller certifies
+            # the last iterate) instead of dividing by zero
             if not s[j] > 0.0 or not u[j] > 0.0:
                 stalled = True
+            comp += u[j] * s[j]
+            su += u[j]
+            tr += u[j] * vj
+            if vj > vmax:
+                vmax = vj
+            cs[j] = 0.0
+            for a in range(k):
+                Z[j, a] = 0.0
+            for i in range(d):
+                tji = T[j, i]
+                for a in range(k):
+                    Z[j, a] += tji * RT[i, a]
+                t = u[j] * tji
+                for i2 in range(d):
+                    Bw[i, i2] += t * T[j, i2]
+            for a in range(k):
+                Q[j, a] = Z[j, a] * Z[j, a]
+        sl = 0.0
         for a in range(k):
             if not lam[a] > 0.0 or not nu[a] > 0.0:
                 stalled = True
+            comp += nu[a] * lam[a]
+            sl += lam[a]
+            cl[a] = 0.0
         if stalled:
             status = STALLED
             break
-        # z_ja = y_j^T A^{-1} x_a (BLAS: an inner loop of length d is slow for small d)
-        # and q_ja = z_ja^2
-        for j in range(m):
-            for a in range(k):
-                Z[j, a] = 0.0
-            for i in range(d):  # axpy form: the inner loop runs over k, vectorised
-                wji = W[j, i]
-                for a in range(k):
-                    Z[j, a] += wji * XT[i, a]
-            for a in range(k):
-                Q[j, a] = Z[j, a] * Z[j, a]
-        value, lb = restricted_certificate(lam, v, Z, u)
+        # Newton matrix, lower triangle (all the Cholesky reads):
+        # H = 2 G o C + D + diag(nu / lam), D = Q^T diag(u / s) Q (below); on the way
+        # g_a = sum_j u_j z_ja^2 = C_aa, the denominator of the certificate
+        gmax = 0.0
+        for a in range(k):
+            for i in range(d):
+                t = 0.0
+                for i2 in range(d):
+                    t += Bw[i, i2] * R[a, i2]
+                pb[i] = t
+            for b in range(a + 1):
+                g = 0.0
+                c = 0.0
+                for i in range(d):
+                    g += R[a, i] * R[b, i]
+                    c += pb[i] * R[b, i]
+                H[a, b] = 2.0 * g * c
+                if b == a and c > gmax:
+                    gmax = c
+            H[a, a] += nu[a] / lam[a]
+        # certificate of the restricted problem (restricted_certificate): value
+        # sum(lam) max_j v_j, bound (sum_j mu_j v_j)^2 / max_a sum_j mu_j z_ja^2, mu = u/sum(u)
+        value = vmax * sl
+        lb = (tr / su) * (tr / su) / (gmax / su) if su > 0.0 and gmax > 0.0 else 0.0
         if lb > 0.0 and value <= lb * (1.0 + tol):
             status = CONVERGED
             break
         if it >= max_iter:
             status = MAX_ITER
             break
-        # H = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam), G = X A^{-1} X^T.
-        # The two O(m k^2) products are BLAS calls (loops are slower) with the same
-        # argument types: numba compiles one BLAS glue for both (issue 16)
         for j in range(m):
-            su = np.sqrt(u[j])
-            sw = np.sqrt(u[j] / s[j])
+            wj = u[j] / s[j]
             for a in range(k):
-                Zu[j, a] = Z[j, a] * su
-                Qw[j, a] = Q[j, a] * sw
-        C = np.dot(Zu.T, Zu)
-        D = np.dot(Qw.T, Qw)
-        # G = X A^{-1} X^T = P X^T, P = X A^{-1} (row a of G in axpy form, vectorised)
-        for a in range(k):
-            mv_into(Ainv, X[a], P[a])
-            for b in range(a + 1):
-                G[b] = 0.0
-            for i in range(d):
-                pai = P[a, i]
+                t = wj * Q[j, a]
                 for b in range(a + 1):
-                    G[b] += pai * XT[i, b]
-            for b in range(a + 1):
-                h = 2.0 * G[b] * C[a, b] + D[a, b]
-                H[a, b] = h
-                H[b, a] = h
-            H[a, a] += nu[a] / lam[a]
-        if not _spd_factor(H, Lh):
+                    H[a, b] += t * Q[j, b]
+        if not _spd_factor(H, Lh, H2, newton_retries):
             status = SINGULAR
             break
-        comp = 0.0
-        for j in range(m):
-            comp += u[j] * s[j]
-        for a in range(k):
-            comp += nu[a] * lam[a]
         if not comp > 0.0:
             status = STALLED
             break
         mu_c = comp / (m + k)
-        # --- predictor (sigma = 0: no centring terms)
-        for a in range(k):
-            cl[a] = 0.0
-        for j in range(m):
-            cs[j] = 0.0
-        ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, dl_aff, ds_aff, du_aff,
-                               dn_aff, 1.0)
-        comp_aff = 0.0
-        for j in range(m):
-            comp_aff += (u[j] + ad * du_aff[j]) * (s[j] + ap * ds_aff[j])
-        for a in range(k):
-            comp_aff += (nu[a] + ad * dn_aff[a]) * (lam[a] + ap * dl_aff[a])
-        sigma = (comp_aff / comp) ** 3 * mu_c
-        if sigma < floor * mu_c:
-            # after a short step (curvature of v), favour centring
-            sigma = floor * mu_c
-        # --- corrector (Mehrotra's second-order terms)
-        for a in range(k):
-            cl[a] = sigma - dl_aff[a] * dn_aff[a]
-        for j in range(m):
-            cs[j] = sigma - ds_aff[j] * du_aff[j]
-        ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, dl, ds, du, dn, 0.995)
+        # predictor (phase 0: sigma = 0, no centring terms), then the corrector (phase 1:
+        # Mehrotra's sigma and second-order terms)
+        frac = 1.0
+        ap = 1.0
+        ad = 1.0
+        for phase in range(2):
+            ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, DL[phase], DS[phase],
+                                   DU[phase], DN[phase], frac)
+            if phase == 1:
+                break
+            comp_aff = 0.0
+            for j in range(m):
+                comp_aff += (u[j] + ad * du_aff[j]) * (s[j] + ap * ds_aff[j])
+            for a in range(k):
+                comp_aff += (nu[a] + ad * dn_aff[a]) * (lam[a] + ap * dl_aff[a])
+            ratio = comp_aff / comp
+            sigma = ratio * ratio * ratio * mu_c
+            if sigma < floor * mu_c:
+                # after a short step (curvature of v), favour centring
+                sigma = floor * mu_c
+            for a in range(k):
+                cl[a] = sigma - dl_aff[a] * dn_aff[a]
+            for j in range(m):
+                cs[j] = sigma - ds_aff[j] * du_aff[j]
+            frac = 0.995
         # exact feasibility of the primal step (v is convex: s may fall below its
-        # linearisation)
-        # and stay in the wide neighbourhood  min_i (dual_i slack_i) >= gamma * average
+        # linearisation), and stay in the wide neighbourhood
+        # min_i (dual_i slack_i) >= gamma * average
         ok = False
         for _ in range(60):
             for a in range(k):
                 lam_t[a] = lam[a] + ap * dl[a]
-            if _values_at(X, Y, lam_t, vt):
+            info_matrix(X, lam_t, A)
+            if _spd_factor(A, Lt, A, no_retry):
+                forward_rows(Lt, Y, Tt)  # v_j at the trial point: |Tt_j|^2
                 ok = True
+                pmin = np.inf
+                psum = 0.0
                 for j in range(m):
-                    if not 1.0 - vt[j] > 0.0:
+                    vt = 0.0
+                    for i in range(d):
+                        vt += Tt[j, i] * Tt[j, i]
+                    st = 1.0 - vt
+                    if not st > 0.0:
                         ok = False
                         break
+                    p = (u[j] + ad * du[j]) * st
+                    psum += p
+                    if p < pmin:
+                        pmin = p
                 if ok:
-                    pmin = np.inf
-                    psum = 0.0
-                    for j in range(m):
-                        p = (u[j] + ad * du[j]) * (1.0 - vt[j])
-                        psum += p
-                        pmin = min(pmin, p)
                     for a in range(k):
                         p = (nu[a] + ad * dn[a]) * lam_t[a]
                         psum += p
-                        pmin = min(pmin, p)
+                        if p < pmin:
+                            pmin = p
                     ok = pmin >= gamma * psum / (m + k)
                     if ok:
                         break
@@ -672,7 +752,6 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
             nu[a] += ad * dn[a]
         for j in range(m):
             u[j] += ad * du[j]
-        if not inverse_factor(X, lam, Linv):
-            status = SINGULAR
-            break
+        L, Lt = Lt, L  # the factor and whitened targets at the accepted point
+        T, Tt = Tt, T
     return status, it, value, lb

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg.lapack import dpotrf, dtrtri
 
 from design import _minimax_numba as kern
 
@@ -148,12 +149,26 @@ def dedupe_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    """``Linv`` with ``A(w)^{-1} = Linv^T Linv``, or None if ``A(w)`` is singular."""
-    d = X.shape[1]
-    Linv = np.empty((d, d))
-    if not kern.inverse_factor(X, np.ascontiguousarray(w, dtype=np.float64), Linv):
+    """``Linv`` with ``A(w)^{-1} = Linv^T Linv``, or None if ``A(w)`` is singular.
+
+    The test of the jitted :func:`design._minimax_numba.inverse_factor` (a Cholesky pivot
+    ``L_jj^2 <= PIVOT_RTOL A_jj`` means singular), computed with LAPACK (``dpotrf``,
+    ``dtrtri``): from Python this needs no compiled kernel (issue 16).
+    """
+    A = (X.T * w) @ X
+    L, info = dpotrf(A, lower=1, clean=1)
+    if info != 0 or (L.diagonal() ** 2 <= kern.PIVOT_RTOL * np.abs(A.diagonal())).any():
+        return None
+    Linv, info = dtrtri(L, lower=1)
+    if info != 0:  # pragma: no cover - L has a positive diagonal
         return None
     return Linv
+
+
+def target_values(Linv: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``v_j = y_j^T A^{-1} y_j = ||Linv y_j||^2`` for the rows of ``Y``."""
+    T = Y @ Linv.T
+    return np.einsum("ij,ij->i", T, T)
 
 
 def cs_lower_bound(X: np.ndarray, Linv: np.ndarray, Yj: np.ndarray, mu: np.ndarray
@@ -340,9 +355,10 @@ class _Inner:
             # the uniform design on the working arms (measured: ~8x fewer iterations than
             # restarting from the previous, nearly sparse, design)
             lam[:] = 1.0 / k
-        v = np.empty(m)
-        if not kern._values_at(Xs, Yt, lam, v):  # pragma: no cover - S spans
+        Linv = factor(Xs, lam)
+        if Linv is None:  # pragma: no cover - S spans
             raise RuntimeError("working-set information matrix became singular")
+        v = target_values(Linv, Yt)
         vmax = max(float(v.max()), 1e-300)
         if not warm or vmax >= 0.95:
             # rescale into the interior of {v_j(lam) <= 1}: max_j v_j = 0.95

@@ -19,7 +19,11 @@ For arms ``x_1..x_K`` (rows of ``X``) and weights ``w`` on the simplex,
   is concave and positively homogeneous with supergradient ``(1/s) det(C)^{1/s} A^{-1} E C
   E^T A^{-1}`` (Pukelsheim 2006, §3.13, §7.5), so ``det(C*)^{1/s} <= det(C)^{1/s} max_a d_a / s``
   with ``d_a = x_a^T A^{-1} E C E^T A^{-1} x_a``: ``lower_bound = value * s / max d`` and
-  ``gap = max d / s - 1`` (Kiefer 1961; ``max_a d_a = s`` at the optimum).
+  ``gap = max d / s - 1`` (Kiefer 1961; ``max_a d_a = s`` at the optimum). A singular
+  ``A`` (the optimum may be: only the parameters of interest must be estimable) has the
+  generalized Schur complement ``C = A_II - A_IN A_NN^- A_NI`` and the duality bound
+  ``phi* >= s |det V_I|^{2/s} / max_a ||V^T x_a||^2``, true for every ``d x s`` matrix ``V``
+  (Pukelsheim 2006, §7.10-7.19), with ``V`` from ``(A + delta P_N)^{-1}``.
 """
 
 from __future__ import annotations
@@ -39,7 +43,6 @@ from design._validation import (
     as_weights,
     rounding_error_factor,
 )
-from design.gd import d_optimal
 from design.result import DesignResult, warns_if_not_converged
 
 __all__ = [
@@ -353,30 +356,143 @@ def criterion_basis(Xa: np.ndarray, crit: str, L: np.ndarray, interest: np.ndarr
                           float(delta))
 
 
-def _ds_certificate(basis: ArmBasis, m: int, w: np.ndarray
+def _ds_factor(basis: ArmBasis, m: int, w: np.ndarray, delta: float
+               ) -> tuple[np.ndarray, float] | None:
+    """``(R^{-1}, eta)`` for ``A_Q(w) + delta P_N = R^T R`` (``P_N``: the projector on the
+    ``m`` nuisance coordinates, the first ones): the QR of ``diag(sqrt(w_S)) Q_S`` stacked
+    on ``sqrt(delta) [I_m, 0]`` (no normal equations); ``delta = 0`` is
+    :func:`_design_factor`. None when the stack is numerically rank-deficient."""
+    if delta <= 0.0:
+        return _design_factor(basis, w)
+    from scipy.linalg import solve_triangular
+
+    S = np.flatnonzero(w > 0.0)
+    d = basis.Q.shape[1]
+    reg = np.zeros((m, d))
+    reg[:, :m] = np.sqrt(delta) * np.eye(m)
+    B = np.vstack([np.sqrt(w[S])[:, None] * basis.Q[S], reg])
+    eta = rounding_error_factor(basis, B)
+    if not np.isfinite(eta):
+        return None
+    Rw = np.linalg.qr(B, mode="r")
+    return solve_triangular(Rw, np.eye(d), check_finite=False), eta
+
+
+def _ds_true_logdet(basis: ArmBasis, m: int, w: np.ndarray
+                    ) -> tuple[float, float, int]:
+    """``(log det C_Q(w), eta, rank)`` valid for a singular ``A_Q(w)``.
+
+    ``C_K(A) = A_II - A_IN A_NN^- A_NI`` (Pukelsheim 2006, §3.11-3.13: the information
+    matrix of the parameters of interest, the same for every generalized inverse
+    ``A_NN^-``), computed from the weighted factor ``B = diag(sqrt(w_S)) Q_S = [B_N, B_I]``
+    as ``C = B_I^T (I - P) B_I`` with ``P`` the projector on the range of ``B_N``, whose
+    orthonormal basis comes from the SVD of ``B_N`` (rank: the singular values above
+    ``max(K, d) u sigma_max``, as for every rank decision of the design layer). ``rank``
+    is that rank of ``B_N`` (``m``: nuisance parameters all estimable). ``log det C = -inf``
+    when the parameters of interest are not estimable (``C`` numerically singular).
+    ``eta``: relative error bound of the values, as :func:`rounding_error_factor` with
+    ``cond = sigma_max(B) / sigma_min((I - P) B_I)``.
+    """
+    K, d = basis.Q.shape
+    S = np.flatnonzero(w > 0.0)
+    B = np.sqrt(w[S])[:, None] * basis.Q[S]
+    BN, BI = B[:, :m], B[:, m:]
+    rank = 0
+    if m > 0:
+        U, sv, _ = np.linalg.svd(BN, full_matrices=False)
+        rank = int(np.sum(sv > sv[0] * max(K, d) * _EPS)) if sv.size and sv[0] > 0 else 0
+        U = U[:, :rank]
+        BI = BI - U @ (U.T @ BI)
+    if BI.shape[0] < BI.shape[1]:
+        return -np.inf, np.inf, rank
+    top = float(np.linalg.norm(B, 2))
+    svi = np.linalg.svd(BI, compute_uv=False)
+    if not svi[-1] > top * max(K, d) * _EPS:
+        return -np.inf, np.inf, rank
+    Ri = np.linalg.qr(BI, mode="r")
+    logdet = 2.0 * float(np.sum(np.log(np.abs(np.diag(Ri)))))
+    eta = basis.error + float(np.sqrt(K * d) * _EPS / 2.0 * top / svi[-1])
+    return logdet, eta, rank
+
+
+def _ds_certificate(basis: ArmBasis, m: int, w: np.ndarray, deltas: tuple = ()
                     ) -> tuple[CriterionCertificate, float]:
-    """Ds certificate on ``Q`` (nuisance columns first): with ``A_Q(w) = R_w^T R_w`` and
-    ``z_a = R_w^{-T} q_a``, ``d_a = ||z_{a,I}||^2`` (the nuisance part of ``z`` is exactly
-    ``R_{w,NN}^{-T} q_{a,N}``: no difference of two variances) and ``C_Q = R_{w,II}^T
-    R_{w,II}``; ``log det C_X = log det C_Q + 2 log |det R_II|``."""
-    fac = _design_factor(basis, w)
-    if fac is None:
-        return _SINGULAR, -np.inf
-    Rwinv, eta = fac
-    d = Rwinv.shape[0]
+    """Ds certificate on ``Q`` (nuisance columns first), valid for singular designs.
+
+    **Value.** ``log det C_X = log det C_Q + 2 log |det R_II|`` with ``C_Q`` from
+    :func:`_ds_true_logdet` (a generalized Schur complement: defined whenever the
+    parameters of interest are estimable, ``value = inf`` otherwise). For a nonsingular
+    design, ``A_Q(w) = R_w^T R_w`` (QR, no normal equations) and ``C_Q = R_{w,II}^T
+    R_{w,II}``.
+
+    **Lower bound** (duality; Pukelsheim 2006, §7.10-7.13). For any ``d x s`` matrix ``V``
+    and any design ``w*`` (information ``A*``, ``C* = C_K(A*)``), ``A* >= E C* E^T``
+    (``E``: the interest coordinates; Pukelsheim 2006, Thm 3.13) gives
+    ``max_a ||V^T q_a||^2 >= tr(A* V V^T) >= tr(C* V_I^T V_I) >= s det(C*)^{1/s}
+    |det V_I|^{2/s}`` (AM-GM), so ``phi_Ds* = det(C*)^{-1/s} >= s |det V_I|^{2/s} /
+    max_a ||V^T q_a||^2`` for *every* ``V``: a true bound whatever ``V`` is. With ``V = G E
+    C^{1/2}`` for ``G = (A + delta P_N)^{-1}`` this is ``value_delta s / max_a d_a^delta``
+    with ``d_a^delta = q_a^T G E C_delta E^T G q_a = ||(R^{-T} q_a)_I||^2`` (``R`` the factor
+    of :func:`_ds_factor`); ``delta = 0`` (a nonsingular design) is the classical bound
+    ``value s / max_a d_a`` (Kiefer 1961), and as ``delta -> 0`` ``G`` tends to a
+    generalized inverse of a singular ``A``, as in the general equivalence theorem
+    (Pukelsheim 2006, Thm 7.19). The bound is evaluated for ``delta = 0`` (when ``A`` is
+    nonsingular) and every ``delta`` in ``deltas`` (with a singular ``A``: also a ladder
+    ``tr(A)/d 10^{-k}``, ``k = 2, 4, ..., 12``), and the largest is kept. Rounding: each
+    computed ``value``/``d_a`` is widened by its relative error as in
+    :func:`_certified`.
+    """
+    d = basis.Q.shape[1]
     s = d - m
-    Zi = basis.Q @ Rwinv[:, m:]
-    dv = np.einsum("ij,ij->i", Zi, Zi)
-    # diag(R_w^{-1}) = 1 / diag(R_w)
-    logdet_c = (-2.0 * float(np.sum(np.log(np.abs(np.diag(Rwinv)[m:]))))
-                + 2.0 * float(np.sum(np.log(np.abs(np.diag(basis.R)[m:])))))
+    log_r = 2.0 * float(np.sum(np.log(np.abs(np.diag(basis.R)[m:]))))
+    K = basis.Q.shape[0]
+    rank = m
+    if m > 0:
+        S = np.flatnonzero(w > 0.0)
+        sv = np.linalg.svd(np.sqrt(w[S])[:, None] * basis.Q[S, :m], compute_uv=False)
+        rank = int(np.sum(sv > sv[0] * max(K, d) * _EPS)) if sv.size and sv[0] > 0 else 0
+    trials = list(deltas)
+    if rank == m:
+        # nonsingular nuisance block: the value from the QR of the weighted arms (as the
+        # bound at delta = 0 below; unchanged from the nonsingular-only certificate)
+        fac = _design_factor(basis, w)
+        if fac is None:
+            return _SINGULAR, -np.inf
+        logdet_q = -2.0 * float(np.sum(np.log(np.abs(np.diag(fac[0])[m:]))))
+        eta_v = fac[1] + basis.error
+        trials.insert(0, 0.0)
+    else:
+        logdet_q, eta_v, _ = _ds_true_logdet(basis, m, w)
+        if not np.isfinite(logdet_q) or not np.isfinite(eta_v):
+            return _SINGULAR, -np.inf
+        S = w > 0.0
+        scale = float(np.sum(w[S] * np.einsum("ij,ij->i", basis.Q[S], basis.Q[S]))) / d
+        trials += [scale * 10.0 ** (-k) for k in (2, 4, 6, 8, 10, 12)]
+    logdet_c = logdet_q + log_r
     value = float(np.exp(-logdet_c / s))
-    k = int(np.argmax(dv))
-    dmax = float(dv[k])
-    e = eta + basis.error
-    err = 2.0 * e + e * e
-    lower, gap = _certified(value, dmax, float(s), err)
-    return CriterionCertificate(value, lower, gap, dmax, k, err), logdet_c
+    err_v = 2.0 * eta_v + eta_v * eta_v
+    best = (0.0, np.inf, -1, np.inf)  # lower, dmax, argmax, err
+    for delta in trials:
+        fac = _ds_factor(basis, m, w, float(delta))
+        if fac is None:
+            continue
+        Rinv, eta = fac
+        Zi = basis.Q @ Rinv[:, m:]
+        dv = np.einsum("ij,ij->i", Zi, Zi)
+        # value of the regularised design: det(C_delta)^{-1/s}, C_delta = R_II^T R_II
+        value_d = float(np.exp((2.0 * float(np.sum(np.log(np.abs(np.diag(Rinv)[m:]))))
+                                - log_r) / s))
+        e = eta + basis.error
+        err = 2.0 * e + e * e
+        k = int(np.argmax(dv))
+        lower, _ = _certified(value_d, float(dv[k]), float(s), err)
+        if lower > best[0]:
+            best = (lower, float(dv[k]), k, err)
+    lower, dmax, k, err = best
+    if not lower > 0.0:
+        return CriterionCertificate(value, 0.0, np.inf, dmax, k, err_v), logdet_c
+    gap = value * (1.0 + err_v) / lower - 1.0
+    return CriterionCertificate(value, lower, gap, dmax, k, max(err, err_v)), logdet_c
 
 
 def criterion_check(X: object, weights: object, criterion: str = "a", *, L: object = None,
@@ -399,7 +515,10 @@ def criterion_check(X: object, weights: object, criterion: str = "a", *, L: obje
     CriterionCertificate
         ``value``, certified ``lower_bound`` on the optimum over all designs on ``X``,
         ``gap = value / lower_bound - 1`` and the arm with the largest directional
-        derivative. A singular ``A(w)`` gives ``value=inf``, ``lower_bound=0``.
+        derivative. A singular ``A(w)`` gives ``value=inf``, ``lower_bound=0`` for A and
+        I; for Ds only when the parameters of interest are not estimable under ``w``
+        (otherwise the value of the generalized Schur complement and the duality bound of
+        :func:`_ds_certificate`: a singular design can be Ds-optimal).
     """
     Xa = as_arms(X)
     w = as_weights(weights, Xa.shape[0])
@@ -423,15 +542,43 @@ def criterion_check(X: object, weights: object, criterion: str = "a", *, L: obje
 # ----------------------------------------------------------------------------------------
 
 
-def _start(Xa: np.ndarray) -> np.ndarray:
-    """PD starting design: the D-optimal design to a loose tolerance (fast, well spread)."""
-    import warnings
+def _start(Q: np.ndarray, rounds: int = 4) -> np.ndarray:
+    """PD starting design: equal weights on up to ``rounds * d`` well-spread arms of ``Q``.
 
-    from design.result import DesignConvergenceWarning
+    Each round takes the first ``d`` pivots of the column-pivoted QR of the remaining
+    candidates' ``Q_C^T`` (Businger & Golub 1965: each pivot is the arm farthest from the
+    span of those already chosen in the round); the first round's ``d`` arms span ``R^d``,
+    so the start is nonsingular. Candidates: the ``20 d`` arms of largest norm (the
+    leverages of the uniform design), or all arms when ``K <= 20 d`` or when those do not
+    span. The exchange and its working set do the rest. It replaced the D-optimal design at
+    ``tol=1e-2``, so that the A/I/Ds solvers compile no G/D kernel (issue 16), at equal or
+    better warm run time (``benchmarks/bench_criteria.py --start``; docs/choices.md).
+    """
+    from scipy.linalg import qr
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DesignConvergenceWarning)
-        w = d_optimal(Xa, tol=1e-2).weights.copy()
+    K, d = Q.shape
+    pools = [np.arange(K)]
+    if K > 20 * d:
+        norms = np.einsum("ij,ij->i", Q, Q)
+        pools.insert(0, np.argpartition(norms, K - 20 * d)[K - 20 * d:])
+    for pool in pools:
+        R, piv = qr(np.ascontiguousarray(Q[pool].T), mode="r", pivoting=True,
+                    check_finite=False)
+        diag = np.abs(np.diag(R))
+        if diag.size == d and diag[-1] > 1e-8 * diag[0]:
+            break
+    chosen = [pool[piv[:d]]]
+    rest = pool[piv[d:]]
+    for _ in range(rounds - 1):
+        if rest.size < d:
+            break
+        piv = qr(np.ascontiguousarray(Q[rest].T), mode="r", pivoting=True,
+                 check_finite=False)[1]
+        chosen.append(rest[piv[:d]])
+        rest = rest[piv[d:]]
+    w = np.zeros(K)
+    idx = np.concatenate(chosen)
+    w[idx] = 1.0 / idx.size
     return w
 
 
@@ -575,32 +722,100 @@ def _linear_working_set(X: np.ndarray, L: np.ndarray, w0: np.ndarray, tol: float
                               lambda w: _linear_certificate_g(X, w, L))
 
 
-def _ds_working_set(Q: np.ndarray, m: int, w0: np.ndarray, tol: float, max_iter: int
-                    ) -> tuple[np.ndarray, int, int]:
+def _ds_working_set(Q: np.ndarray, m: int, w0: np.ndarray, tol: float, max_iter: int,
+                    delta: float = 0.0) -> tuple[np.ndarray, int, int]:
     """:func:`_column_generation` with :func:`design._criteria_numba.ds_solve`: the
     derivatives are ``d_a = ||z_{a,I}||^2`` (``z_a = C^{-1} q_a``, ``A(w) = C C^T``,
-    interest columns last), the threshold ``s``, the number of parameters of interest."""
+    interest columns last), the threshold ``s``, the number of parameters of interest.
+
+    ``delta > 0`` solves the regularised problem ``A(w) + delta P_N`` (``P_N``: the
+    projector on the ``m`` nuisance coordinates; the kernel's ``M0``), which stays
+    nonsingular when a Ds-optimal design is singular (see :func:`ds_optimal`)."""
     from scipy.linalg import solve_triangular
 
     K, d = Q.shape
     s = d - m
+    M0 = np.zeros((d, d))
+    for r in range(m):
+        M0[r, r] = delta
+    M0N = np.ascontiguousarray(M0[:m, :m])
 
     def solve(S: np.ndarray, wS: np.ndarray, inner: float, steps: int) -> tuple[int, int]:
         QS = np.ascontiguousarray(Q[S])
-        return kern.ds_solve(QS, np.ascontiguousarray(QS[:, :m]), wS, np.zeros((d, d)),
-                             np.zeros((m, m)), np.full(S.size, 2.0), False, s, inner, steps,
-                             _refresh(d))
+        return kern.ds_solve(QS, np.ascontiguousarray(QS[:, :m]), wS, M0, M0N,
+                             np.full(S.size, 2.0), False, s, inner, steps, _refresh(d))
 
     def derivatives(w: np.ndarray) -> tuple[np.ndarray, float] | None:
         sup = w > 0
         try:
-            C = np.linalg.cholesky((Q[sup] * w[sup, None]).T @ Q[sup])
+            C = np.linalg.cholesky((Q[sup] * w[sup, None]).T @ Q[sup] + M0)
         except np.linalg.LinAlgError:
             return None
         Z = solve_triangular(C, Q.T, lower=True, check_finite=False)[m:]
         return np.einsum("ij,ij->j", Z, Z), float(s)
 
     return _column_generation(K, d, w0, tol, max_iter, solve, derivatives)
+
+
+def _ds_prune(basis: ArmBasis, m: int, w: np.ndarray, cert: CriterionCertificate,
+              logdet_c: float, tol: float, deltas: tuple = ()) -> tuple:
+    """``(w, cert, logdet_c)`` without the weights below ``10^{-k}`` of the largest (``k = 3,
+    4, 5, 6``, the largest cut first), when that design's value is not larger and its
+    certified gap within ``max(tol, cert.gap)``; else the design as it was.
+
+    An exchange that approaches a singular Ds-optimum leaves weights near 0 (the remains
+    of a drop); the design without them is the singular one it approaches."""
+    top = w.max()
+    for k in (3, 4, 5, 6):
+        small = (w > 0.0) & (w < 10.0 ** (-k) * top)
+        if not small.any():
+            continue
+        pruned = np.where(small, 0.0, w)
+        pruned /= pruned.sum()
+        cp, lp = _ds_certificate(basis, m, pruned, deltas)
+        if cp.value <= cert.value and cp.gap <= max(tol, cert.gap):
+            return pruned, cp, lp
+    return w, cert, logdet_c
+
+
+def _ds_singular(basis: ArmBasis, m: int, w: np.ndarray, cert: CriterionCertificate,
+                 logdet_c: float, tol: float, max_iter: int, its: int) -> tuple:
+    """Continuation towards a singular Ds-optimal design: ``(w, status, its, cert,
+    logdet_c, delta)``.
+
+    Solves the regularised problems ``A(w) + delta P_N`` (the nuisance coordinates get the
+    information ``delta``; :func:`_ds_working_set`) for ``delta = tr(A)/d 10^{-k}``,
+    ``k = 3, 5, 7, 9``, each started from the last design, and certifies each result for
+    the *unregularised* criterion (:func:`_ds_certificate`, with the ``delta`` whose
+    generalized inverse ``(A + delta P_N)^{-1}`` gives the bound). Regularisation adds
+    information, so ``C_K(A + delta P_N) >= C_K(A)`` and tends to it as ``delta -> 0``
+    (Pukelsheim 2006, §3.13: ``C_K`` is monotone and upper semicontinuous); the solver's stop
+    rule ``max_a d_a^delta <= s (1 + tol)`` bounds the optimum by ``value_delta / (1 + tol)``,
+    within ``value / value_delta - 1 = O(delta)`` of the value. Keeps the best certified
+    design; stops at the first certified within ``tol``. ``delta = 0`` when no regularised
+    design was better.
+    """
+    Q = basis.Q
+    d = Q.shape[1]
+    S = w > 0.0
+    scale = float(np.sum(w[S] * np.einsum("ij,ij->i", Q[S], Q[S]))) / d
+    best = (w, kern.STALLED, cert, logdet_c, 0.0)
+    cur = w
+    for k in (3, 5, 7, 9):
+        if its >= max_iter:
+            best = (best[0], kern.MAX_ITER, *best[2:])
+            break
+        delta = scale * 10.0 ** (-k)
+        cur, status, it = _ds_working_set(Q, m, cur, tol, max_iter - its, delta)
+        its += it
+        c, ld = _ds_certificate(basis, m, cur, (delta,))
+        cur, c, ld = _ds_prune(basis, m, cur, c, ld, tol, (delta,))
+        if c.gap < best[2].gap:
+            best = (cur, status, c, ld, delta)
+        if c.gap <= tol:
+            break
+    w, status, cert, logdet_c, delta = best
+    return w, status, its, cert, logdet_c, delta
 
 
 def _linear_certificate_g(X: np.ndarray, w: np.ndarray, L: np.ndarray
@@ -688,9 +903,10 @@ def linear_optimal(X: object, L: object, *, tol: float = 1e-6, method: str = "au
         support arm with the smallest ``g`` to the arm with the largest with the exact line
         search (a quadratic equation), ``A^{-1}`` and every ``g_a`` updated by a rank-two
         Woodbury formula in ``O(K d)``, an exact Cholesky refresh every ``max(100, 10 d)``
-        steps and before convergence is declared; started from the D-optimal design at
-        ``tol=1e-2``. ``"cvxpy"``: ``min matrix_frac(C, A(w))`` with ``L = C C^T``
-        (Clarabel if installed, else SCS with ``eps=1e-9``).
+        steps and before convergence is declared; started from equal weights on ``4 d``
+        well-spread arms (pivoted QR, :func:`_start`). ``"cvxpy"``:
+        ``min matrix_frac(C, A(w))`` with ``L = C C^T`` (Clarabel if installed, else SCS
+        with ``eps=1e-9``).
     max_iter : int, optional
         Cap on the exchange steps (default 200,000); reaching it gives ``converged=False``,
         a :class:`~design.DesignConvergenceWarning` and a ``message``.
@@ -797,8 +1013,11 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
     Parameters
     ----------
     X : array_like, shape (K, d)
-        Candidate arms as rows; must span R^d (the solver keeps ``A`` invertible; when the
-        Ds-optimum is singular it is only approached, and the certificate says how closely).
+        Candidate arms as rows; must span R^d. The Ds-optimum may be singular (only the
+        parameters of interest need to be estimable, e.g. the slope of a quadratic on
+        ``[-1, 1]``: 1/2 at each end): the value is then the generalized Schur complement
+        ``C_K(A) = A_II - A_IN A_NN^- A_NI`` and the certificate the duality bound of
+        :func:`_ds_certificate`, and the solver reaches it by continuation (below).
     interest : sequence of int or boolean mask
         Column indices of the ``s`` parameters of interest (an int is refused as ambiguous:
         write ``[k]``).
@@ -809,7 +1028,13 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
         ``"auto"``/``"exchange"``: numba vertex exchange (:func:`design._criteria_numba.
         ds_solve`) with the exact line search (the log-ratio of two determinant quadratics;
         its stationary points solve a quadratic), rank-two updates of ``A^{-1}`` and of the
-        nuisance block's inverse; started from the D-optimal design at ``tol=1e-2``.
+        nuisance block's inverse; started from equal weights on ``4 d`` well-spread arms
+        (pivoted QR, :func:`_start`).
+        When that stops above ``tol`` (a singular optimum: the exchange cannot step onto
+        it), it continues on the regularised problems ``A(w) + delta P_N`` (information
+        ``delta = tr(A)/d 10^{-k}``, ``k = 3, 5, 7, 9``, on the nuisance coordinates only),
+        each certified for the unregularised criterion; weights below ``1e-3``-``1e-6`` of
+        the largest are dropped when that does not raise the value (:func:`_ds_prune`).
         ``"cvxpy"``: ``max log det T`` s.t. ``[[A_II - T, A_IN], [A_NI, A_NN]] >= 0``.
     max_iter : int, optional
         Cap on the exchange steps (default 200,000).
@@ -817,8 +1042,10 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
     Returns
     -------
     DesignResult
-        ``value = det(C)^{-1/s}``, ``lower_bound = value s / max_a d_a``,
-        ``gap = max_a d_a / s - 1``; ``info["interest"]`` the sorted column indices.
+        ``value = det(C)^{-1/s}``, ``lower_bound = value s / max_a d_a`` (nonsingular
+        designs; singular ones: the duality bound), ``gap = value / lower_bound - 1``;
+        ``info["interest"]`` the sorted column indices, ``info["regularisation"]`` the
+        ``delta`` of the continuation when it gave the result.
     """
     Xa = as_arms(X)
     K, d = Xa.shape
@@ -829,13 +1056,23 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
     status_txt = ""
     basis, m = _ds_basis(Xa, idx)
     Q = basis.Q
+    info: dict = {"interest": idx}
     if method == "cvxpy":
         w, solver = _ds_cvxpy(Q, np.arange(m, d))
         its = 0
+        cert, logdet_c = _ds_certificate(basis, m, w)
     else:
         w, status, its = _ds_working_set(Q, m, _start(Q), tol, max_iter)
         solver = "exchange"
         status_txt = _STATUS[int(status)]
-    cert, logdet_c = _ds_certificate(basis, m, w)
-    return _result(w, cert, its, solver, status_txt, tol, "Ds",
-                   {"interest": idx, "log_det_schur": logdet_c})
+        cert, logdet_c = _ds_certificate(basis, m, w)
+        if m > 0:
+            w, cert, logdet_c = _ds_prune(basis, m, w, cert, logdet_c, tol)
+        if cert.gap > tol and m > 0 and its < max_iter:
+            w, status, its, cert, logdet_c, delta = _ds_singular(
+                basis, m, w, cert, logdet_c, tol, max_iter, its)
+            status_txt = _STATUS[int(status)]
+            if delta > 0.0:
+                info["regularisation"] = delta
+    info["log_det_schur"] = logdet_c
+    return _result(w, cert, its, solver, status_txt, tol, "Ds", info)

@@ -546,7 +546,7 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
     largest weight are dropped and the problem re-solved, kept only if still certified.
 
     Cost: per interior-point step ``O(|T| (d^2 + |S| d + |S|^2) + |S|^3)`` time and
-    ``O(|T| |S| + |S|^2)`` memory (Newton system, BLAS); per full pass ``O(M d^2 + K |T| d)``
+    ``O(|T| |S| + |S|^2)`` memory (Newton system); per full pass ``O(M d^2 + K |T| d)``
     time. With ``|S| <= max(150, 4d)`` and ``|T| <= max(600, 10d)`` the working problem
     is solved directly; larger instances start from ``3d + 20`` arms and ``4 batch``
     targets. Memory overall ``O(M d)`` for the (de-duplicated) targets, plus the working

@@ -412,3 +412,88 @@ def test_bad_inputs_raise_value_error_naming_argument():
         xy_check(X, [0.5, 0.5])
     with pytest.raises(ValueError, match="Y"):
         xy_check(X, [0.2, 0.3, 0.5], np.ones((1, 5)))
+
+
+# ----------------------------------------------------------------------------------------
+# the interior-point kernel and the Python-side factor (issue 16 rewrite)
+# ----------------------------------------------------------------------------------------
+
+
+def _restricted_problem(kind: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(arms, scaled targets) of a small restricted problem of each minimax criterion."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((12, 4))
+    if kind == "xy":  # all pairwise differences of the arms
+        return X, pairwise_differences(X)
+    if kind == "weighted":  # transductive targets with weights c_j (rows times sqrt(c_j))
+        Y = rng.standard_normal((30, 4))
+        return X, Y * np.sqrt(rng.uniform(0.2, 3.0, 30))[:, None]
+    # H-optimal: rows sqrt(mu'_a) x_a, targets mu'_a x_a (logistic mu' at theta)
+    mup = 1.0 / (2.0 + 2.0 * np.cosh(X @ rng.standard_normal(4)))
+    return X * np.sqrt(mup)[:, None], X * mup[:, None]
+
+
+@pytest.mark.parametrize("kind", ["xy", "weighted", "h"])
+@pytest.mark.parametrize("seed", range(2))
+def test_primal_dual_kernel_certificate_is_the_cauchy_schwarz_bound(kind, seed):
+    # the kernel (whitened basis, C = r_a^T Bw r_b, g_a = C_aa) reports the restricted
+    # certificate; recomputed independently (explicit inverse, sum over targets) it is
+    # the same number, it brackets the optimum of the cvxpy reference, and the design
+    # is optimal
+    from design import _minimax_numba as kern
+
+    X, Y = _restricted_problem(kind, seed)
+    k, m = X.shape[0], Y.shape[0]
+    lam = np.full(k, 1.0 / k)
+    v0 = np.einsum("ij,jk,ik->i", Y, np.linalg.inv((X * lam[:, None]).T @ X), Y)
+    lam *= v0.max() / 0.95
+    tau = (m + k) / lam.sum()
+    u = 1.0 / (tau * (1.0 - 0.95 * v0 / v0.max()))
+    nu = 1.0 / (tau * lam)
+    status, its, value, lb = kern.primal_dual(X, Y, lam, u, nu, 1e-8, 200)
+    assert status == kern.CONVERGED and its > 0
+    Ainv = np.linalg.inv((X * lam[:, None]).T @ X)
+    v = np.einsum("ij,jk,ik->i", Y, Ainv, Y)
+    assert v.max() < 1.0  # strictly feasible
+    assert value == pytest.approx(lam.sum() * v.max(), rel=1e-10)
+    mu = u / u.sum()
+    Z = Y @ Ainv @ X.T
+    assert lb == pytest.approx(float(mu @ v) ** 2 / float(np.max(mu @ Z**2)), rel=1e-8)
+    assert lb <= value <= lb * (1 + 1e-8)
+    ref = cvxpy_value(X, Y)
+    assert lb <= ref * (1 + 1e-6)
+    assert value == pytest.approx(ref, rel=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_factor_matches_the_jitted_inverse_factor(seed):
+    # sol.factor (LAPACK) and the kernels' inverse_factor: the same inverse factor and
+    # the same singularity rule (a pivot <= PIVOT_RTOL A_jj), zero weights included
+    from design import _minimax_numba as kern
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((9, 5))
+    w = rng.dirichlet(np.ones(9))
+    w[rng.choice(9, 3, replace=False)] = 0.0
+    Linv = sol.factor(X, w)
+    L2 = np.empty((5, 5))
+    assert kern.inverse_factor(X, w, L2)
+    A = (X * w[:, None]).T @ X
+    np.testing.assert_allclose(Linv.T @ Linv, np.linalg.inv(A), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(Linv, L2, rtol=1e-9, atol=1e-12)
+    assert np.all(np.triu(Linv, 1) == 0.0)
+    # rank-deficient (four arms carry weight in R^5): the last pivot is a rounding
+    # residual, judged the same way by both
+    w2 = np.zeros(9)
+    w2[:4] = 0.25
+    assert (sol.factor(X, w2) is None) == (not kern.inverse_factor(X, w2, L2))
+    # exactly singular: no weighted arm has a fifth coordinate
+    Xs = np.vstack([np.eye(5), rng.standard_normal((2, 5))])
+    Xs[5:, 4] = 0.0
+    ws = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.5, 0.5])
+    assert sol.factor(Xs, ws) is None
+    assert not kern.inverse_factor(Xs, ws, L2)
+    # numerically singular: the second pivot is 1e-17 of its diagonal (< PIVOT_RTOL)
+    Xc = np.array([[1.0, 1.0], [1.0, 1.0 + 1e-8]])
+    assert sol.factor(Xc, np.array([0.5, 0.5])) is None
+    assert not kern.inverse_factor(Xc, np.array([0.5, 0.5]), np.empty((2, 2)))
