@@ -98,7 +98,7 @@ def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarr
         spent += costs[a] * counts[a]
     for t in range(n_add):
         best = -1.0
-        k = -1
+        k = np.int64(-1)  # not the literal -1: one specialisation of woodbury_pair
         reserve = (n_add - t - 1) * cmin
         for a in range(K):
             if spent + costs[a] + reserve > budget:
@@ -264,7 +264,7 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
         rows = np.flatnonzero(counts > 0)
         free = counts < cap
         add, rem, best = _scan(X, XN, L, crit, Minv, Ninv, om, g, nu, phi, rows,
-                               _top(sc, free, n_top), costs, spent, budget, False)
+                               _top(sc, free, n_top), costs, spent, budget, np.bool_(False))
         if add < 0:
             if since > 0:  # never declare convergence on an updated state
                 phi = _refresh(X, XN, L, counts, Mfix, MfixN, crit, Minv, om, g, Ninv, nu)
@@ -273,7 +273,7 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
                 since = 0
                 continue
             add, rem, best = _scan(X, XN, L, crit, Minv, Ninv, om, g, nu, phi, rows,
-                                   np.flatnonzero(free), costs, spent, budget, True)
+                                   np.flatnonzero(free), costs, spent, budget, np.bool_(True))
             if add < 0:
                 break
         if crit == CRIT_LINEAR:
