@@ -178,31 +178,39 @@ def _cmd_round(args: argparse.Namespace) -> int:
     else:
         w = load_weights(args.weights, "--weights")
     out: dict = {"n": args.n}
+    zero_tol = {} if args.zero_tol is None else {"zero_tol": args.zero_tol}
     if args.eps is not None:
         from rounding import round_with_guarantee
 
         if not args.arms:
             raise ValueError("--eps needs --arms (the guarantee reduces the support on X)")
         X = _round_arms(args)
-        g = round_with_guarantee(X, w, args.n, args.eps)
+        g = round_with_guarantee(X, w, args.n, args.eps, **zero_tol)
         counts, w = g.counts, g.weights
         out.update({"eps": args.eps, "support": g.support, "r_eps": g.r_eps,
                     "factor": g.factor})
     else:
-        counts = efficient_round(w, args.n)
+        counts = efficient_round(w, args.n, **zero_tol)
     out["counts"] = counts.tolist()
     if args.arms:
-        X = _round_arms(args)
+        spec = design_cli.model_spec(args.weights)
+        if spec is not None:  # the design's own model (e.g. quadratic), not the raw columns
+            X, described = design_cli.regressors_of(args.arms, args.id_column, spec)
+        else:
+            X, described = _round_arms(args), "the columns of --arms as regressors"
+        if X.shape[0] != w.shape[0]:
+            raise ValueError(f"--arms: {X.shape[0]} candidates for {w.shape[0]} weights")
         loss = efficiency_loss(X, w, counts, args.criterion.upper())
         out["loss"] = {"criterion": loss.criterion, "approx_value": loss.approx_value,
                        "rounded_value": loss.rounded_value, "ratio": loss.ratio,
-                       "bound": loss.bound}
+                       "bound": loss.bound, "model": described}
     if from_csv is not None and not args.arms:
         ids = from_csv[0]
     elif args.id_column is not None:
         from bandits.io import load_candidates
 
-        ids = load_candidates(args.arms, id_column=args.id_column).ids
+        factors = (design_cli.model_spec(args.weights) or {}).get("factors")
+        ids = load_candidates(args.arms, id_column=args.id_column, columns=factors).ids
         if len(ids) != w.shape[0]:
             raise ValueError(f"--arms: {len(ids)} candidates for {w.shape[0]} weights")
     elif from_csv is not None:
@@ -1012,6 +1020,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--eps", type=_POS, default=None,
                    help="round with the (1+eps) guarantee (Caratheodory reduction + efficient "
                         "rounding; needs --arms and n >= r(eps))")
+    r.add_argument("--zero-tol", type=_PROB, default=None,
+                   help="weights <= ZERO_TOL x the largest count as zero (a solver's "
+                   "near-zero weights; default 1e-12): efficient rounding keeps every "
+                   "other candidate, so it needs --n >= their number")
     r.set_defaults(func=_cmd_round)
 
     from bandits.registry import names

@@ -167,9 +167,34 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
                                                            range(F.shape[1])])
         desc = ("the columns of --arms as regressors"
                 + (" plus an intercept" if intercept else ", no intercept added"))
+    # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
     model = {"description": desc, "terms": labels, "intercept": intercept,
-             "parameters": int(X.shape[1])}
+             "parameters": int(X.shape[1]),
+             "spec": {"model": args.model, "factors": names, "intercept": intercept}}
     return X, model, columns
+
+
+def model_spec(path: str) -> dict | None:
+    """The ``model.spec`` stored in a design JSON of ``oed design`` (None if absent)."""
+    p = Path(path)
+    if p.suffix.lower() != ".json" or not p.is_file():
+        return None
+    data = json.loads(p.read_text())
+    model = data.get("model") if isinstance(data, dict) else None
+    spec = model.get("spec") if isinstance(model, dict) else None
+    return spec if isinstance(spec, dict) else None
+
+
+def regressors_of(arms: str, id_column: str | None, spec: dict) -> tuple[np.ndarray, str]:
+    """The regressor matrix of a design's model (``spec``) on the candidate file ``arms``,
+    and the model's description."""
+    factors = spec.get("factors")
+    ns = argparse.Namespace(arms=arms, id_column=id_column,
+                            columns=None if not factors else ",".join(factors),
+                            model=spec.get("model"), intercept=spec.get("intercept"),
+                            caps=None, costs=None)
+    X, model, _ = arms_and_model(ns)
+    return X, model["description"]
 
 
 def _to_model(args: argparse.Namespace, rows: np.ndarray, d: int, name: str) -> np.ndarray:

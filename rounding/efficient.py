@@ -192,9 +192,14 @@ def efficient_round(weights: object, n: int, *, zero_tol: float = ZERO_TOL) -> n
     support = np.flatnonzero(w)
     p = support.shape[0]
     if n < p:
+        smallest = np.sort(w[support])[: min(p - n, 5)]
+        listed = ", ".join(f"{v:.3g}" for v in smallest) + (", ..." if p - n > 5 else "")
         raise ValueError(
             f"n={n} is smaller than the support size p={p}; efficient rounding keeps the "
-            "support, so it needs n >= p"
+            f"support, so it needs n >= p (the {p - n} smallest weights: {listed}). For "
+            "fewer runs, compute an exact design of n runs (design.exact; oed design "
+            "--exact N), or treat small solver weights as zero with zero_tol (oed round "
+            "--zero-tol)"
         )
     counts = np.zeros(w.shape[0], dtype=np.int64)
     counts[support] = _efficient_round_support(w[support], n)

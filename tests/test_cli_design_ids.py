@@ -191,3 +191,40 @@ def test_columns_with_a_cost_column_keep_the_budget(screen, tmp_path, capsys):
                  "--out", str(unconstrained)]) == 0
     free = {r[0]: int(r[1]) for r in _rows(unconstrained)[1:]}
     assert sum(costs[ids.index(k)] * n for k, n in free.items()) > budget * 6  # binding
+
+
+def test_round_reports_the_loss_under_the_designs_own_model(screen, tmp_path, capsys):
+    """`oed round --arms` on a design JSON of a quadratic model measures the efficiency
+    loss with the quadratic regressors (6 parameters), not with the two raw factor columns
+    of the file (it did: a G-value about 2 instead of about 6); a CSV of weights carries no
+    model and says which regressors it used."""
+    from design import model_matrix
+    from rounding import efficiency_loss
+
+    path, ids, F = screen
+    js = tmp_path / "q.json"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "quadratic", "--out", str(js)]) == 0
+    out = tmp_path / "r.json"
+    assert main(["round", "--weights", str(js), "--n", "12", "--arms", str(path),
+                 "--id-column", "name", "--json", str(out), "--out",
+                 str(tmp_path / "r.csv")]) == 0
+    data = json.loads(out.read_text())
+    w = np.asarray(json.loads(js.read_text())["weights"])
+    want = efficiency_loss(model_matrix(F, "quadratic"), w, np.asarray(data["counts"]), "G")
+    assert data["loss"]["model"].startswith("quadratic model in 2 factors")
+    assert data["loss"]["approx_value"] == pytest.approx(want.approx_value, rel=1e-12)
+    assert data["loss"]["approx_value"] >= 6 - 1e-9  # G-value >= p (Kiefer-Wolfowitz)
+    capsys.readouterr()
+
+
+def test_round_zero_tol_drops_a_solvers_near_zero_weights(tmp_path, capsys):
+    """n below the support size is refused with the smallest weights named; --zero-tol
+    treats them as zero and the runs go to the other candidates."""
+    wfile = tmp_path / "w.csv"
+    np.savetxt(wfile, [0.25, 1e-6, 0.25, 0.25, 2e-6, 0.25 - 3e-6])
+    assert main(["round", "--weights", str(wfile), "--n", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "smallest weights: 1e-06, 2e-06" in err and "--zero-tol" in err
+    assert main(["round", "--weights", str(wfile), "--n", "4", "--zero-tol", "1e-4"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"] == [1, 0, 1, 1, 0, 1]

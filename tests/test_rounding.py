@@ -482,8 +482,14 @@ def test_bad_n(bad):
 
 
 def test_n_smaller_than_support():
-    with pytest.raises(ValueError, match=r"n=2 .*p=3"):
+    """The refusal names the weights in the way and the ways out (an exact design of n
+    runs, or zero_tol for a solver's near-zero weights, which then rounds to n runs)."""
+    with pytest.raises(ValueError, match=r"n=2 .*p=3.*smallest weights: 0\.2\)"):
         efficient_round([0.2, 0.3, 0.5], 2)
+    w = [0.25, 1e-6, 0.25, 0.25, 2e-6, 0.25 - 3e-6]
+    with pytest.raises(ValueError, match=r"2 smallest weights: 1e-06, 2e-06\).*exact"):
+        efficient_round(w, 4)
+    assert efficient_round(w, 4, zero_tol=1e-4).tolist() == [1, 0, 1, 1, 0, 1]
 
 
 @pytest.mark.parametrize(
