@@ -177,6 +177,12 @@ def _cmd_round(args: argparse.Namespace) -> int:
         w = _expand_support(args, *from_csv)
     else:
         w = load_weights(args.weights, "--weights")
+    constrained = design_cli.constraints_of(args.weights)
+    if constrained:
+        print(f"oed round: warning: the design was computed under constraints "
+              f"({', '.join(constrained)}); efficient rounding does not keep caps, costs or "
+              "runs already made: check the runs, or compute an exact design under the same "
+              "constraints (oed design ... --exact N)", file=sys.stderr)
     out: dict = {"n": args.n}
     zero_tol = {} if args.zero_tol is None else {"zero_tol": args.zero_tol}
     if args.eps is not None:

@@ -185,6 +185,20 @@ def model_spec(path: str) -> dict | None:
     return spec if isinstance(spec, dict) else None
 
 
+def constraints_of(path: str) -> list[str]:
+    """The constraints a design JSON of ``oed design`` was computed under (``caps``,
+    ``linear``, ``fixed``; empty for an unconstrained design or another file)."""
+    p = Path(path)
+    if p.suffix.lower() != ".json" or not p.is_file():
+        return []
+    data = json.loads(p.read_text())
+    info = data.get("info") if isinstance(data, dict) else None
+    cons = info.get("constraints") if isinstance(info, dict) else None
+    if not isinstance(cons, dict):
+        return []
+    return [k for k in ("caps", "linear", "fixed") if cons.get(k)]
+
+
 def regressors_of(arms: str, id_column: str | None, spec: dict) -> tuple[np.ndarray, str]:
     """The regressor matrix of a design's model (``spec``) on the candidate file ``arms``,
     and the model's description."""

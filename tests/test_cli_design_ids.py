@@ -228,3 +228,25 @@ def test_round_zero_tol_drops_a_solvers_near_zero_weights(tmp_path, capsys):
     assert "smallest weights: 1e-06, 2e-06" in err and "--zero-tol" in err
     assert main(["round", "--weights", str(wfile), "--n", "4", "--zero-tol", "1e-4"]) == 0
     assert json.loads(capsys.readouterr().out)["counts"] == [1, 0, 1, 1, 0, 1]
+
+
+def test_round_warns_that_a_constrained_design_loses_its_constraints(screen, tmp_path,
+                                                                     capsys):
+    """A design computed under a budget, rounded by `oed round`, says on stderr that the
+    rounding does not keep the constraints and points to the exact design; an
+    unconstrained design's rounding says nothing of the kind."""
+    path, ids, F = screen
+    costs = ",".join(str(1.0 + i / 10) for i in range(9))
+    js = tmp_path / "c.json"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "linear", "--costs", costs, "--budget", "1.3", "--out", str(js)]) == 0
+    capsys.readouterr()
+    assert main(["round", "--weights", str(js), "--n", "10"]) == 0
+    err = capsys.readouterr().err
+    assert "under constraints (linear)" in err and "--exact N" in err
+    free = tmp_path / "f.json"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "linear", "--out", str(free)]) == 0
+    capsys.readouterr()
+    assert main(["round", "--weights", str(free), "--n", "10"]) == 0
+    assert "constraints" not in capsys.readouterr().err
