@@ -57,7 +57,8 @@ def add_design_arguments(g: argparse.ArgumentParser) -> None:
                    "column name of --arms (with --budget)")
     g.add_argument("--budget", type=float, help="most average cost per run "
                    "(costs @ weights <= budget); a total budget T for N runs is T/N")
-    g.add_argument("--fixed", help="runs already made: a file of counts per candidate "
+    g.add_argument("--fixed", help="runs already made: an 'id,runs' CSV (as oed design "
+                   "--exact and oed round write), a file of counts per candidate "
                    "(one column, K rows) or of settings/regressor rows")
     g.add_argument("--runs", type=int, help="number of new runs planned (approximate design "
                    "with --fixed)")
@@ -270,8 +271,11 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         raise ValueError("--region is only used by the i criterion")
     fixed = None
     if args.fixed is not None:
-        rows = load_matrix(args.fixed, "--fixed")
-        if rows.shape == (K, 1) and np.all(rows == np.round(rows)) and np.all(rows >= 0):
+        by_id = read_runs_csv(args.fixed, columns["ids"])
+        rows = None if by_id is not None else load_matrix(args.fixed, "--fixed")
+        if by_id is not None:  # 'id,runs' rows of an earlier exact design or rounding
+            fixed = by_id
+        elif rows.shape == (K, 1) and np.all(rows == np.round(rows)) and np.all(rows >= 0):
             fixed = rows[:, 0].astype(np.int64)
         else:
             fixed = _to_model(args, rows, d, "fixed")
@@ -414,31 +418,58 @@ def weights_ids(path: str, K: int) -> list[str] | None:
 def read_design_csv(path: str) -> tuple[list[str], np.ndarray] | None:
     """``(ids, weights)`` of an ``id,weight`` CSV written by ``oed design --out x.csv``;
     None for any other file (a plain column of weights is read by the caller)."""
+    return _read_id_values(path, "weight", "--weights")
+
+
+def read_runs_csv(path: str, ids: Sequence[str], flag: str = "--fixed") -> np.ndarray | None:
+    """Counts per candidate (in the order of ``ids``) from an ``id,runs`` CSV, as written by
+    ``oed design --exact N --out x.csv`` and ``oed round --out x.csv``; None for any other
+    file. An ID that is not a candidate is a ValueError naming it."""
+    read = _read_id_values(path, "runs", flag)
+    if read is None:
+        return None
+    where = {name: i for i, name in enumerate(ids)}
+    unknown = [name for name in read[0] if name not in where]
+    if unknown:
+        raise ValueError(f"{flag} file {str(path)!r}: unknown ID(s) {unknown[:10]} (not in "
+                         "the candidate file)")
+    counts = np.zeros(len(ids), dtype=np.int64)
+    for name, v in zip(*read, strict=True):
+        if v != np.round(v):
+            raise ValueError(f"{flag} file {str(path)!r}: runs of {name!r} must be a whole "
+                             f"number; got {v!r}")
+        counts[where[name]] = int(v)
+    return counts
+
+
+def _read_id_values(path: str, kind: str, flag: str) -> tuple[list[str], np.ndarray] | None:
+    """``(ids, values)`` of an ``id,<kind>`` CSV (values finite and >= 0, IDs distinct);
+    None when the file is not such a CSV."""
     p = Path(path)
     if p.suffix.lower() != ".csv" or not p.is_file():
         return None
     with p.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    if not rows or [c.strip() for c in rows[0]] != ["id", "weight"]:
+    if not rows or [c.strip() for c in rows[0]] != ["id", kind]:
         return None
-    ids, weights = [], []
+    ids, values = [], []
     for line, row in enumerate(rows[1:], start=2):
         if not row:
             continue
         if len(row) != 2:
-            raise ValueError(f"--weights file {str(p)!r}, line {line}: expected 'id,weight'")
+            raise ValueError(f"{flag} file {str(p)!r}, line {line}: expected 'id,{kind}'")
         try:
-            w = float(row[1])
+            v = float(row[1])
         except ValueError:
-            raise ValueError(f"--weights file {str(p)!r}, line {line}: weight {row[1]!r} "
+            raise ValueError(f"{flag} file {str(p)!r}, line {line}: {kind} {row[1]!r} "
                              "is not a number") from None
-        if not np.isfinite(w) or w < 0:
-            raise ValueError(f"--weights file {str(p)!r}, line {line}: weight {row[1]!r} "
+        if not np.isfinite(v) or v < 0:
+            raise ValueError(f"{flag} file {str(p)!r}, line {line}: {kind} {row[1]!r} "
                              "must be finite and >= 0")
         ids.append(row[0])
-        weights.append(w)
+        values.append(v)
     if len(set(ids)) != len(ids):
-        raise ValueError(f"--weights file {str(p)!r}: an ID appears twice")
+        raise ValueError(f"{flag} file {str(p)!r}: an ID appears twice")
     if not ids:
-        raise ValueError(f"--weights file {str(p)!r} lists no candidate")
-    return ids, np.array(weights)
+        raise ValueError(f"{flag} file {str(p)!r} lists no candidate")
+    return ids, np.array(values)

@@ -250,3 +250,27 @@ def test_round_warns_that_a_constrained_design_loses_its_constraints(screen, tmp
     capsys.readouterr()
     assert main(["round", "--weights", str(free), "--n", "10"]) == 0
     assert "constraints" not in capsys.readouterr().err
+
+
+def test_fixed_runs_by_id_augment_an_earlier_exact_design(screen, tmp_path, capsys):
+    """Day 1: an exact design of 4 runs written as 'id,runs'; day 2: 3 more runs with
+    --fixed day1.csv. The result equals the one from the same runs given as a column of
+    counts per candidate, and an unknown ID is refused by name."""
+    path, ids, F = screen
+    day1 = tmp_path / "day1.csv"
+    base = ["design", "d", "--arms", str(path), "--id-column", "name", "--model", "linear"]
+    assert main([*base, "--exact", "4", "--out", str(day1)]) == 0
+    runs = {r[0]: int(r[1]) for r in _rows(day1)[1:]}
+    column = tmp_path / "counts.csv"
+    np.savetxt(column, [runs.get(i, 0) for i in ids], fmt="%d")
+    by_id, by_column = tmp_path / "a.json", tmp_path / "b.json"
+    assert main([*base, "--exact", "3", "--fixed", str(day1), "--out", str(by_id)]) == 0
+    assert main([*base, "--exact", "3", "--fixed", str(column), "--out", str(by_column)]) == 0
+    a, b = (json.loads(p.read_text()) for p in (by_id, by_column))
+    assert a["counts"] == b["counts"] and sum(a["counts"]) == 3
+    assert a["value"] == pytest.approx(b["value"], rel=1e-12)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,runs\nnope,1\n")
+    capsys.readouterr()
+    assert main([*base, "--exact", "3", "--fixed", str(bad)]) == 2
+    assert "unknown ID(s) ['nope']" in capsys.readouterr().err
