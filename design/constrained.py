@@ -283,6 +283,52 @@ def _cvxpy(X: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray, idx: np.ndar
     return _make_feasible(wv / wv.sum(), caps, A, b), f"cvxpy-{solver.lower()}"
 
 
+def _barrier_without_residue(Xs: np.ndarray, M0: np.ndarray, crit: str, L: np.ndarray,
+                             idx: np.ndarray, caps: np.ndarray, A: np.ndarray,
+                             b: np.ndarray, w: np.ndarray, tol: float, newton_cap: int
+                             ) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The barrier method again on the candidates with a weight above ``1e-3 max(w)``.
+
+    A log barrier keeps every weight of its working set positive, ``O(1/t)`` on candidates
+    that the optimum does not use (``1e-6`` to ``1e-5`` at the final ``t``): a lab would be
+    told to run them, and efficient rounding keeps every weight, so it would need more runs
+    than the design's real support. Solving again on the other candidates (the certificate
+    still prices all ``K``) gives weights without that residue. Returns ``(w, lam, Newton
+    steps)`` when the new design is certified to ``0.9 tol``, else None (the caller keeps
+    ``w``; a weight that small that the optimum needs also ends here)."""
+    from design._gd_batch import blas_threads
+
+    pos = w > 0.0
+    small = pos & (w <= 1e-3 * float(w.max()))
+    if not small.any():
+        return None
+    keep = np.flatnonzero(pos & ~small)
+    try:
+        v0, slack0 = barrier.interior_point(caps[keep], A[:, keep], b)
+    except ValueError:  # the constraints need the dropped candidates
+        return None
+    if not slack0 > 1e-9:
+        return None
+
+    def embed(wk: np.ndarray) -> np.ndarray:
+        full = np.zeros(w.size)
+        full[keep] = wk
+        return full
+
+    def gap(wk: np.ndarray, lam: np.ndarray | None = None) -> float:
+        return _certificate(Xs, embed(wk), M0, crit, L, idx, caps, A, b, lam=lam)[2]
+
+    with blas_threads(1):
+        out = barrier.barrier_solve(np.ascontiguousarray(Xs[keep]), M0, crit, L, caps[keep],
+                                    np.ascontiguousarray(A[:, keep]), b, v0, slack0, tol / 2,
+                                    max_newton=newton_cap, certify=gap,
+                                    certify_lp=lambda wk: gap(wk))
+    wk = _make_feasible(out.w / out.w.sum(), caps[keep], np.ascontiguousarray(A[:, keep]), b)
+    if gap(wk, out.lam) > 0.9 * tol and gap(wk) > 0.9 * tol:  # the LP dual's bound too
+        return None
+    return embed(wk), out.lam, out.newton_steps
+
+
 def _make_feasible(w: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
                    ) -> np.ndarray:
     """Pull a solver's slightly infeasible ``w`` into ``P`` exactly: mix it with the point of
@@ -336,8 +382,8 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
                         A_ub: object = None, b_ub: object = None, fixed: object = None,
                         n: int | None = None, L: object = None, region: object = None,
                         interest: object = None, tol: float | None = None,
-                        method: str = "auto",
-                        max_iter: int | None = None) -> DesignResult:
+                        method: str = "auto", max_iter: int | None = None,
+                        drop_residue: bool = True) -> DesignResult:
     """Optimal approximate design under caps, linear resource constraints and fixed runs.
 
     Parameters
@@ -376,6 +422,13 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
     max_iter : int, optional
         Cap on the exchange steps (default 200,000) or, for the barrier method, on its
         Newton steps (default 2,000).
+    drop_residue : bool, default True
+        Barrier method: solve again on the candidates with a weight above ``1e-3`` of the
+        largest, so that the design has no interior-point residue (weights of ``1e-7`` to
+        ``1e-5`` on candidates the optimum does not use, which a lab would be told to run
+        and which efficient rounding keeps); kept only when certified to ``0.9 tol``. About
+        2-5x the time (e.g. ``(500, 10)``: 59 support points with residue, 32 without).
+        False: the barrier's first certified point, as it is.
 
     Returns
     -------
@@ -457,9 +510,17 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
         _max_over_P(np.zeros(K), capv, A, b)  # raises on infeasible constraints
     if use_cvxpy:
         w, solver = _cvxpy(Xs, M0, crit, L_m, idx, capv, A, b)
-    elif use_barrier:
-        pass
-    else:
+    unpruned = None
+    if not isinstance(drop_residue, (bool, np.bool_)):
+        raise ValueError(f"drop_residue must be True or False; got {drop_residue!r}")
+    if use_barrier and not use_cvxpy and drop_residue:  # residue: 1e-6 on unused arms
+        unpruned, lam_unpruned = w, lam
+        pruned = _barrier_without_residue(Xs, M0, crit, L_m, idx, capv, A, b, w, tol,
+                                          newton_cap)
+        if pruned is not None:
+            w, lam, steps = pruned
+            its += steps
+    elif not use_cvxpy and not use_barrier:
         w = _feasible_start(K, capv)
         cap_k = np.minimum(capv, 2.0)
         kkt = bool(np.any(capv < 1.0) or np.any(M0))
@@ -487,14 +548,21 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
     # rounding: the basis' perturbation and the Cholesky of A_Q(w) (relative error
     # d u cond(A_Q)) on the value and the derivatives, and for A/I the error of L's factor
     # (cb.L_error); the certificate widens every quantity by them (_certificate)
-    ev = np.linalg.eigvalsh((Xs * w[:, None]).T @ Xs + M0)
-    rel = 2.0 * (cb.basis.error + d * _EPS * ev[-1] / max(ev[0], 1e-300))
-    errs = _Errors(rel, cb.L_error, cb.basis.R)
-    value, lb, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b, errs, lam)
-    if lam is not None and gap > tol:  # the LP dual's bound: also true, maybe tighter
-        lp = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b, errs)
-        if lp[1] > lb:
-            value, lb, gap = lp
+    def final(w: np.ndarray) -> tuple[float, float, float, float, _Errors]:
+        ev = np.linalg.eigvalsh((Xs * w[:, None]).T @ Xs + M0)
+        rel = 2.0 * (cb.basis.error + d * _EPS * ev[-1] / max(ev[0], 1e-300))
+        errs = _Errors(rel, cb.L_error, cb.basis.R)
+        value, lb, gap = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b, errs, lam)
+        if lam is not None and gap > tol:  # the LP dual's bound: also true, maybe tighter
+            lp = _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b, errs)
+            if lp[1] > lb:
+                value, lb, gap = lp
+        return value, lb, gap, rel, errs
+
+    value, lb, gap, rel, errs = final(w)
+    if gap > tol and unpruned is not None and w is not unpruned:  # keep the certified one
+        w, lam = unpruned, lam_unpruned
+        value, lb, gap, rel, errs = final(w)
     message = note
     if gap > tol and _certificate(Xs, w, M0, crit, L_m, idx, capv, A, b)[2] <= tol:
         message += (f"tol={tol:g} cannot be certified: the rounding error of the certificate "

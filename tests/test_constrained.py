@@ -184,3 +184,41 @@ def test_barrier_without_linear_rows_matches_the_exchange(caps):
     assert res.solver == "barrier" and ref.solver == "exchange" and res.converged
     assert res.lower_bound <= ref.value * (1 + 1e-12)
     assert ref.lower_bound <= res.value * (1 + 1e-12)
+
+
+@pytest.mark.parametrize(("crit", "kw"), LINEAR, ids=[c[0] for c in LINEAR])
+def test_barrier_design_has_no_interior_point_residue(crit, kw):
+    """A lab's quadratic model on a 4 x 4 grid under a binding cost budget: the barrier
+    leaves weights of 1e-6 to 1e-5 on candidates the optimum does not use (two of 13 in
+    the D case: a lab would be told to run them, and efficient rounding to 12 runs was
+    refused for a support of 13). The design returned has no weight in (0, 1e-3 max],
+    is certified to tol, keeps the budget exactly, and its value is cvxpy's within the
+    two certificates."""
+    from design import box_grid, model_matrix
+
+    F = box_grid(4, 2)
+    X = model_matrix(F, "quadratic")
+    cost = np.random.default_rng(7).uniform(1.0, 2.0, X.shape[0])
+    res = constrained_optimal(X, crit, A_ub=[cost], b_ub=[1.4], **kw)
+    w = res.weights
+    assert res.converged and res.gap <= 1e-6
+    assert not np.any((w > 0) & (w <= 1e-3 * w.max()))
+    assert cost @ w <= 1.4 and abs(w.sum() - 1.0) <= 1e-12 and np.all(w >= 0)
+    brackets(res, cvx(X, crit, A_ub=[cost], b_ub=[1.4], **kw))
+
+
+def test_drop_residue_false_keeps_the_first_certified_point():
+    """drop_residue=False returns the barrier's point with its residue (the same
+    certificate semantics), and a non-boolean is refused by name."""
+    from design import box_grid, model_matrix
+
+    X = model_matrix(box_grid(4, 2), "quadratic")
+    cost = np.random.default_rng(7).uniform(1.0, 2.0, X.shape[0])
+    raw = constrained_optimal(X, "d", A_ub=[cost], b_ub=[1.4], drop_residue=False)
+    clean = constrained_optimal(X, "d", A_ub=[cost], b_ub=[1.4])
+    w = raw.weights
+    assert raw.converged and np.any((w > 0) & (w <= 1e-3 * w.max()))
+    assert clean.support.size < raw.support.size
+    brackets(raw, clean)
+    with pytest.raises(ValueError, match="drop_residue"):
+        constrained_optimal(X, "d", A_ub=[cost], b_ub=[1.4], drop_residue="yes")
