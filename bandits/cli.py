@@ -177,7 +177,8 @@ def _cmd_round(args: argparse.Namespace) -> int:
         w = _expand_support(args, *from_csv)
     else:
         w = load_weights(args.weights, "--weights")
-    constrained = design_cli.constraints_of(args.weights)
+    meta = design_cli.design_json(args.weights)
+    constrained = design_cli.constraints_of(meta)
     if constrained:
         print(f"oed round: warning: the design was computed under constraints "
               f"({', '.join(constrained)}); efficient rounding does not keep caps, costs or "
@@ -185,12 +186,15 @@ def _cmd_round(args: argparse.Namespace) -> int:
               "constraints (oed design ... --exact N)", file=sys.stderr)
     out: dict = {"n": args.n}
     zero_tol = {} if args.zero_tol is None else {"zero_tol": args.zero_tol}
+    if args.eps is not None and not args.arms:
+        raise ValueError("--eps needs --arms (the guarantee reduces the support on X)")
+    if args.arms:  # the design's own model (e.g. quadratic), not the raw columns
+        X, described, arm_ids = _round_arms(args, design_cli.model_spec(meta))
+        if X.shape[0] != w.shape[0]:
+            raise ValueError(f"--arms: {X.shape[0]} candidates for {w.shape[0]} weights")
     if args.eps is not None:
         from rounding import round_with_guarantee
 
-        if not args.arms:
-            raise ValueError("--eps needs --arms (the guarantee reduces the support on X)")
-        X = _round_arms(args)
         g = round_with_guarantee(X, w, args.n, args.eps, **zero_tol)
         counts, w = g.counts, g.weights
         out.update({"eps": args.eps, "support": g.support, "r_eps": g.r_eps,
@@ -199,13 +203,6 @@ def _cmd_round(args: argparse.Namespace) -> int:
         counts = efficient_round(w, args.n, **zero_tol)
     out["counts"] = counts.tolist()
     if args.arms:
-        spec = design_cli.model_spec(args.weights)
-        if spec is not None:  # the design's own model (e.g. quadratic), not the raw columns
-            X, described = design_cli.regressors_of(args.arms, args.id_column, spec)
-        else:
-            X, described = _round_arms(args), "the columns of --arms as regressors"
-        if X.shape[0] != w.shape[0]:
-            raise ValueError(f"--arms: {X.shape[0]} candidates for {w.shape[0]} weights")
         loss = efficiency_loss(X, w, counts, args.criterion.upper())
         out["loss"] = {"criterion": loss.criterion, "approx_value": loss.approx_value,
                        "rounded_value": loss.rounded_value, "ratio": loss.ratio,
@@ -213,12 +210,7 @@ def _cmd_round(args: argparse.Namespace) -> int:
     if from_csv is not None and not args.arms:
         ids = from_csv[0]
     elif args.id_column is not None:
-        from bandits.io import load_candidates
-
-        factors = (design_cli.model_spec(args.weights) or {}).get("factors")
-        ids = load_candidates(args.arms, id_column=args.id_column, columns=factors).ids
-        if len(ids) != w.shape[0]:
-            raise ValueError(f"--arms: {len(ids)} candidates for {w.shape[0]} weights")
+        ids = arm_ids
     elif from_csv is not None:
         ids = design_cli.row_ids(w.shape[0])
     else:
@@ -264,13 +256,23 @@ def _expand_support(args: argparse.Namespace, ids: list[str], w: np.ndarray) -> 
     return full
 
 
-def _round_arms(args: argparse.Namespace) -> np.ndarray:
-    """The arms of ``oed round --arms`` (their features only, with ``--id-column``)."""
+def _round_arms(args: argparse.Namespace, spec: dict | None
+                ) -> tuple[np.ndarray, str, list[str]]:
+    """The regressors of ``oed round --arms``, their description and the candidates' IDs:
+    the design's own model when its JSON records one (``spec``), else the columns of the
+    file as given (their features only, with ``--id-column``)."""
+    from bandits import design_cli
+
+    if spec is not None:
+        return design_cli.regressors_of(args.arms, args.id_column, spec)
+    described = "the columns of --arms as regressors"
     if args.id_column is not None:
         from bandits.io import load_candidates
 
-        return load_candidates(args.arms, id_column=args.id_column).X
-    return load_matrix(args.arms, "--arms")
+        cand = load_candidates(args.arms, id_column=args.id_column)
+        return cand.X, described, list(cand.ids)
+    X = load_matrix(args.arms, "--arms")
+    return X, described, design_cli.row_ids(X.shape[0])
 
 
 # --------------------------------------------------------------------------------------

@@ -175,41 +175,43 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     return X, model, columns
 
 
-def model_spec(path: str) -> dict | None:
-    """The ``model.spec`` stored in a design JSON of ``oed design`` (None if absent)."""
+def design_json(path: str) -> dict | None:
+    """The parsed design JSON of ``oed design`` at ``path`` (None for another file)."""
     p = Path(path)
     if p.suffix.lower() != ".json" or not p.is_file():
         return None
     data = json.loads(p.read_text())
-    model = data.get("model") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
+
+
+def model_spec(design: dict | None) -> dict | None:
+    """The ``model.spec`` of a design JSON (:func:`design_json`; None if absent)."""
+    model = None if design is None else design.get("model")
     spec = model.get("spec") if isinstance(model, dict) else None
     return spec if isinstance(spec, dict) else None
 
 
-def constraints_of(path: str) -> list[str]:
-    """The constraints a design JSON of ``oed design`` was computed under (``caps``,
-    ``linear``, ``fixed``; empty for an unconstrained design or another file)."""
-    p = Path(path)
-    if p.suffix.lower() != ".json" or not p.is_file():
-        return []
-    data = json.loads(p.read_text())
-    info = data.get("info") if isinstance(data, dict) else None
+def constraints_of(design: dict | None) -> list[str]:
+    """The constraints a design JSON (:func:`design_json`) was computed under (``caps``,
+    ``linear``, ``fixed``; empty for an unconstrained design or no JSON)."""
+    info = None if design is None else design.get("info")
     cons = info.get("constraints") if isinstance(info, dict) else None
     if not isinstance(cons, dict):
         return []
     return [k for k in ("caps", "linear", "fixed") if cons.get(k)]
 
 
-def regressors_of(arms: str, id_column: str | None, spec: dict) -> tuple[np.ndarray, str]:
+def regressors_of(arms: str, id_column: str | None, spec: dict
+                  ) -> tuple[np.ndarray, str, list[str]]:
     """The regressor matrix of a design's model (``spec``) on the candidate file ``arms``,
-    and the model's description."""
+    the model's description and the candidates' IDs."""
     factors = spec.get("factors")
     ns = argparse.Namespace(arms=arms, id_column=id_column,
                             columns=None if not factors else ",".join(factors),
                             model=spec.get("model"), intercept=spec.get("intercept"),
                             caps=None, costs=None)
-    X, model, _ = arms_and_model(ns)
-    return X, model["description"]
+    X, model, columns = arms_and_model(ns)
+    return X, model["description"], list(columns["ids"])
 
 
 def _to_model(args: argparse.Namespace, rows: np.ndarray, d: int, name: str) -> np.ndarray:

@@ -215,6 +215,14 @@ def test_round_reports_the_loss_under_the_designs_own_model(screen, tmp_path, ca
     assert data["loss"]["model"].startswith("quadratic model in 2 factors")
     assert data["loss"]["approx_value"] == pytest.approx(want.approx_value, rel=1e-12)
     assert data["loss"]["approx_value"] >= 6 - 1e-9  # G-value >= p (Kiefer-Wolfowitz)
+    # the (1 + eps) guarantee reduces the support on the design's model too: the quadratic
+    # model keeps all 9 support points (on the two raw columns, Caratheodory leaves <= 3)
+    assert main(["round", "--weights", str(js), "--n", "30", "--eps", "0.5", "--arms",
+                 str(path), "--id-column", "name", "--json", str(out), "--out",
+                 str(tmp_path / "r.csv")]) == 0
+    reduced = json.loads(out.read_text())
+    assert reduced["support"] == 9
+    assert reduced["loss"]["model"].startswith("quadratic model")
     capsys.readouterr()
 
 
