@@ -26,7 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bandits.io import design_to_dict, jsonable, load_candidates, load_matrix, load_vector
+from bandits.io import (
+    column_names,
+    design_to_dict,
+    jsonable,
+    load_candidates,
+    load_matrix,
+    load_vector,
+)
 
 #: Extensions ``--out`` of ``oed design`` / ``oed round`` accepts.
 OUT_SUFFIXES = (".csv", ".json")
@@ -97,12 +104,7 @@ def _factor_columns(args: argparse.Namespace) -> list[str] | None:
 def _named_columns(args: argparse.Namespace, factors: list[str]) -> list[str]:
     """The ``--caps`` / ``--costs`` specifications that name a column of ``--arms`` (read
     with the factors, then set apart), other than the factors themselves."""
-    p = Path(args.arms)
-    if p.suffix.lower() in (".csv", ".tsv", ".tab", ".txt"):
-        header = _header(args.arms) or []
-    else:  # .npy has no names; Parquet: its column names
-        header = list(load_candidates(args.arms).columns) if p.suffix.lower() == ".parquet" \
-            else []
+    header = column_names(args.arms) or []
     out = []
     for key in ("caps", "costs"):
         spec = getattr(args, key, None)

@@ -193,6 +193,41 @@ def _read_table(p: Path, name: str) -> tuple[list[str] | None, list[list[str]]]:
     return rows[0], rows[1:]
 
 
+def _cells(p: Path, name: str) -> tuple[list[str], list[list[str]]]:
+    """``(header, rows as text)`` of a candidate file of any supported format; a file
+    without names (``.npy``, a text file whose first row is numbers) gets ``"0", "1",
+    ...``."""
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        X = load_matrix(p, name)
+        return [str(j) for j in range(X.shape[1])], [[str(v) for v in row]
+                                                     for row in X.tolist()]
+    if suffix == ".parquet":
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ValueError(f"{name} file {str(p)!r}: reading Parquet needs pandas "
+                             "(pip install pandas pyarrow)") from None
+        df = pd.read_parquet(p)
+        return ([str(c) for c in df.columns],
+                [[str(v) for v in row] for row in df.astype(str).itertuples(index=False)])
+    head, cells = _read_table(p, name)
+    width = max(len(r) for r in cells) if cells else 0
+    return (head if head is not None else [str(j) for j in range(width)]), cells
+
+
+def column_names(path: str | Path, name: str = "--arms") -> list[str] | None:
+    """The names of a candidate file's columns, numeric or not (None for a file without
+    names: ``.npy``, or a text file whose first row is numbers)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{name} file {str(p)!r} does not exist")
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        return None
+    return _cells(p, name)[0] if suffix == ".parquet" else _read_table(p, name)[0]
+
+
 def load_candidates(path: str | Path, *, id_column: str | None = None,
                     columns: list[str] | str | None = None,
                     name: str = "--arms") -> Candidates:
@@ -224,26 +259,9 @@ def load_candidates(path: str | Path, *, id_column: str | None = None,
         raise ValueError(f"{name} file {str(p)!r} does not exist")
     if isinstance(columns, str):
         columns = [c.strip() for c in columns.split(",") if c.strip()]
-    suffix = p.suffix.lower()
-    if suffix == ".npy":
-        X = load_matrix(p, name)
-        header = [str(j) for j in range(X.shape[1])]
-        if id_column is not None:
-            raise ValueError(f"--id-column: a .npy file has no named columns ({str(p)!r})")
-        cells = [[str(v) for v in row] for row in X.tolist()]
-    elif suffix == ".parquet":
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ValueError(f"{name} file {str(p)!r}: reading Parquet needs pandas "
-                             "(pip install pandas pyarrow)") from None
-        df = pd.read_parquet(p)
-        header = [str(c) for c in df.columns]
-        cells = [[str(v) for v in row] for row in df.astype(str).itertuples(index=False)]
-    else:
-        head, cells = _read_table(p, name)
-        width = max(len(r) for r in cells) if cells else 0
-        header = head if head is not None else [str(j) for j in range(width)]
+    if p.suffix.lower() == ".npy" and id_column is not None:
+        raise ValueError(f"--id-column: a .npy file has no named columns ({str(p)!r})")
+    header, cells = _cells(p, name)
     if not cells:
         raise ValueError(f"{name} file {str(p)!r} has a header but no rows")
     for i, r in enumerate(cells):
