@@ -322,7 +322,7 @@ def _barrier_without_residue(Xs: np.ndarray, M0: np.ndarray, crit: str, L: np.nd
         out = barrier.barrier_solve(np.ascontiguousarray(Xs[keep]), M0, crit, L, caps[keep],
                                     np.ascontiguousarray(A[:, keep]), b, v0, slack0, tol / 2,
                                     max_newton=newton_cap, certify=gap,
-                                    certify_lp=lambda wk: gap(wk))
+                                    certify_lp=gap)
     wk = _make_feasible(out.w / out.w.sum(), caps[keep], np.ascontiguousarray(A[:, keep]), b)
     if gap(wk, out.lam) > 0.9 * tol and gap(wk) > 0.9 * tol:  # the LP dual's bound too
         return None
