@@ -19,6 +19,15 @@ def _column_scales(X: np.ndarray) -> np.ndarray:
     return np.where(norms > 0.0, norms, 1.0)
 
 
+def rank_of(s: np.ndarray, size: int) -> int:
+    """The numerical rank from singular values ``s`` (decreasing) of a matrix with
+    ``max(rows, columns) = size``: the values ``> s_1 * size * eps`` (numpy's
+    ``matrix_rank`` default threshold); 0 for an empty or zero ``s``."""
+    if not s.size or not s[0] > 0.0:
+        return 0
+    return int(np.sum(s > s[0] * size * _EPS))
+
+
 def _rank(X: np.ndarray, G: np.ndarray | None = None) -> int:
     """Numerical rank of ``X`` after column equilibration.
 
@@ -37,10 +46,7 @@ def _rank(X: np.ndarray, G: np.ndarray | None = None) -> int:
         ev = np.linalg.eigvalsh(G / np.sqrt(np.outer(dg, dg)))
         if ev[0] > 1e-10 * ev[-1] and ev[-1] > 0:
             return d
-    s = np.linalg.svd(X / _column_scales(X), compute_uv=False)
-    if s[0] == 0.0:
-        return 0
-    return int(np.sum(s > s[0] * max(K, d) * _EPS))
+    return rank_of(np.linalg.svd(X / _column_scales(X), compute_uv=False), max(K, d))
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,11 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from ._validation import as_arms
+from ._validation import as_arms, rank_of
 from .elfving import c_optimal
 
 __all__ = ["l1_weights_all_pairs"]
 
-_EPS = float(np.finfo(np.float64).eps)
 _L1_METHODS = ("auto", "highspy", "linprog", "c_optimal")
 
 #: Names that moved to bandits.complexity (issue 13), for a clear ImportError.
@@ -52,7 +51,7 @@ def _whitened(X: np.ndarray) -> np.ndarray:
     """
     K, d = X.shape
     U, s, _ = np.linalg.svd(X, full_matrices=False)
-    r = int(np.sum(s > s[0] * max(K, d) * _EPS)) if s.size and s[0] > 0 else 0
+    r = rank_of(s, max(K, d))
     if r == 0:
         raise ValueError("X is the zero matrix: no pairwise difference to represent")
     return np.ascontiguousarray(U[:, :r])

@@ -41,6 +41,7 @@ from design._validation import (
     as_max_iter,
     as_tol,
     as_weights,
+    rank_of,
     rounding_error_factor,
 )
 from design.result import DesignResult, warns_if_not_converged
@@ -400,7 +401,7 @@ def _ds_true_logdet(basis: ArmBasis, m: int, w: np.ndarray
     rank = 0
     if m > 0:
         U, sv, _ = np.linalg.svd(BN, full_matrices=False)
-        rank = int(np.sum(sv > sv[0] * max(K, d) * _EPS)) if sv.size and sv[0] > 0 else 0
+        rank = rank_of(sv, max(K, d))
         U = U[:, :rank]
         BI = BI - U @ (U.T @ BI)
     if BI.shape[0] < BI.shape[1]:
@@ -450,7 +451,7 @@ def _ds_certificate(basis: ArmBasis, m: int, w: np.ndarray, deltas: tuple = ()
     if m > 0:
         S = np.flatnonzero(w > 0.0)
         sv = np.linalg.svd(np.sqrt(w[S])[:, None] * basis.Q[S, :m], compute_uv=False)
-        rank = int(np.sum(sv > sv[0] * max(K, d) * _EPS)) if sv.size and sv[0] > 0 else 0
+        rank = rank_of(sv, max(K, d))
     trials = list(deltas)
     if rank == m:
         # nonsingular nuisance block: the value from the QR of the weighted arms (as the
