@@ -58,12 +58,13 @@ def test_greedy_step_matches_sherman_morrison():
     assert S.refresh(X, Y, Y.shape[0], counts, sums, Ainv, vals, theta)
     rng = _rng.make_state(3, 0)
     g, scores = np.zeros(d), np.zeros(K)
+    lev = np.einsum("ij,jk,ik->i", X, Ainv, X)
     prev = vals.max()
     for _ in range(300):
-        a = S.greedy_choice(X, Y, Y.shape[0], Ainv, vals, rng, g, scores)
+        a = S.greedy_choice(X, Y, Y.shape[0], Ainv, vals, lev, rng, g, scores)
         predicted = scores[a]
         assert predicted == pytest.approx(scores.min(), rel=1e-8)
-        S.observe(X, Y, Y.shape[0], Ainv, vals, theta, counts, sums, a, 0.0, g)
+        S.observe(X, Y, Y.shape[0], Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
         A = (X.T * counts) @ X
         exact = np.max(np.einsum("ij,jk,ik->i", Y, np.linalg.inv(A), Y))
         assert exact == pytest.approx(predicted, rel=1e-9)

@@ -72,6 +72,7 @@ from bandits._core.targets import (
     beta,
     greedy_choice,
     initial_arrays,
+    leverages,
     max_val,
     observe_arrays,
     quad,
@@ -304,16 +305,16 @@ def initial_pulls(st, alloc, init_arms, t0, max_samples, env, rng_env) -> int:
     from ``rng_env``, as the per-sample loops make them: -2 when they are done (exact
     ``A^{-1}``, ``theta`` and ``vals``; then :func:`run_blocks`), -1 with ``ints[T_STATUS]``
     STATUS_BUDGET (``t0`` + pulls reached ``max_samples`` first) or STATUS_SINGULAR."""
-    ints, counts, sums, Ainv, vals, theta, g = (st.ints, st.counts, st.sums, st.Ainv,
-                                                st.vals, st.theta, st.g)
+    ints, counts, sums, Ainv, vals, lev, theta, g = (st.ints, st.counts, st.sums, st.Ainv,
+                                                     st.vals, st.lev, st.theta, st.g)
     X, Y = alloc.X, alloc.Y
     means, sigma = env.means, env.sigma
     while True:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, theta, X, Y, init_arms,
+        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y, init_arms,
                            t0 + ints[T_PULLS], max_samples)
         if a < 0:
             return a
-        observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a,
+        observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, a,
                        means[a] + sigma * _rng.normal(rng_env), alloc.refresh_every)
 
 
@@ -332,6 +333,7 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
     """
     ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
                                                         st.vals, st.theta, st.g, st.scores)
+    lev = st.lev
     X, Y, w, greedy, t_max = alloc.X, alloc.Y, alloc.w, alloc.greedy, alloc.t_max
     Z, active, t_off = test.Z, test.active, test.t_off
     K, d = X.shape
@@ -398,8 +400,8 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
             off = 0
         seq = buf[off:]
         while greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
-            a = greedy_choice(X, Y, ints[T_M], Ainv, vals, rng_pol, g, scores)
-            observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a, 0.0,
+            a = greedy_choice(X, Y, ints[T_M], Ainv, vals, lev, rng_pol, g, scores)
+            observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, a, 0.0,
                            alloc.refresh_every)
             seq[nseq] = a
             nseq += 1
@@ -547,6 +549,7 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
         sums[a] = cnt_e[a] * means[a] + sigma * Wend[a]
     if status == STATUS_RULE or not greedy or ints[T_PULLS] != t_stop:
         refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta)
+        leverages(X, Ainv, lev)
     else:
         refresh(X, X, NO_TARGETS, counts, sums, wk[0], wk[4], theta)  # theta only
     ints[T_PULLS] = t_stop

@@ -10,11 +10,15 @@ State of one estimation run (all preallocated, updated in place):
 * ``theta`` (d,) -- the least-squares estimate ``A^{-1} sum_a sums_a x_a`` (recursive
   least-squares update, exact refresh with ``Ainv``);
 * ``vals`` (M,) -- ``y_j^T A^{-1} y_j`` for the design targets ``Y`` (rows, pre-scaled by
-  ``sqrt(c_j)`` for weighted criteria), kept by the same rank-one updates.
+  ``sqrt(c_j)`` for weighted criteria), kept by the same rank-one updates;
+* ``lev`` (K,) -- the leverages ``x_a^T A^{-1} x_a``, kept by the same rank-one updates
+  (the greedy rule's denominators).
 
 The greedy incremental rule (Soare et al. 2014, Eq. 22/26) uses the Sherman–Morrison form
-``y^T (A + x x^T)^{-1} y = y^T A^{-1} y - (y^T A^{-1} x)^2 / (1 + x^T A^{-1} x)``: cost
-``O(K (d^2 + M d))`` per pull.
+``y^T (A + x x^T)^{-1} y = y^T A^{-1} y - (y^T A^{-1} x)^2 / (1 + x^T A^{-1} x)`` and
+evaluates it only on the targets that can be the maximum (:func:`greedy_scores`): cost
+``O(M + J (d^2 + K d))`` per pull for ``J`` such targets (the update: ``O(d^2 + (M + K)
+d)``), instead of ``O(K (d^2 + M d))`` for every arm and target.
 """
 
 from __future__ import annotations
@@ -75,6 +79,13 @@ def refresh(X, Y, M, counts, sums, Ainv, vals, theta) -> bool:
 
 
 @njit(cache=True)
+def leverages(X, Ainv, lev) -> None:
+    """Exact ``lev[a] = x_a^T A^{-1} x_a`` from ``A^{-1}`` (with :func:`refresh`)."""
+    for a in range(X.shape[0]):
+        lev[a] = quad(Ainv, X[a])
+
+
+@njit(cache=True)
 def quad(Ainv, y) -> float:
     """``y^T Ainv y``."""
     d = y.shape[0]
@@ -88,9 +99,11 @@ def quad(Ainv, y) -> float:
 
 
 @njit(cache=True)
-def observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, g) -> None:
-    """Rank-one (Sherman–Morrison) update after the reward ``r`` of ``arm``."""
-    d = X.shape[1]
+def observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, arm, r, g) -> None:
+    """Rank-one (Sherman–Morrison) update after the reward ``r`` of ``arm``: with ``g =
+    A^{-1} x``, ``A^{-1} -= g g^T / (1 + x^T g)``, ``vals_j -= (y_j^T g)^2 / (1 + x^T g)``,
+    ``lev_a -= (x_a^T g)^2 / (1 + x^T g)`` and the recursive least-squares ``theta``."""
+    K, d = X.shape
     x = X[arm]
     for i in range(d):
         s = 0.0
@@ -109,6 +122,11 @@ def observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, g) -> None:
         for i in range(d):
             s += Y[m, i] * g[i]
         vals[m] -= s * s / den
+    for a in range(K):
+        s = 0.0
+        for i in range(d):
+            s += X[a, i] * g[i]
+        lev[a] -= s * s / den
     for i in range(d):
         for j in range(d):
             Ainv[i, j] -= g[i] * g[j] / den
@@ -117,36 +135,63 @@ def observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, g) -> None:
 
 
 @inner
-def greedy_scores(X, Y, M, Ainv, vals, g, scores) -> None:
-    """``scores[a] = max_{j < M} y_j^T (A + x_a x_a^T)^{-1} y_j`` (Sherman–Morrison)."""
+def greedy_scores(X, Y, M, Ainv, vals, lev, h, scores) -> None:
+    """``scores[a] = max_{j < M} y_j^T (A + x_a x_a^T)^{-1} y_j = max_j (vals_j - (x_a^T
+    A^{-1} y_j)^2 / (1 + lev_a))`` (Sherman–Morrison), evaluated only where it can matter.
+
+    Each term is at most ``vals_j`` (a non-negative amount is subtracted, also in floating
+    point), so a target with ``vals_j <= scores[a]`` (a partial maximum) cannot raise arm
+    ``a``'s maximum: every arm is first scored on ``j0 = argmax_j vals_j``, then only the
+    targets with ``vals_j`` above the smallest of those scores are visited, each for the
+    arms whose partial maximum is below ``vals_j``. The result is the maximum over all
+    ``j`` of the same floating-point terms, exactly (not a bound). Near the greedy
+    design's optimum only the few targets the design equalises pass (about 1-7 per pull
+    on Soare's and random instances: benchmarks/bench_static.py), so a pull costs ``O(M +
+    J (d^2 + K d))`` instead of ``O(K (d^2 + M d))``. ``h`` (d): work."""
     K, d = X.shape
-    for a in range(K):
-        x = X[a]
-        den = 1.0
-        for i in range(d):
+    if M == 0:
+        for a in range(K):
+            scores[a] = -np.inf
+        return
+    j0 = 0
+    for m in range(1, M):
+        if vals[m] > vals[j0]:
+            j0 = m
+    tau = np.inf
+    for m in range(-1, M):
+        j = j0 if m < 0 else m
+        v_j = vals[j]
+        if m >= 0 and (m == j0 or v_j <= tau):
+            continue
+        for i in range(d):  # h = A^{-1} y_j
             s = 0.0
-            for j in range(d):
-                s += Ainv[i, j] * x[j]
-            g[i] = s
-            den += x[i] * s
-        best = -np.inf
-        for m in range(M):
-            s = 0.0
+            for k in range(d):
+                s += Ainv[i, k] * Y[j, k]
+            h[i] = s
+        for a in range(K):
+            if m >= 0 and scores[a] >= v_j:
+                continue
+            c = 0.0
             for i in range(d):
-                s += Y[m, i] * g[i]
-            v = vals[m] - s * s / den
-            if v > best:
-                best = v
-        scores[a] = best
+                c += X[a, i] * h[i]
+            v = v_j - c * c / (1.0 + lev[a])
+            if m < 0:
+                scores[a] = v
+                if v < tau:
+                    tau = v
+            elif v > scores[a]:
+                scores[a] = v
 
 
 @njit(cache=True)
-def greedy_choice(X, Y, M, Ainv, vals, rng, g, scores) -> int:
+def greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores) -> int:
     """Greedy incremental rule ``argmin_a max_j y_j^T (A + x_a x_a^T)^{-1} y_j`` with
     uniformly random tie-breaking among arms within a relative ``1e-9`` of the minimum
-    (Xu et al. 2018 note that first-index tie-breaking breaks greedy XY-static)."""
+    (Xu et al. 2018 note that first-index tie-breaking breaks greedy XY-static): one draw
+    ``integer(rng, n)`` for the ``n``-th tied arm in index order, ``n >= 2`` (reservoir
+    sampling). ``g`` (d): work."""
     K = X.shape[0]
-    greedy_scores(X, Y, M, Ainv, vals, g, scores)
+    greedy_scores(X, Y, M, Ainv, vals, lev, g, scores)
     lo = np.inf
     for a in range(K):
         if scores[a] < lo:
@@ -232,7 +277,8 @@ class TargetState(NamedTuple):
 
     ``counts``/``sums`` per arm, ``Ainv`` (``A^{-1}``, ``A = sum_a N_a x_a x_a^T``),
     ``vals[j] = y_j^T A^{-1} y_j``, ``theta`` (OLS), work vectors ``g`` (d) and ``scores``
-    (K), and ``ints`` with named slots :data:`T_PULLS` (pulls so far), :data:`T_SINCE`
+    (K), the leverages ``lev[a] = x_a^T A^{-1} x_a``, and ``ints`` with named slots
+    :data:`T_PULLS` (pulls so far), :data:`T_SINCE`
     (since the last exact refresh), :data:`T_INIT` (initial arms pulled), :data:`T_STATUS`
     (:data:`RUNNING` or a ``STATUS_*`` / ``PHASE_*`` code), :data:`T_BEST` (the target found
     by a stopping rule) and :data:`T_M` (active rows of ``Y``).
@@ -245,6 +291,7 @@ class TargetState(NamedTuple):
     theta: np.ndarray
     g: np.ndarray
     scores: np.ndarray
+    lev: np.ndarray
     ints: np.ndarray
 
 
@@ -258,7 +305,8 @@ def target_state(K: int, d: int, M: int) -> TargetState:
     ints[T_STATUS] = RUNNING
     ints[T_M] = M
     return TargetState(np.zeros(K, dtype=np.int64), np.zeros(K), np.zeros((d, d)),
-                       np.zeros(max(M, 1)), np.zeros(d), np.zeros(d), np.zeros(K), ints)
+                       np.zeros(max(M, 1)), np.zeros(d), np.zeros(d), np.zeros(K), np.zeros(K),
+                       ints)
 
 
 @njit(cache=True, inline="always")
@@ -266,12 +314,12 @@ def observe_target(st, X, Y, arm, r, refresh_every) -> bool:
     """Take the reward ``r`` of ``arm``: during the initial pulls only the statistics (an
     exact refresh after the last one; False if ``A`` is singular then), afterwards the
     rank-one update, with an exact refresh every ``refresh_every`` pulls."""
-    return observe_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g, X, Y,
-                          arm, r, refresh_every)
+    return observe_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.lev, st.theta,
+                          st.g, X, Y, arm, r, refresh_every)
 
 
 @njit(cache=True, inline="always")
-def observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, arm, r,
+def observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, arm, r,
                    refresh_every) -> bool:
     """:func:`observe_target` on the state's arrays (a loop unpacks the state once)."""
     M = ints[T_M]
@@ -280,10 +328,11 @@ def observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, arm, r,
         counts[arm] += 1
         sums[arm] += r
         return True
-    observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, g)
+    observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, arm, r, g)
     ints[T_SINCE] += 1
     if ints[T_SINCE] >= refresh_every:
         refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+        leverages(X, Ainv, lev)
         ints[T_SINCE] = 0
     return True
 
@@ -293,12 +342,12 @@ def initial_step(st, X, Y, init_arms, t_budget, max_samples) -> int:
     """During the initial pulls: the next initial arm (>= 0); -1 with ``T_STATUS`` set when
     the budget ends the run first (``t_budget >= max_samples``) or when ``A`` is singular
     after them; -2 when they are done (``A^{-1}``, ``theta`` and ``vals`` then exact)."""
-    return initial_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.theta, X, Y,
-                          init_arms, t_budget, max_samples)
+    return initial_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.lev, st.theta, X,
+                          Y, init_arms, t_budget, max_samples)
 
 
 @njit(cache=True, inline="always")
-def initial_arrays(ints, counts, sums, Ainv, vals, theta, X, Y, init_arms, t_budget,
+def initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y, init_arms, t_budget,
                    max_samples) -> int:
     """:func:`initial_step` on the state's arrays."""
     k = ints[T_INIT]
@@ -313,6 +362,7 @@ def initial_arrays(ints, counts, sums, Ainv, vals, theta, X, Y, init_arms, t_bud
     if not refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta):
         ints[T_STATUS] = STATUS_SINGULAR
         return -1
+    leverages(X, Ainv, lev)
     return -2
 
 

@@ -83,18 +83,18 @@ def adaptive_decide(st, cfg, active, t0, rng) -> int:
     ``max_j y_j^T A_t^{-1} y_j <= target``, or that divided by ``t`` with ``fig3``) -> the
     budget -> the greedy rule on the phase's targets.
     """
-    return adaptive_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g,
-                           st.scores, cfg, active, t0, rng)
+    return adaptive_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.lev, st.theta,
+                           st.g, st.scores, cfg, active, t0, rng)
 
 
 @njit(cache=True, inline="always")
-def adaptive_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, cfg, active, t0,
+def adaptive_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, scores, cfg, active, t0,
                     rng) -> int:
     """:func:`adaptive_decide` on the state's arrays (the phase loop unpacks the state
     once; the ask/tell policy goes through :func:`adaptive_decide`)."""
     t = ints[T_PULLS]
     if ints[T_INIT] >= 0:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, theta, cfg.X, cfg.Y,
+        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, cfg.X, cfg.Y,
                            cfg.init_arms, t0 + t, cfg.max_samples)
         if a >= 0:
             return a
@@ -117,7 +117,7 @@ def adaptive_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, cfg, activ
     if t0 + t >= cfg.max_samples:
         ints[T_STATUS] = PHASE_BUDGET
         return -1
-    return greedy_choice(cfg.X, cfg.Y, ints[T_M], Ainv, vals, rng, g, scores)
+    return greedy_choice(cfg.X, cfg.Y, ints[T_M], Ainv, vals, lev, rng, g, scores)
 
 
 @njit(cache=True)
@@ -129,15 +129,17 @@ def adaptive_phase(st, cfg, env, active, t0, rng_pol, rng_env) -> int:
     PHASE_* code; ``ints[T_PULLS]`` pulls were made."""
     ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
                                                         st.vals, st.theta, st.g, st.scores)
+    lev = st.lev
     X, Y, refresh_every = cfg.X, cfg.Y, cfg.refresh_every
     gaussian, means, sigma = env.kind == ENV_GAUSSIAN, env.means, env.sigma
     while True:
-        a = adaptive_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, cfg, active,
-                            t0, rng_pol)
+        a = adaptive_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, scores, cfg,
+                            active, t0, rng_pol)
         if a < 0:
             return ints[T_STATUS]
         r = means[a] + sigma * _rng.normal(rng_env) if gaussian else pull(env, a, rng_env)
-        observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a, r, refresh_every)
+        observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, a, r,
+                       refresh_every)
 
 
 @njit(cache=True)

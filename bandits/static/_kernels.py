@@ -81,19 +81,19 @@ def static_decide(st, cfg, rng) -> int:
     Order: initial arms (budget first), then stop test -> budget test -> the rule
     (Soare et al. Eq. 22/26 greedy on ``Y``, or ``argmin N_a / w_a``)."""
     th = cfg.theta_true if cfg.stop_kind == STOP_ORACLE else st.theta
-    return decide_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g,
-                         st.scores, cfg.X, cfg.Y, cfg.Z, cfg.rule, cfg.w, cfg.init_arms, th,
-                         cfg.c, cfg.log_const, cfg.fixed, cfg.max_samples, rng)
+    return decide_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.lev, st.theta,
+                         st.g, st.scores, cfg.X, cfg.Y, cfg.Z, cfg.rule, cfg.w, cfg.init_arms,
+                         th, cfg.c, cfg.log_const, cfg.fixed, cfg.max_samples, rng)
 
 
 @njit(cache=True, inline="always")
-def decide_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, X, Y, Z, rule, w,
+def decide_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, scores, X, Y, Z, rule, w,
                   init_arms, th_stop, c, log_const, fixed, max_samples, rng) -> int:
     """:func:`static_decide` on the unpacked state and configuration (``th_stop``: the
     estimate ``theta``, or the true parameter for the oracle's stopping test). The loop
     unpacks the bundles once; the ask/tell policy goes through :func:`static_decide`."""
     if ints[T_INIT] >= 0:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, theta, X, Y, init_arms,
+        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y, init_arms,
                            ints[T_PULLS], max_samples)
         if a != -2:
             return a
@@ -105,17 +105,17 @@ def decide_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, X, Y, Z, rul
     if t >= max_samples:
         ints[T_STATUS] = STATUS_BUDGET
         return -1
-    return static_rule(ints, counts, Ainv, vals, g, scores, X, Y, rule, w, rng)
+    return static_rule(ints, counts, Ainv, vals, lev, g, scores, X, Y, rule, w, rng)
 
 
 @njit(cache=True, inline="always")
-def static_rule(ints, counts, Ainv, vals, g, scores, X, Y, rule, w, rng) -> int:
+def static_rule(ints, counts, Ainv, vals, lev, g, scores, X, Y, rule, w, rng) -> int:
     """The allocation rule: Soare et al.'s greedy rule on ``Y`` (Eq. 22/26, reading
-    ``A^{-1}`` and ``vals``) or ``argmin N_a / w_a``. It never reads the rewards: the
+    ``A^{-1}``, ``vals`` and ``lev``) or ``argmin N_a / w_a``. It never reads the rewards: the
     step kernel (:func:`decide_arrays`) and the block simulation (:func:`simulate_blocks`)
     call it."""
     if rule == RULE_GREEDY:
-        return greedy_choice(X, Y, ints[T_M], Ainv, vals, rng, g, scores)
+        return greedy_choice(X, Y, ints[T_M], Ainv, vals, lev, rng, g, scores)
     return track_ratio(counts, w)
 
 
@@ -135,6 +135,7 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
     ``refresh`` and ``check_stop``: no kernel to compile for it)."""
     ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
                                                         st.vals, st.theta, st.g, st.scores)
+    lev = st.lev
     X, Y, Z, rule, w, init_arms = cfg.X, cfg.Y, cfg.Z, cfg.rule, cfg.w, cfg.init_arms
     th = cfg.theta_true if cfg.stop_kind == STOP_ORACLE else theta
     c, log_const, fixed, max_samples = cfg.c, cfg.log_const, cfg.fixed, cfg.max_samples
@@ -142,8 +143,8 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
     gaussian = env.kind == ENV_GAUSSIAN
     means, sigma = env.means, env.sigma
     while True:
-        a = decide_arrays(ints, counts, sums, Ainv, vals, theta, g, scores, X, Y, Z, rule, w,
-                          init_arms, th, c, log_const, fixed, max_samples, rng_pol)
+        a = decide_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, scores, X, Y, Z, rule,
+                          w, init_arms, th, c, log_const, fixed, max_samples, rng_pol)
         if a < 0:
             return ints[T_STATUS]
         if not draw:
@@ -152,6 +153,7 @@ def simulate_static(st, cfg, env, rng_pol, rng_env, draw) -> int:
             r = means[a] + sigma * _rng.normal(rng_env)
         else:
             r = pull(env, a, rng_env)
-        observe_arrays(ints, counts, sums, Ainv, vals, theta, g, X, Y, a, r, refresh_every)
+        observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, a, r,
+                       refresh_every)
         if not draw and rule == RULE_RATIO and ints[T_INIT] < 0:
             return RUNNING  # the caller continues with ratio_oracle_jump
