@@ -9,8 +9,10 @@ import pytest
 
 from bandits import run
 from bandits._core import rng as _rng
+from bandits._core.blocks import greedy_arms
+from bandits._core.env import make_environment
 from bandits.gifa import simulated_rewards
-from bandits.instances import Instance, soare
+from bandits.instances import Instance, random_gaussian, soare
 from bandits.static import (
     StaticPolicy,
     confidence_constants,
@@ -70,6 +72,97 @@ def test_greedy_step_matches_sherman_morrison():
         assert exact == pytest.approx(predicted, rel=1e-9)
         assert exact <= prev * (1 + 1e-12)
         prev = exact
+
+
+def _all_target_scores(X, Y, Ainv, vals, lev):
+    """``max_j (vals_j - (x_a^T A^{-1} y_j)^2 / (1 + lev_a))`` over every target, each term
+    in the kernel's floating-point order (left-to-right sums, no fused multiply-add)."""
+    K, d = X.shape
+    out = np.full(K, -np.inf)
+    for j in range(Y.shape[0]):
+        h = [0.0] * d
+        for i in range(d):
+            s = 0.0
+            for k in range(d):
+                s += float(Ainv[i, k]) * float(Y[j, k])
+            h[i] = s
+        for a in range(K):
+            c = 0.0
+            for i in range(d):
+                c += float(X[a, i]) * h[i]
+            out[a] = max(out[a], float(vals[j]) - c * c / (1.0 + float(lev[a])))
+    return out
+
+
+@pytest.mark.parametrize("inst", [soare(d=4, omega=0.05), random_gaussian(9, 3, seed=4)],
+                         ids=["soare4", "random9x3"])
+def test_greedy_scores_skip_only_targets_that_cannot_be_the_maximum(inst):
+    """The greedy rule scores an arm on the targets whose ``vals_j`` exceeds a partial
+    maximum only; its scores are the maximum over every target of the same floating-point
+    terms, bit for bit, along a greedy trajectory (states where several targets are near
+    the maximum) and at random count vectors; the leverages kept by the rank-one update
+    agree with ``x_a^T A^{-1} x_a`` recomputed."""
+    X = np.ascontiguousarray(inst.X)
+    Y = pair_targets(X)
+    K, d = X.shape
+    M = Y.shape[0]
+    rng = np.random.default_rng(18)
+    g, scores = np.zeros(d), np.zeros(K)
+    checked = 0
+    for start in range(4):
+        counts = np.ones(K, dtype=np.int64) if start == 0 else rng.integers(1, 50, K)
+        sums, theta = np.zeros(K), np.zeros(d)
+        Ainv, vals, lev = np.zeros((d, d)), np.zeros(M), np.zeros(K)
+        assert S.refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+        S.leverages(X, Ainv, lev)
+        tie_rng = _rng.make_state(start, 0)
+        for _ in range(60):
+            a = S.greedy_choice(X, Y, M, Ainv, vals, lev, tie_rng, g, scores)
+            assert np.array_equal(scores, _all_target_scores(X, Y, Ainv, vals, lev))
+            assert scores[a] <= scores.min() * (1 + 1e-9)
+            S.observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
+            checked += 1
+        exact = np.einsum("ij,jk,ik->i", X, np.linalg.inv((X.T * counts) @ X), X)
+        np.testing.assert_allclose(lev, exact, rtol=1e-10)
+    assert checked == 240
+
+
+@pytest.mark.parametrize("inst, algorithm", [
+    (soare(d=5, omega=0.05), "xy-static"),
+    (soare(d=2, omega=0.05), "g-static"),
+    (random_gaussian(12, 4, seed=3), "xy-static"),
+], ids=["soare5-xy", "soare2-g", "random12x4-xy"])
+def test_block_generator_makes_the_step_kernels_arms(inst, algorithm):
+    """The block simulation's greedy arms (:func:`bandits._core.blocks.greedy_arms`: one
+    inlined loop) are the step kernel's, pull for pull, for the same tie-breaking seed:
+    against the ask/tell policy (which calls the step kernel), with an exact refresh every
+    7 pulls so that many refreshes fall inside the comparison, on instances with ties at
+    most pulls (Soare's) and with several targets near the maximum (a random one)."""
+    n = 2500
+    pol = StaticPolicy(algorithm, inst.X, theta=inst.theta, sigma=1.0, seed=11,
+                       refresh_every=7)
+    asked = []
+    while len(asked) < inst.X.shape[0] + n:
+        arm = pol.ask()
+        pol.tell(arm, 0.0)  # the greedy rule never reads a reward
+        asked.append(arm)
+    cfg = pol._cfg
+    st = S.target_state(*cfg.X.shape, cfg.Y.shape[0])
+    alloc = S.BlockAlloc(cfg.X, cfg.Y, True, cfg.w, 7, S.NO_LENGTH_RULE, 0.0, False, 10**9)
+    assert S.initial_pulls(st, alloc, cfg.init_arms, 0, 10**9, make_environment(inst),
+                           _rng.make_state(11, 1)) == -2
+    out = np.empty(n, dtype=np.int64)
+    tie_rng = _rng.make_state(11, 0)
+    assert greedy_arms(st, alloc, tie_rng, out[:1000]) == -1
+    assert greedy_arms(st, alloc, tie_rng, out[1000:]) == -1  # resumes where it stopped
+    assert np.array_equal(out, asked[inst.X.shape[0]:])
+    assert np.array_equal(st.counts, pol.counts)
+    assert np.array_equal(st.vals, pol._state.vals) and np.array_equal(st.lev, pol._state.lev)
+    # the budget ends the generation at the pull that reaches it
+    short = np.empty(50, dtype=np.int64)
+    alloc = alloc._replace(t_max=int(st.ints[S.T_PULLS]) + 20)
+    assert greedy_arms(st, alloc, tie_rng, short) == S.STATUS_BUDGET
+    assert st.ints[S.T_PULLS] == alloc.t_max
 
 
 def test_rounding_order_prefixes_are_efficient_roundings():

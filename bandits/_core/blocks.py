@@ -68,12 +68,14 @@ from bandits._core.targets import (
     T_BEST,
     T_M,
     T_PULLS,
+    T_SINCE,
     argmax_active,
     beta,
     greedy_choice,
     initial_arrays,
     leverages,
     max_val,
+    observe,
     observe_arrays,
     quad,
     refresh,
@@ -299,6 +301,52 @@ def _length_rule(alloc, ints, vals, t) -> bool:
     return (u / t if alloc.fig3 else u) <= alloc.target
 
 
+@njit(cache=True, error_model="numpy")
+def greedy_arms(st, alloc, rng_pol, out) -> int:
+    """The greedy rule's next ``len(out)`` arms into ``out`` (the pulls after
+    ``ints[T_PULLS]``, after the initial pulls), by the step kernel's own functions
+    (:func:`bandits._core.targets.greedy_choice`; the rank-one
+    :func:`bandits._core.targets.observe` with a zero reward, :func:`refresh` and
+    :func:`leverages` at the pull counts at which
+    :func:`bandits._core.targets.observe_arrays` makes them: ``A^{-1}``, ``vals`` and
+    ``lev`` never read a reward) and the same tie stream ``rng_pol``, so the arms are the
+    per-sample run's. Returns BLOCKS_END or STATUS_BUDGET when the pull just generated
+    ends the allocation (the length rule, the budget ``t_max``; fewer arms are then
+    generated), else -1.
+
+    One loop over the pulls with the rule and the update inlined and no return inside it:
+    a pull then costs its arithmetic (numba would otherwise keep the reference counting of
+    the inlined functions' dozen array arguments, several times the arithmetic on small
+    instances)."""
+    ints, counts, sums, Ainv, vals, lev, theta, g, scores = (
+        st.ints, st.counts, st.sums, st.Ainv, st.vals, st.lev, st.theta, st.g, st.scores)
+    X, Y, refresh_every, min_len, t_max = (alloc.X, alloc.Y, alloc.refresh_every,
+                                           alloc.min_len, alloc.t_max)
+    M = ints[T_M]
+    t = ints[T_PULLS]
+    since = ints[T_SINCE]
+    end = -1
+    for k in range(out.shape[0]):
+        a = greedy_choice(X, Y, M, Ainv, vals, lev, rng_pol, g, scores)
+        observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
+        t += 1
+        since += 1
+        if since >= refresh_every:
+            refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+            leverages(X, Ainv, lev)
+            since = 0
+        out[k] = a
+        if t >= min_len and _length_rule(alloc, ints, vals, t):
+            end = BLOCKS_END
+        elif t >= t_max:
+            end = STATUS_BUDGET
+        if end >= 0:
+            break
+    ints[T_PULLS] = t
+    ints[T_SINCE] = since
+    return end
+
+
 @njit(cache=True)
 def initial_pulls(st, alloc, init_arms, t0, max_samples, env, rng_env) -> int:
     """The initial pulls of a run or phase (fresh statistics), one Gaussian reward each
@@ -331,9 +379,8 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
     run's, when the run ends at the allocation's end; exact after a stop).
     ``stats`` (int64, 4) counts top-level blocks, visited nodes, exact tests, bisections.
     """
-    ints, counts, sums, Ainv, vals, theta, g, scores = (st.ints, st.counts, st.sums, st.Ainv,
-                                                        st.vals, st.theta, st.g, st.scores)
-    lev = st.lev
+    ints, counts, sums, Ainv, vals, lev, theta = (st.ints, st.counts, st.sums, st.Ainv,
+                                                  st.vals, st.lev, st.theta)
     X, Y, w, greedy, t_max = alloc.X, alloc.Y, alloc.w, alloc.greedy, alloc.t_max
     Z, active, t_off = test.Z, test.active, test.t_off
     K, d = X.shape
@@ -399,19 +446,12 @@ def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
                 buf[i] = buf[off + i]
             off = 0
         seq = buf[off:]
-        while greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
-            a = greedy_choice(X, Y, ints[T_M], Ainv, vals, lev, rng_pol, g, scores)
-            observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, a, 0.0,
-                           alloc.refresh_every)
-            seq[nseq] = a
-            nseq += 1
-            t = ints[T_PULLS]
-            if _length_rule(alloc, ints, vals, t):
-                t_last, end_status = t, BLOCKS_END
-                L = min(L, t - s)
-            elif t >= t_max:
-                t_last, end_status = t, STATUS_BUDGET
-                L = min(L, t - s)
+        if greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
+            end = greedy_arms(st, alloc, rng_pol, seq[nseq:L])
+            nseq = ints[T_PULLS] - s
+            if end >= 0:
+                t_last, end_status = ints[T_PULLS], end
+                L = min(L, t_last - s)
         while L > 1:  # the longest block (halving) with room for the noise
             _counts_to(greedy, w, cnt0, seq, s, s, s + L, cnt_e)
             G = _room(X, test, means, sigma, cnt0, cnt_e, W, s, wk)

@@ -30,7 +30,6 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
-from bandits._core.jit import inner
 
 #: How a run ended (``TargetState.ints[T_STATUS]``).
 STATUS_RULE, STATUS_BUDGET, STATUS_SINGULAR = 0, 1, 2
@@ -98,7 +97,7 @@ def quad(Ainv, y) -> float:
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, arm, r, g) -> None:
     """Rank-one (Sherman–Morrison) update after the reward ``r`` of ``arm``: with ``g =
     A^{-1} x``, ``A^{-1} -= g g^T / (1 + x^T g)``, ``vals_j -= (y_j^T g)^2 / (1 + x^T g)``,
@@ -134,7 +133,7 @@ def observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, arm, r, g) -> None:
     sums[arm] += r
 
 
-@inner
+@njit(cache=True, inline="always", error_model="numpy")
 def greedy_scores(X, Y, M, Ainv, vals, lev, h, scores) -> None:
     """``scores[a] = max_{j < M} y_j^T (A + x_a x_a^T)^{-1} y_j = max_j (vals_j - (x_a^T
     A^{-1} y_j)^2 / (1 + lev_a))`` (Sherman–Morrison), evaluated only where it can matter.
@@ -149,41 +148,44 @@ def greedy_scores(X, Y, M, Ainv, vals, lev, h, scores) -> None:
     on Soare's and random instances: benchmarks/bench_static.py), so a pull costs ``O(M +
     J (d^2 + K d))`` instead of ``O(K (d^2 + M d))``. ``h`` (d): work."""
     K, d = X.shape
-    if M == 0:
-        for a in range(K):
-            scores[a] = -np.inf
-        return
-    j0 = 0
+    j0 = 0  # argmax_j vals_j (M = 0: every score is -inf)
     for m in range(1, M):
         if vals[m] > vals[j0]:
             j0 = m
+    for i in range(d):  # h = A^{-1} y_j0
+        s = 0.0
+        for k in range(d):
+            s += Ainv[i, k] * Y[j0, k]
+        h[i] = s
     tau = np.inf
-    for m in range(-1, M):
-        j = j0 if m < 0 else m
-        v_j = vals[j]
-        if m >= 0 and (m == j0 or v_j <= tau):
+    for a in range(K):
+        c = 0.0
+        for i in range(d):
+            c += X[a, i] * h[i]
+        v = vals[j0] - c * c / (1.0 + lev[a]) if M > 0 else -np.inf
+        scores[a] = v
+        if v < tau:
+            tau = v
+    for m in range(M):
+        if m == j0 or vals[m] <= tau:
             continue
-        for i in range(d):  # h = A^{-1} y_j
+        for i in range(d):  # h = A^{-1} y_m
             s = 0.0
             for k in range(d):
-                s += Ainv[i, k] * Y[j, k]
+                s += Ainv[i, k] * Y[m, k]
             h[i] = s
         for a in range(K):
-            if m >= 0 and scores[a] >= v_j:
+            if scores[a] >= vals[m]:
                 continue
             c = 0.0
             for i in range(d):
                 c += X[a, i] * h[i]
-            v = v_j - c * c / (1.0 + lev[a])
-            if m < 0:
-                scores[a] = v
-                if v < tau:
-                    tau = v
-            elif v > scores[a]:
+            v = vals[m] - c * c / (1.0 + lev[a])
+            if v > scores[a]:
                 scores[a] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores) -> int:
     """Greedy incremental rule ``argmin_a max_j y_j^T (A + x_a x_a^T)^{-1} y_j`` with
     uniformly random tie-breaking among arms within a relative ``1e-9`` of the minimum
@@ -321,19 +323,22 @@ def observe_target(st, X, Y, arm, r, refresh_every) -> bool:
 @njit(cache=True, inline="always")
 def observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, arm, r,
                    refresh_every) -> bool:
-    """:func:`observe_target` on the state's arrays (a loop unpacks the state once)."""
+    """:func:`observe_target` on the state's arrays (a loop unpacks the state once). The
+    block simulation's generator of greedy arms (:func:`bandits._core.blocks.greedy_arms`)
+    makes the same calls after the initial pulls (:func:`observe`, then :func:`refresh` and
+    :func:`leverages` when ``T_SINCE`` reaches ``refresh_every``)."""
     M = ints[T_M]
     ints[T_PULLS] += 1
     if ints[T_INIT] >= 0:  # initial pulls (T_INIT = -1 once they are done)
         counts[arm] += 1
         sums[arm] += r
-        return True
-    observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, arm, r, g)
-    ints[T_SINCE] += 1
-    if ints[T_SINCE] >= refresh_every:
-        refresh(X, Y, M, counts, sums, Ainv, vals, theta)
-        leverages(X, Ainv, lev)
-        ints[T_SINCE] = 0
+    else:
+        observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, arm, r, g)
+        ints[T_SINCE] += 1
+        if ints[T_SINCE] >= refresh_every:
+            refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+            leverages(X, Ainv, lev)
+            ints[T_SINCE] = 0
     return True
 
 

@@ -38,6 +38,7 @@ from bandits._core.targets import (  # noqa: F401  (re-exported for the static m
     greedy_choice,
     initial_arrays,
     initial_step,
+    leverages,
     observe,
     observe_arrays,
     observe_target,
