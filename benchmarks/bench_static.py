@@ -18,27 +18,45 @@ every step (issue 18, and the remainder of issue 13).
     exact tests, bisections) of the last run.
 (d) XY-adaptive (in-phase stopping test on the phase's estimate): the block simulation of
     its phases against the per-sample loop, runs of about 1.4e5 and 5e6 samples.
+(e) The greedy rule (the default allocation of G-static and XY-static, and XY-adaptive's):
+    nanoseconds per generated arm, the block simulation's generator now
+    (``bandits._core.blocks.greedy_arms``: targets pruned, one inlined loop) against the
+    generator before issue 18's greedy work (``greedy_choice`` scoring every arm on every
+    target, then the rank-one update, called per pull as ``run_blocks`` called them: kept
+    verbatim below as ``*_before``), same instance, same tie seed; whether the two arm
+    sequences are identical (the arithmetic differs in the last bits, so a near-tie could
+    in principle be decided differently). Then whole greedy runs cut at 1e5, 1e6 and 1.5e7
+    samples: the block simulation against the per-sample reference (CPU time, same seeds),
+    and with ``--ref REV`` the same runs of revision ``REV`` (``git archive``, a child
+    process run right after, so "before" is measured on the same machine state).
 
 BLAS runs single-threaded (threadpoolctl) so that the process measures its own work.
 
-Usage: ``python benchmarks/bench_static.py [--runs 5] [--d 5]``.
+Usage: ``python benchmarks/bench_static.py [--runs 5] [--d 5] [--only e] [--ref main]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 from threadpoolctl import threadpool_limits
 
 from bandits import run
+from bandits._core import blocks as B
 from bandits._core import rng as _rng
 from bandits._core.env import make_environment, pull
-from bandits.instances import soare
+from bandits.instances import random_gaussian, soare
 from bandits.phased import _kernels as P
-from bandits.static import _config, _setup
+from bandits.static import _config, _setup, pair_targets
 from bandits.static import _kernels as S
 from rounding.tracking import track_ratio
 
@@ -58,6 +76,7 @@ def _initial_main(st, X, Y, init_arms, t_budget, max_samples) -> int:
     if not S.refresh(X, Y, ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta):
         ints[S.T_STATUS] = S.STATUS_SINGULAR
         return -1
+    S.leverages(X, st.Ainv, st.lev)
     return -2
 
 
@@ -79,7 +98,8 @@ def _decide_main(st, cfg, rng) -> int:
         ints[S.T_STATUS] = S.STATUS_BUDGET
         return -1
     if cfg.rule == S.RULE_GREEDY:
-        return S.greedy_choice(X, Y, ints[S.T_M], Ainv, st.vals, rng, st.g, st.scores)
+        return S.greedy_choice(X, Y, ints[S.T_M], Ainv, st.vals, st.lev, rng, st.g,
+                               st.scores)
     return track_ratio(st.counts, cfg.w)
 
 
@@ -93,10 +113,11 @@ def _observe_main(st, X, Y, arm, r, refresh_every) -> bool:
         sums[arm] += r
         return True
     Ainv, vals, theta = st.Ainv, st.vals, st.theta
-    S.observe(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, st.g)
+    S.observe(X, Y, M, Ainv, vals, st.lev, theta, counts, sums, arm, r, st.g)
     ints[S.T_SINCE] += 1
     if ints[S.T_SINCE] >= refresh_every:
         S.refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+        S.leverages(X, Ainv, st.lev)
         ints[S.T_SINCE] = 0
     return True
 
@@ -139,7 +160,8 @@ def _adaptive_main(st, cfg, active, t0, rng) -> int:
     if t0 + t >= cfg.max_samples:
         ints[P.T_STATUS] = P.PHASE_BUDGET
         return -1
-    return P.greedy_choice(cfg.X, cfg.Y, ints[P.T_M], st.Ainv, st.vals, rng, st.g, st.scores)
+    return P.greedy_choice(cfg.X, cfg.Y, ints[P.T_M], st.Ainv, st.vals, st.lev, rng, st.g,
+                           st.scores)
 
 
 @njit(cache=True)
@@ -150,6 +172,210 @@ def adaptive_bundled(st, cfg, env, active, t0, rng_pol, rng_env) -> int:
         if a < 0:
             return st.ints[P.T_STATUS]
         _observe_main(st, cfg.X, cfg.Y, a, pull(env, a, rng_env), cfg.refresh_every)
+
+
+# ----------------------------------------------------------------------------------------
+# (e) the greedy rule's generator before issue 18's greedy work (verbatim from main), as
+# run_blocks drove it: greedy_choice (every arm scored on every target), then the rank-one
+# update with a zero reward, an exact refresh every 1000 pulls
+# ----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _observe_before(X, Y, M, Ainv, vals, theta, counts, sums, arm, r, g) -> None:
+    d = X.shape[1]
+    x = X[arm]
+    for i in range(d):
+        s = 0.0
+        for j in range(d):
+            s += Ainv[i, j] * x[j]
+        g[i] = s
+    den = 1.0
+    resid = r
+    for i in range(d):
+        den += x[i] * g[i]
+        resid -= x[i] * theta[i]
+    for i in range(d):
+        theta[i] += g[i] * resid / den
+    for m in range(M):
+        s = 0.0
+        for i in range(d):
+            s += Y[m, i] * g[i]
+        vals[m] -= s * s / den
+    for i in range(d):
+        for j in range(d):
+            Ainv[i, j] -= g[i] * g[j] / den
+    counts[arm] += 1
+    sums[arm] += r
+
+
+@njit(cache=True)
+def _greedy_scores_before(X, Y, M, Ainv, vals, g, scores) -> None:
+    K, d = X.shape
+    for a in range(K):
+        x = X[a]
+        den = 1.0
+        for i in range(d):
+            s = 0.0
+            for j in range(d):
+                s += Ainv[i, j] * x[j]
+            g[i] = s
+            den += x[i] * s
+        best = -np.inf
+        for m in range(M):
+            s = 0.0
+            for i in range(d):
+                s += Y[m, i] * g[i]
+            v = vals[m] - s * s / den
+            if v > best:
+                best = v
+        scores[a] = best
+
+
+@njit(cache=True)
+def _greedy_choice_before(X, Y, M, Ainv, vals, rng, g, scores) -> int:
+    K = X.shape[0]
+    _greedy_scores_before(X, Y, M, Ainv, vals, g, scores)
+    lo = np.inf
+    for a in range(K):
+        if scores[a] < lo:
+            lo = scores[a]
+    tol = 1e-9 * abs(lo)
+    chosen = -1
+    n_ties = 0
+    for a in range(K):
+        if scores[a] <= lo + tol:
+            n_ties += 1
+            if n_ties == 1 or _rng.integer(rng, n_ties) == 0:
+                chosen = a
+    return chosen
+
+
+@njit(cache=True)
+def arms_before(X, Y, counts, sums, Ainv, vals, theta, g, scores, rng, out) -> None:
+    """The generator loop of ``run_blocks`` before: one call of each kernel per pull."""
+    M = Y.shape[0]
+    since = 0
+    for k in range(out.shape[0]):
+        a = _greedy_choice_before(X, Y, M, Ainv, vals, rng, g, scores)
+        _observe_before(X, Y, M, Ainv, vals, theta, counts, sums, a, 0.0, g)
+        since += 1
+        if since >= 1000:
+            S.refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+            since = 0
+        out[k] = a
+
+
+def _after_init(X: np.ndarray, Y: np.ndarray):
+    """State after one pull of every arm (greedy ``init="all"``), zero rewards."""
+    K, d = X.shape
+    st = S.target_state(K, d, Y.shape[0])
+    st.counts[:] = 1
+    st.ints[S.T_INIT] = -1
+    assert S.refresh(X, Y, Y.shape[0], st.counts, st.sums, st.Ainv, st.vals, st.theta)
+    S.leverages(X, st.Ainv, st.lev)
+    st.ints[S.T_PULLS] = K
+    return st
+
+
+def generator_per_pull(label: str, X: np.ndarray, Y: np.ndarray, n: int,
+                       seed: int = 3) -> None:
+    """ns per generated arm, before and now (best of 3, CPU), same tie seed."""
+    X, Y = np.ascontiguousarray(X), np.ascontiguousarray(Y)
+    alloc = S.BlockAlloc(X, Y, True, np.zeros(1), 1000, S.NO_LENGTH_RULE, 0.0, False, 2**62)
+    res = {}
+    for which in ("before", "now"):
+        best = np.inf
+        for rep in range(4):  # the first one compiles
+            st = _after_init(X, Y)
+            out = np.empty(n if rep else 10, dtype=np.int64)
+            rng = _rng.make_state(seed, 0)
+            c0 = time.process_time()
+            if which == "before":
+                arms_before(X, Y, st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g,
+                            st.scores, rng, out)
+            else:
+                B.greedy_arms(st, alloc, rng, out)
+            if rep:
+                best = min(best, time.process_time() - c0)
+        res[which] = (best / n * 1e9, out)
+    diff = np.flatnonzero(res["before"][1] != res["now"][1])
+    same = "identical" if diff.size == 0 else f"first difference at arm {diff[0]:,}"
+    K, d = X.shape
+    print(f"  {label:34s} K={K:3d} d={d:2d} M={Y.shape[0]:5d}: before "
+          f"{res['before'][0]:8.0f} ns/arm, now {res['now'][0]:7.0f} ns/arm, ratio "
+          f"{res['before'][0] / res['now'][0]:5.1f}x; {n:,} arms {same}", flush=True)
+
+
+_WHOLE = """
+import json, sys, time
+import numpy as np
+from threadpoolctl import threadpool_limits
+from bandits import run
+from bandits.instances import soare
+out = {{}}
+with threadpool_limits(1, user_api="blas"):
+    for d, name, budget, sim in {cases!r}:
+        inst = soare(d=d, omega=0.01)
+        run(name, inst, seed=0, max_samples=2000, simulation=sim)
+        times, samples = [], []
+        for seed in range({runs}):
+            c0 = time.process_time()
+            res = run(name, inst, seed=seed, max_samples=budget, simulation=sim)
+            times.append(time.process_time() - c0)
+            samples.append(res.samples)
+        out[f"{{d}} {{name}} {{budget}} {{sim}}"] = (float(np.median(times)), samples)
+import bandits
+print(json.dumps({{"file": bandits.__file__, "out": out}}))
+"""
+
+
+def _whole_runs(where: Path, cases: list, runs: int) -> dict:
+    """The greedy whole runs of ``cases`` in a child process importing ``bandits`` from
+    ``where`` (an empty numba cache, compiled before the timed runs)."""
+    with tempfile.TemporaryDirectory(prefix="numba-bench-") as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(where),
+               "PYTHONDONTWRITEBYTECODE": "1"}
+        proc = subprocess.run([sys.executable, "-c", _WHOLE.format(cases=cases, runs=runs)],
+                              cwd=where, env=env, capture_output=True, text=True,
+                              check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"whole runs at {where} failed:\n{proc.stderr[-2000:]}")
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    if not res["file"].startswith(str(where)):
+        raise RuntimeError(f"imported {res['file']} instead of the copy in {where}")
+    return res["out"]
+
+
+def greedy_whole_runs(runs: int, ref: str | None) -> None:
+    """Whole greedy runs (soare, omega = 0.01, budgets 1e5, 1e6, 1.5e7), fast and
+    per-sample, this checkout and ``ref``."""
+    root = Path(__file__).resolve().parent.parent
+    cases = [(d, name, budget, sim) for d in (2, 5) for name in ("xy-static", "g-static")
+             for budget in (10**5, 10**6, 15 * 10**6) for sim in ("sufficient", "per-sample")]
+    now = _whole_runs(root, cases, runs)
+    before = None
+    if ref is not None:
+        with tempfile.TemporaryDirectory(prefix="bench-ref-") as tmp:
+            archive = subprocess.run(["git", "archive", ref], cwd=root, capture_output=True,
+                                     check=True).stdout
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+            before = _whole_runs(Path(tmp), cases, runs)
+    print(f"  CPU s per run, median of {runs} (samples of the first run); "
+          + (f"before = {ref}" if ref else "no --ref: no before column"))
+    for d, name, budget, sim in cases:
+        if sim != "sufficient":
+            continue
+        key = f"{d} {name} {budget}"
+        f, p = now[key + " sufficient"], now[key + " per-sample"]
+        line = (f"  soare(d={d}) {name:9s} budget {budget:>10,}: fast {f[0]:7.3f} s "
+                f"({f[1][0]:>10,} samples), per-sample {p[0]:7.3f} s, ratio "
+                f"{p[0] / f[0]:6.1f}x")
+        if before is not None:
+            bf, bp = before[key + " sufficient"], before[key + " per-sample"]
+            line += (f" | before: fast {bf[0]:7.3f} s, per-sample {bp[0]:7.3f} s; "
+                     f"fast now/before {f[0] / bf[0]:5.3f} ({bf[0] / f[0]:5.1f}x faster)")
+        print(line, flush=True)
 
 
 def adaptive_per_step(inst, budget: int, seed: int = 1) -> tuple[float, float, int]:
@@ -227,8 +453,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--d", type=int, default=5)
+    ap.add_argument("--only", default="abcde", help="sections to run, e.g. 'e'")
+    ap.add_argument("--ref", default=None, help="(e) also time the whole greedy runs of "
+                    "this git revision (e.g. main)")
     args = ap.parse_args()
     with threadpool_limits(1, user_api="blas"):
+        if "e" in args.only:
+            print("(e) the greedy rule: ns per generated arm (CPU, best of 3), before "
+                  "(every arm on every target, one kernel call per pull) and now "
+                  "(blocks.greedy_arms), same tie seed")
+            for d in (2, 5):
+                X = soare(d=d, omega=0.01).X
+                generator_per_pull(f"soare(d={d}) G-static", X, X, 10**6)
+                generator_per_pull(f"soare(d={d}) XY-static", X, pair_targets(X), 10**6)
+            Xr = random_gaussian(50, 10, seed=1).X
+            generator_per_pull("random(50x10) G-static", Xr, Xr, 10**5)
+            generator_per_pull("random(50x10) XY, Z = 20 arms", Xr, pair_targets(Xr[:20]),
+                               10**5)
+            generator_per_pull("random(50x10) XY-static", Xr, pair_targets(Xr), 2 * 10**4)
+            greedy_whole_runs(args.runs, args.ref)
+        if not set("abcd") & set(args.only):
+            return
         print(f"(a) per-sample loop, soare(d={args.d}, omega=0.05): us per pull (CPU)")
         inst = soare(d=args.d, omega=0.05)
         for name in ("g-static", "xy-static", "xy-oracle"):
