@@ -266,6 +266,12 @@ def arms_before(X, Y, counts, sums, Ainv, vals, theta, g, scores, rng, out) -> N
         out[k] = a
 
 
+@njit(cache=True)
+def arms_now(st, alloc, rng, out) -> int:
+    """:func:`bandits._core.blocks.greedy_arms` (an inner kernel) from Python."""
+    return B.greedy_arms(st, alloc, rng, out)
+
+
 def _after_init(X: np.ndarray, Y: np.ndarray):
     """State after one pull of every arm (greedy ``init="all"``), zero rewards."""
     K, d = X.shape
@@ -295,7 +301,7 @@ def generator_per_pull(label: str, X: np.ndarray, Y: np.ndarray, n: int,
                 arms_before(X, Y, st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g,
                             st.scores, rng, out)
             else:
-                B.greedy_arms(st, alloc, rng, out)
+                arms_now(st, alloc, rng, out)
             if rep:
                 best = min(best, time.process_time() - c0)
         res[which] = (best / n * 1e9, out)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from numba import njit
 
 from bandits import run
 from bandits._core import rng as _rng
@@ -127,6 +128,12 @@ def test_greedy_scores_skip_only_targets_that_cannot_be_the_maximum(inst):
     assert checked == 240
 
 
+@njit
+def _greedy_arms(st, alloc, rng, out):
+    """:func:`greedy_arms` (an inner kernel) from Python."""
+    return greedy_arms(st, alloc, rng, out)
+
+
 @pytest.mark.parametrize("inst, algorithm", [
     (soare(d=5, omega=0.05), "xy-static"),
     (soare(d=2, omega=0.05), "g-static"),
@@ -153,15 +160,15 @@ def test_block_generator_makes_the_step_kernels_arms(inst, algorithm):
                            _rng.make_state(11, 1)) == -2
     out = np.empty(n, dtype=np.int64)
     tie_rng = _rng.make_state(11, 0)
-    assert greedy_arms(st, alloc, tie_rng, out[:1000]) == -1
-    assert greedy_arms(st, alloc, tie_rng, out[1000:]) == -1  # resumes where it stopped
+    assert _greedy_arms(st, alloc, tie_rng, out[:1000]) == -1
+    assert _greedy_arms(st, alloc, tie_rng, out[1000:]) == -1  # resumes where it stopped
     assert np.array_equal(out, asked[inst.X.shape[0]:])
     assert np.array_equal(st.counts, pol.counts)
     assert np.array_equal(st.vals, pol._state.vals) and np.array_equal(st.lev, pol._state.lev)
     # the budget ends the generation at the pull that reaches it
     short = np.empty(50, dtype=np.int64)
     alloc = alloc._replace(t_max=int(st.ints[S.T_PULLS]) + 20)
-    assert greedy_arms(st, alloc, tie_rng, short) == S.STATUS_BUDGET
+    assert _greedy_arms(st, alloc, tie_rng, short) == S.STATUS_BUDGET
     assert st.ints[S.T_PULLS] == alloc.t_max
 
 

@@ -294,10 +294,10 @@ def _band_scale(Mabs, f, g, G) -> float:
     return (-bet + math.sqrt(bet * bet + gam * (G * G - alpha))) / (2.0 * gam)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@inner
 def _length_rule(alloc, ints, vals, t) -> bool:
-    """XY-adaptive's phase-length rule at ``t`` pulls (never without one). Inlined, with
-    no early return (:func:`greedy_arms` evaluates it after every generated arm)."""
+    """XY-adaptive's phase-length rule at ``t`` pulls (never without one; no early return,
+    so that :func:`greedy_arms` can inline it)."""
     ends = False
     if t >= alloc.min_len:
         u = max_val(vals, ints[T_M])
@@ -305,7 +305,13 @@ def _length_rule(alloc, ints, vals, t) -> bool:
     return ends
 
 
-@njit(cache=True, error_model="numpy")
+#: The step kernel's functions inlined into :func:`greedy_arms` (the same Python functions,
+#: so the same floating-point operations; the step kernels call their cached versions).
+_choice_inlined = njit(inline="always", error_model="numpy")(greedy_choice.py_func)
+_observe_inlined = njit(inline="always", error_model="numpy")(observe.py_func)
+
+
+@inner(error_model="numpy")
 def greedy_arms(st, alloc, rng_pol, out) -> int:
     """The greedy rule's next ``len(out)`` arms into ``out`` (the pulls after
     ``ints[T_PULLS]``, after the initial pulls), by the step kernel's own functions
@@ -324,14 +330,15 @@ def greedy_arms(st, alloc, rng_pol, out) -> int:
     instances)."""
     ints, counts, sums, Ainv, vals, lev, theta, g, scores = (
         st.ints, st.counts, st.sums, st.Ainv, st.vals, st.lev, st.theta, st.g, st.scores)
-    X, Y, refresh_every, t_max = alloc.X, alloc.Y, alloc.refresh_every, alloc.t_max
+    X, Y, refresh_every, min_len, t_max = (alloc.X, alloc.Y, alloc.refresh_every,
+                                           alloc.min_len, alloc.t_max)
     M = ints[T_M]
     t = ints[T_PULLS]
     since = ints[T_SINCE]
     end = -1
     for k in range(out.shape[0]):
-        a = greedy_choice(X, Y, M, Ainv, vals, lev, rng_pol, g, scores)
-        observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
+        a = _choice_inlined(X, Y, M, Ainv, vals, lev, rng_pol, g, scores)
+        _observe_inlined(X, Y, M, Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
         t += 1
         since += 1
         if since >= refresh_every:
@@ -339,7 +346,7 @@ def greedy_arms(st, alloc, rng_pol, out) -> int:
             leverages(X, Ainv, lev)
             since = 0
         out[k] = a
-        if _length_rule(alloc, ints, vals, t):
+        if t >= min_len and _length_rule(alloc, ints, vals, t):
             end = BLOCKS_END
         elif t >= t_max:
             end = STATUS_BUDGET

@@ -97,7 +97,7 @@ def quad(Ainv, y) -> float:
     return s
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, arm, r, g) -> None:
     """Rank-one (Sherman–Morrison) update after the reward ``r`` of ``arm``: with ``g =
     A^{-1} x``, ``A^{-1} -= g g^T / (1 + x^T g)``, ``vals_j -= (y_j^T g)^2 / (1 + x^T g)``,
@@ -185,7 +185,7 @@ def greedy_scores(X, Y, M, Ainv, vals, lev, h, scores) -> None:
                 scores[a] = v
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores) -> int:
     """Greedy incremental rule ``argmin_a max_j y_j^T (A + x_a x_a^T)^{-1} y_j`` with
     uniformly random tie-breaking among arms within a relative ``1e-9`` of the minimum
@@ -264,7 +264,7 @@ def argmax_all(Z, th) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def max_val(vals, M) -> float:
     """``max_{j < M} vals[j]``."""
     m = -np.inf
