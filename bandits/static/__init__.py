@@ -311,7 +311,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         simulated by certified blocks of Brownian increments (:func:`simulate_blocks`:
         exact in distribution; the ratio rule's counts in closed form, so a run costs
         milliseconds; the greedy rule's arms are generated pull by pull, as the per-sample
-        run's, by one inlined loop: 40-180 ns per pull on Soare's instances), otherwise per
+        run's, by one inlined loop: 40-190 ns per pull on Soare's instances), otherwise per
         sample (docs/choices.md).
 
     Returns
