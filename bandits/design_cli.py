@@ -156,20 +156,11 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
         keep = [j for j in range(raw.shape[1]) if j not in drop]
     F = raw[:, keep]
     names = [header[j] for j in keep] if header is not None else None
-    intercept = args.intercept
-    if args.model is not None:
-        terms: str | int = int(args.model) if args.model.isdigit() else args.model
-        intercept = True if intercept is None else intercept
-        X = design.model_matrix(F, terms, intercept=intercept)
-        labels = design.model_terms(F.shape[1], terms, intercept, names=names)
-        desc = f"{args.model} model in {F.shape[1]} factors"
-    else:
-        intercept = bool(intercept)
-        X = np.c_[np.ones(F.shape[0]), F] if intercept else F
-        labels = (["1"] if intercept else []) + (names or [f"x{j + 1}" for j in
-                                                           range(F.shape[1])])
-        desc = ("the columns of --arms as regressors"
-                + (" plus an intercept" if intercept else ", no intercept added"))
+    try:
+        reg = design.regressors(F, args.model, args.intercept, names)
+    except ValueError as exc:
+        raise ValueError(f"--intercept/--model: {exc}") from None
+    X, labels, intercept, desc = reg.X, reg.terms, reg.intercept, reg.description
     # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
     model = {"description": desc, "terms": labels, "intercept": intercept,
              "parameters": int(X.shape[1]),
