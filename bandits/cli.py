@@ -158,6 +158,7 @@ def _cmd_design(args: argparse.Namespace) -> int:
         files = " and ".join(p for p in (args.out, args.json) if p)
         print(f"{res!r}\n{design_cli.rows_by_id(ids, rows, kind)}"
               f"model: {model['description']}: {', '.join(model['terms'])}\n"
+              f"{design_cli.cost_line(out)}"
               f"{len(rows)} of {len(ids)} candidates to run; written to {files}")
     else:
         print(text)
