@@ -150,6 +150,7 @@ def _cmd_design(args: argparse.Namespace) -> int:
     ids = columns["ids"]
     kind, values = ("runs", out["counts"]) if "counts" in out else ("weight", out["weights"])
     rows = design_cli.support_rows(ids, np.asarray(values), kind)
+    design_cli.add_settings(rows, ids, columns.get("settings"))
     out["ids"] = ids
     out["design" if kind == "weight" else "runs"] = rows
     out["provenance"] = provenance(arrays={"arms": X}, sources={"arms": args.arms})
@@ -174,6 +175,10 @@ def _cmd_round(args: argparse.Namespace) -> int:
     if args.id_column is not None and not args.arms:
         raise ValueError("--id-column needs --arms (the candidate file holding the IDs)")
     from_csv = design_cli.read_design_csv(args.weights)
+    if from_csv is None and design_cli.is_runs_csv(args.weights):
+        raise ValueError(f"--weights: {args.weights!r} holds runs ('id,runs': an exact design "
+                         "or a rounding), not weights; it is already an allocation (use it "
+                         "as --fixed to add runs to it)")
     if from_csv is not None:  # 'id,weight' rows of `oed design --out x.csv`
         w = _expand_support(args, *from_csv)
     else:
@@ -190,7 +195,7 @@ def _cmd_round(args: argparse.Namespace) -> int:
     if args.eps is not None and not args.arms:
         raise ValueError("--eps needs --arms (the guarantee reduces the support on X)")
     if args.arms:  # the design's own model (e.g. quadratic), not the raw columns
-        X, described, arm_ids = _round_arms(args, design_cli.model_spec(meta))
+        X, described, arm_ids, settings = _round_arms(args, design_cli.model_spec(meta))
         if X.shape[0] != w.shape[0]:
             raise ValueError(f"--arms: {X.shape[0]} candidates for {w.shape[0]} weights")
     if args.eps is not None:
@@ -218,6 +223,8 @@ def _cmd_round(args: argparse.Namespace) -> int:
         ids = design_cli.weights_ids(args.weights, w.shape[0]) or design_cli.row_ids(
             w.shape[0])
     rows = design_cli.support_rows(ids, counts, "runs")
+    if args.arms and len(ids) == len(arm_ids):
+        design_cli.add_settings(rows, ids, settings)
     out["ids"] = list(ids)
     out["runs"] = rows
     from bandits.provenance import provenance
@@ -258,10 +265,11 @@ def _expand_support(args: argparse.Namespace, ids: list[str], w: np.ndarray) -> 
 
 
 def _round_arms(args: argparse.Namespace, spec: dict | None
-                ) -> tuple[np.ndarray, str, list[str]]:
-    """The regressors of ``oed round --arms``, their description and the candidates' IDs:
-    the design's own model when its JSON records one (``spec``), else the columns of the
-    file as given (their features only, with ``--id-column``)."""
+                ) -> tuple[np.ndarray, str, list[str], tuple[list[str], np.ndarray] | None]:
+    """The regressors of ``oed round --arms``, their description, the candidates' IDs and
+    their factor settings (for the run sheet): the design's own model when its JSON
+    records one (``spec``), else the columns of the file as given (their features only,
+    with ``--id-column``; no settings, the columns being the regressors)."""
     from bandits import design_cli
 
     if spec is not None:
@@ -271,9 +279,9 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
         from bandits.io import load_candidates
 
         cand = load_candidates(args.arms, id_column=args.id_column)
-        return cand.X, described, list(cand.ids)
+        return cand.X, described, list(cand.ids), None
     X = load_matrix(args.arms, "--arms")
-    return X, described, design_cli.row_ids(X.shape[0])
+    return X, described, design_cli.row_ids(X.shape[0]), None
 
 
 # --------------------------------------------------------------------------------------

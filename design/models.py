@@ -202,7 +202,8 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         terms: str | int = int(model) if str(model).isdigit() else model
         X0 = model_matrix(F, terms, intercept=False)
         labels = model_terms(F.shape[1], terms, False, names=names)
-        desc = f"{model} model in {F.shape[1]} factors"
+        k = F.shape[1]
+        desc = f"{model} model in {k} factor{'' if k == 1 else 's'}"
     else:
         X0 = F
         labels = list(names) if names is not None else [f"x{j + 1}" for j in
