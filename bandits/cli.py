@@ -526,11 +526,24 @@ def _user_instance(args: argparse.Namespace):
         raise ValueError("--theta/--means: give exactly one: --theta (d values, a linear "
                          "model) or --means (one value per arm)")
     if args.theta is not None:
+        import design
+
         theta = load_vector(args.theta, "--theta")
-        if theta.shape[0] != cand.X.shape[1]:
-            raise ValueError(f"--theta: {theta.shape[0]} values for {cand.X.shape[1]} "
-                             f"feature columns {cand.columns}")
-        X = cand.X
+        try:
+            reg = design.regressors(cand.X, args.model, args.intercept, list(cand.columns))
+        except ValueError as exc:
+            raise ValueError(f"--intercept/--model: {exc}") from None
+        X = reg.X
+        if theta.shape[0] != X.shape[1]:
+            what = (f"feature columns {cand.columns}" if args.model is None
+                    and not reg.intercept else f"terms {reg.terms} of the model")
+            hint = ("; with an intercept (the baseline first), pass --intercept"
+                    if theta.shape[0] == X.shape[1] + 1 and not reg.intercept else "")
+            raise ValueError(f"--theta: {theta.shape[0]} values for {X.shape[1]} {what}"
+                             f"{hint}")
+    elif args.model is not None or args.intercept:
+        raise ValueError("--model/--intercept go with --theta (a linear model); --means "
+                         "gives one mean per arm")
     else:
         theta = load_vector(args.means, "--means")
         if theta.shape[0] != cand.X.shape[0]:
@@ -547,9 +560,17 @@ def _add_user_instance(p: argparse.ArgumentParser, noise_flag: bool = True) -> N
     g.add_argument("--arms", help="candidate file (CSV/TSV/NPY/Parquet)")
     g.add_argument("--id-column", help="column with the arms' IDs")
     g.add_argument("--columns", help="feature columns, comma-separated")
-    g.add_argument("--theta", help="parameter: comma-separated values or a file "
-                   "(use --theta=-1,2 for a leading minus)")
+    g.add_argument("--theta", help="parameter, one value per term of the model (the "
+                   "intercept first with --intercept or --model): comma-separated values or "
+                   "a file (use --theta=-1,2 for a leading minus)")
     g.add_argument("--means", help="one mean per arm (values or a file): unstructured")
+    g.add_argument("--model", help="with --theta: a response model on the features "
+                   "(linear, interactions, pure-quadratic, quadratic, cubic or a degree); "
+                   "default: the features as given")
+    g.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --theta: add a constant term (default: yes with --model, no "
+                   "without; `oed experiment` adds one unless the features span a constant, "
+                   "so pass --intercept to rehearse its model)")
     if noise_flag:
         g.add_argument("--noise", type=_POS, default=1.0,
                        help="standard deviation of one measurement (1.0)")

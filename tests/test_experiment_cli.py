@@ -148,6 +148,35 @@ def test_run_and_complexity_on_the_users_own_file(tmp_path, capsys) -> None:
     assert "3 values for 2 feature columns" in capsys.readouterr().err
 
 
+def test_user_instance_with_a_model(tmp_path, capsys) -> None:
+    """`oed run --arms --theta` simulates the model `oed experiment` fits: --intercept adds
+    the baseline (theta's first value), --model a response surface; the means are exactly
+    [1, F] theta; --model with --means is refused."""
+    p = tmp_path / "arms.csv"
+    p.write_text("name,f1,f2\nA,1,0\nB,0,1\nC,0.7,0.7\nD,-1,0.2\n")
+    out = json.loads(_oed("run", "m-lingape", "--arms", str(p), "--id-column", "name",
+                          "--theta", "5,1,0.2", "--intercept", "--threshold", "heuristic",
+                          "--json", capsys=capsys))
+    assert out["recommendation_ids"] == ["A"]  # means 6, 5.2, 5.84, 4.04
+    assert main(["run", "m-lingape", "--arms", str(p), "--id-column", "name",
+                 "--theta", "5,1,0.2"]) == 2
+    assert "with an intercept (the baseline first), pass --intercept" in \
+        capsys.readouterr().err
+    assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--model",
+                 "quadratic", "--theta", "1,2"]) == 2
+    assert "4 candidates for 5 terms: the regressors span every vector of means" in \
+        capsys.readouterr().err
+    grid = tmp_path / "grid.csv"
+    grid.write_text("f1,f2\n" + "".join(f"{a},{b}\n" for a in (-1, 0, 1) for b in (-1, 0, 1)))
+    assert main(["run", "lucb", "--arms", str(grid), "--model", "quadratic",
+                 "--theta", "1,2"]) == 2
+    assert "2 values for 6 terms ['1', 'f1', 'f2', 'f1*f2', 'f1^2', 'f2^2'] of the model" \
+        in capsys.readouterr().err
+    assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--means",
+                 "1,2,3,4", "--intercept"]) == 2
+    assert "--model/--intercept go with --theta" in capsys.readouterr().err
+
+
 def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
     """The same shell workflow with LinGame (batches by look-ahead, issue 14): daily
     batches of 10 until the GLR rule holds, on the best compound of the screen."""
