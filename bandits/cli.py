@@ -827,9 +827,11 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                        id_column=args.id_column, reward_column=args.reward_column)
         print(f"{told.taken} results taken")
         if told.stopped_by is not None:
-            how = ("the stopping rule holds: the set is certified" if told.stopped_by == "rule"
-                   else f"the run ended by its {told.stopped_by}")
-            print(f"stopped after {told.samples} samples ({how}); recommended: "
+            how, label = (("the stopping rule holds: the set is certified", "recommended")
+                          if told.stopped_by == "rule" else
+                          (f"the run ended by its {told.stopped_by}, not certified",
+                           "best so far"))
+            print(f"stopped after {told.samples} samples ({how}); {label}: "
                   f"{', '.join(told.recommended) or 'none'}")
             if told.unused:
                 print(f"{told.unused} of these results came after the stop: recorded in the "

@@ -279,3 +279,29 @@ def test_experiment_fits_an_intercept_when_the_features_have_none(tmp_path, caps
                  "--model", "interactions", "--theta", "1"]) == 2
     assert ("1 values for the 7 terms ['1', 'color', 'layout', 'copy', 'color*layout', "
             "'color*copy', 'layout*copy']") in capsys.readouterr().err
+
+
+def test_budget_stop_is_said_not_certified(tmp_path, capsys) -> None:
+    """--max-samples: tell says the run ended by its budget, not certified, with the best
+    set so far (never 'recommended'); ask afterwards is refused saying the same."""
+    p, ids, means = _ab_variants(tmp_path)
+    state = str(tmp_path / "b.json")
+    _oed("experiment", "new", "--arms", str(p), "--id-column", "variant", "--threshold",
+         "heuristic", "--max-samples", "30", "--state", state, capsys=capsys)
+    sheet = tmp_path / "s.csv"
+    _oed("experiment", "ask", "--n", "50", "--out", str(sheet), "--state", state,
+         capsys=capsys)
+    rows = list(csv.reader(sheet.open()))[1:]
+    assert len(rows) == 30  # the batch is cut at the budget
+    rng = np.random.default_rng(0)
+    with sheet.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "reward"])
+        for name, _ in rows:
+            w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+    out = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+    assert "stopped after 30 samples (the run ended by its budget, not certified); best " \
+           "so far: " in out and "recommended" not in out
+    assert main(["experiment", "ask", "--state", state]) == 2
+    err = capsys.readouterr().err
+    assert "ended by its budget, not certified); best so far:" in err
