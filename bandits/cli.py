@@ -564,13 +564,12 @@ def _add_user_instance(p: argparse.ArgumentParser, noise_flag: bool = True) -> N
                    "intercept first with --intercept or --model): comma-separated values or "
                    "a file (use --theta=-1,2 for a leading minus)")
     g.add_argument("--means", help="one mean per arm (values or a file): unstructured")
-    g.add_argument("--model", help="with --theta: a response model on the features "
-                   "(linear, interactions, pure-quadratic, quadratic, cubic or a degree); "
-                   "default: the features as given")
-    g.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
-                   help="with --theta: add a constant term (default: yes with --model, no "
-                   "without; `oed experiment` adds one unless the features span a constant, "
-                   "so pass --intercept to rehearse its model)")
+    from bandits import design_cli
+
+    design_cli.add_model_options(
+        g, "add a constant term (default: yes with --model, no without; `oed experiment` "
+        "adds one unless the features span a constant, so pass --intercept to rehearse its "
+        "model)", prefix="with --theta: ")
     if noise_flag:
         g.add_argument("--noise", type=_POS, default=1.0,
                        help="standard deviation of one measurement (1.0)")
@@ -777,14 +776,12 @@ def _cmd_complexity(args: argparse.Namespace) -> int:
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     """``--model`` / ``--intercept`` of ``oed experiment new`` and ``plan``."""
-    p.add_argument("--model", help="response model on the features: linear, interactions, "
-                   "pure-quadratic, quadratic, cubic or a degree (default: the features "
-                   "as given)")
-    p.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
-                   help="add a constant term (the baseline response); default: added "
-                   "exactly when the features do not already span a constant (one-hot "
-                   "features do), since without it the fit forces a zero baseline and "
-                   "can certify a wrong set")
+    from bandits import design_cli
+
+    design_cli.add_model_options(
+        p, "add a constant term (the baseline response); default: added exactly when the "
+        "features do not already span a constant (one-hot features do), since without it "
+        "the fit forces a zero baseline and can certify a wrong set")
 
 
 def _intercept(args: argparse.Namespace) -> bool | str:

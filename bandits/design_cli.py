@@ -23,6 +23,7 @@ import csv
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -41,16 +42,23 @@ OUT_SUFFIXES = (".csv", ".json")
 NEW_CRITERIA = ("a", "i", "ds")
 
 
+def add_model_options(g: Any, intercept_help: str, prefix: str = "") -> None:
+    """``--model`` and ``--intercept`` (``design.regressors``) of the commands that read
+    factor settings; ``intercept_help`` states the command's default, ``prefix`` when the
+    options apply only with another one (e.g. ``"with --theta: "``)."""
+    g.add_argument("--model", help=f"{prefix}regression model on the features of --arms: "
+                   "linear, interactions, pure-quadratic, quadratic, cubic or a degree "
+                   "(default: the features as given)")
+    g.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
+                   help=prefix + intercept_help)
+
+
 def add_design_arguments(g: argparse.ArgumentParser) -> None:
     """The lab-design options of ``oed design``."""
     g.add_argument("--columns", help="the factor columns of --arms, comma-separated "
                    "(default: every column but --id-column and the --caps/--costs "
                    "columns); other columns, numeric or not, are ignored")
-    g.add_argument("--model", help="regression model on the factor settings in --arms: "
-                   "linear, interactions, pure-quadratic, quadratic, cubic or a degree; "
-                   "without it the columns of --arms are the regressors as given")
-    g.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
-                   help="add a constant term (default: yes with --model, no without)")
+    add_model_options(g, "add a constant term (default: yes with --model, no without)")
     g.add_argument("--interest", help="ds: parameters of interest, comma-separated column "
                    "indices or term names (e.g. 'x1^2,x2^2')")
     g.add_argument("--region", help="i: points of the region to average the variance over "
