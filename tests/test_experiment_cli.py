@@ -36,6 +36,16 @@ def _screen(tmp_path):
     return path, ids, np.c_[np.ones(30), X], theta
 
 
+def _fill_in(sheet, names, ids, means, rng) -> None:
+    """The lab measures ``names`` (in this order) and writes an id,reward sheet:
+    the true mean plus standard normal noise."""
+    with sheet.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "reward"])
+        for name in names:
+            w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+
+
 def _oed(*argv: str, capsys) -> str:
     assert main(list(argv)) == 0
     return capsys.readouterr().out
@@ -61,11 +71,7 @@ def test_lab_screen_end_to_end(tmp_path, capsys) -> None:
         # with the day's results (docs/choices.md, "Batches")
         assert rows[0] == ["id", "reward"] and 2 <= len(rows) <= 11
         told += len(rows) - 1
-        with sheet.open("w", newline="") as fh:  # the lab fills in the sheet
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows[1:]:
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        _fill_in(sheet, [r[0] for r in rows[1:]], ids, means, rng)  # the lab's results
         _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
                              "--state", state, capsys=capsys))
@@ -192,11 +198,8 @@ def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
              capsys=capsys)
         rows = list(csv.reader(sheet.open()))
         assert rows[0] == ["id", "reward"] and 2 <= len(rows) <= 11
-        with sheet.open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows[1:][::-1]:  # results in another order
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        # results in another order
+        _fill_in(sheet, [r[0] for r in rows[1:]][::-1], ids, means, rng)
         _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
                              "--state", state, capsys=capsys))
@@ -243,11 +246,7 @@ def test_experiment_fits_an_intercept_when_the_features_have_none(tmp_path, caps
         _oed("experiment", "ask", "--n", "20", "--out", str(sheet), "--state", state,
              capsys=capsys)
         rows = list(csv.reader(sheet.open()))[1:]
-        with sheet.open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows:
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        _fill_in(sheet, [r[0] for r in rows], ids, means, rng)
         told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         if "stopped after" in told:
             break
@@ -294,11 +293,7 @@ def test_budget_stop_is_said_not_certified(tmp_path, capsys) -> None:
     rows = list(csv.reader(sheet.open()))[1:]
     assert len(rows) == 30  # the batch is cut at the budget
     rng = np.random.default_rng(0)
-    with sheet.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["id", "reward"])
-        for name, _ in rows:
-            w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+    _fill_in(sheet, [r[0] for r in rows], ids, means, rng)
     out = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
     assert "stopped after 30 samples (the run ended by its budget, not certified); best " \
            "so far: " in out and "recommended" not in out
