@@ -180,7 +180,7 @@ def test_user_instance_with_a_model(tmp_path, capsys) -> None:
         in capsys.readouterr().err
     assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--means",
                  "1,2,3,4", "--intercept"]) == 2
-    assert "--model/--intercept go with --theta" in capsys.readouterr().err
+    assert "--model/--intercept/--coded go with --theta" in capsys.readouterr().err
 
 
 def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:

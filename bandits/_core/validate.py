@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from design.validation import as_arms
+from design.validation import as_arms, rank_of
 from rounding.validation import (
     as_real_array,
     check_budget,
@@ -80,8 +80,6 @@ MAX_ARMS_CONDITION = 1e6
 def arms_condition(X: np.ndarray) -> float:
     """2-norm condition number of ``X`` on its row space: ``s_1 / s_r`` over the singular
     values above the numerical-rank threshold (``design._validation.rank_of``)."""
-    from design._validation import rank_of
-
     sv = np.linalg.svd(X, compute_uv=False)
     r = rank_of(sv, max(X.shape))
     return float(sv[0] / sv[r - 1]) if r > 0 else float("inf")
