@@ -53,7 +53,16 @@ from design.minimax import (
     xy_check,
     xy_optimal,
 )
-from design.models import box_grid, model_matrix, model_terms, simplex_grid
+from design.models import (
+    Regressors,
+    box_grid,
+    coded,
+    model_matrix,
+    model_terms,
+    regressors,
+    simplex_grid,
+    spans_constant,
+)
 from design.result import Certificate, DesignConvergenceWarning, DesignResult
 
 __all__ = [
@@ -65,8 +74,10 @@ __all__ = [
     "ExactDesign",
     "GreedyChoice",
     "MinimaxCertificate",
+    "Regressors",
     "a_optimal",
     "box_grid",
+    "coded",
     "c_check",
     "c_optimal",
     "constrained_optimal",
@@ -90,9 +101,11 @@ __all__ = [
     "model_terms",
     "moment_matrix",
     "pairwise_differences",
+    "regressors",
     "sherman_morrison_update",
     "two_approx_g_design",
     "simplex_grid",
+    "spans_constant",
     "variances",
     "xy_check",
     "xy_optimal",
