@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg.lapack import dpotrf, dtrtri
+from scipy.linalg.lapack import dpotrf, dpotrs, dtrtri
 
 from design import _minimax_numba as kern
 
@@ -323,6 +323,181 @@ def certify(X: np.ndarray, w: np.ndarray, targets: Targets, tol: float,
 
 
 # ----------------------------------------------------------------------------------------
+# primal-dual interior-point method (Mehrotra predictor-corrector), numpy / LAPACK
+# ----------------------------------------------------------------------------------------
+
+
+def _whitened(X: np.ndarray, Y: np.ndarray, lam: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(Linv, T)``: ``A(lam)^{-1} = Linv^T Linv`` and the whitened targets ``T = Y Linv^T``
+    (rows ``t_j = L^{-1} y_j``, ``v_j = |t_j|^2``); None if ``A(lam)`` is singular (the rule
+    of :func:`factor`)."""
+    A = (X.T * lam) @ X
+    L, info = dpotrf(A, lower=1, clean=1)
+    dg = L.diagonal()
+    if info != 0 or not (dg * dg > kern.PIVOT_RTOL * np.abs(A.diagonal())).all():
+        return None
+    Linv, info = dtrtri(L, lower=1)
+    if info != 0:  # pragma: no cover - L has a positive diagonal
+        return None
+    return Linv, Y @ Linv.T
+
+
+def _newton_factor(H: np.ndarray) -> np.ndarray | None:
+    """Lower Cholesky factor of the Newton matrix ``H`` (lower triangles read and returned:
+    the upper one is not cleaned, :func:`dpotrs` does not read it), retried on
+    ``H + shift I`` with ``shift = 1e-14 max_a H_aa`` multiplied by 100 after each failure
+    (12 retries); a pivot ``L_jj^2 <= PIVOT_RTOL M_jj`` is a failure. None if all fail."""
+    dg = H.diagonal().copy()
+    shift = 0.0
+    for attempt in range(13):
+        if attempt == 1:
+            shift = 1e-14 * max(float(dg.max()), 0.0)
+        elif attempt > 1:
+            shift *= 100.0
+        M = H
+        if attempt > 0:
+            M = H.copy()
+            M.ravel()[::M.shape[0] + 1] = dg + shift
+        L, info = dpotrf(M, lower=1, clean=0)
+        ld = L.diagonal()
+        if info == 0 and (ld * ld > kern.PIVOT_RTOL * np.abs(M.diagonal())).all():
+            return L
+    return None
+
+
+def _steps(s: np.ndarray, ds: np.ndarray, lam: np.ndarray, dl: np.ndarray, u: np.ndarray,
+           du: np.ndarray, nu: np.ndarray, dn: np.ndarray, frac: float
+           ) -> tuple[float, float]:
+    """Primal and dual step lengths ``min(1, frac * distance to the boundary)``: for
+    ``x > 0`` the largest ``t`` with ``x + t dx >= 0`` over ``(s, lam)`` (primal) and
+    ``(u, nu)`` (dual) is ``-1 / min(dx / x)`` when that minimum is negative."""
+    rp = min((ds / s).min(), (dl / lam).min())
+    rd = min((du / u).min(), (dn / nu).min())
+    return (min(1.0, -frac / rp) if rp < 0.0 else 1.0,
+            min(1.0, -frac / rd) if rd < 0.0 else 1.0)
+
+
+def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
+                nu: np.ndarray, tol: float, max_iter: int, gamma: float = 1e-3
+                ) -> tuple[int, int, float, float]:
+    """Primal-dual interior-point method for ``min sum(lam) s.t. v_j(lam) <= 1, lam >= 0``.
+
+    Perturbed KKT system (``s_j = 1 - v_j(lam) > 0`` kept exactly, duals ``u, nu > 0``)::
+
+        1 - sum_j u_j q_j - nu = 0,   u_j s_j = sigma,   nu_a lam_a = sigma,
+
+    with ``q_ja = z_ja^2 = -d v_j / d lam_a``. Eliminating ``du, dnu`` leaves the
+    ``k x k`` system ``M dlam = -1 + sum_j q_j sigma'_j / s_j + sigma'_a / lam_a``,
+    ``M = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam)``; Mehrotra's
+    predictor-corrector chooses ``sigma`` (with a centring floor after a short step).
+    Primal steps keep ``lam > 0`` and the *exact* ``s > 0`` (backtracking) and stay in
+    the wide neighbourhood ``min(u_j s_j, nu_a lam_a) >= gamma * average``; dual steps use
+    the fraction-to-boundary rule.
+
+    Everything is computed in the basis whitened by the Cholesky factor ``A = L L^T``: with
+    ``t_j = L^{-1} y_j`` and ``r_a = L^{-1} x_a``, ``v_j = |t_j|^2``, ``z_ja = t_j . r_a``,
+    ``G_ab = r_a . r_b`` and ``Z^T diag(u) Z = R B_w R^T``, ``B_w = sum_j u_j t_j t_j^T``
+    (rank ``<= d``: ``O(m d^2 + k^2 d)``); its diagonal is the denominator of the
+    certificate. Stops when the restricted certificate (value ``sum(lam) max_j v_j``,
+    bound ``(sum_j mu_j v_j)^2 / max_a sum_j mu_j z_ja^2``, ``mu = u / sum(u)``) has
+    relative gap ``<= tol``. ``lam`` (strictly feasible), ``u`` (> 0) and ``nu`` (> 0) are
+    updated in place. Returns ``(status, iterations, value, lb)``.
+
+    numpy and LAPACK, not numba: its products are BLAS-3, and a jitted version of this
+    loop cost about 2.5 s of CPU to compile on a user's first call of every XY/H design
+    (and of the static, phased and logistic bandits); warm, this version takes about
+    0.1 ms of interpreter overhead per step on small problems (issue 16, docs/choices.md).
+    """
+    k = X.shape[0]
+    m = Y.shape[0]
+    mk = m + k
+    value, lb, it, floor = np.inf, 0.0, 0, 0.0
+    first = _whitened(X, Y, lam)
+    if first is None:
+        return kern.SINGULAR, 0, value, lb
+    Linv, T = first
+    v = np.einsum("ij,ij->i", T, T)
+    minus_one = np.full(k, -1.0)
+    while True:
+        s = 1.0 - v
+        # near the rounding level the slacks (or weights) can reach 0 although the line
+        # search kept them positive: stop (the caller certifies the last iterate)
+        if not (s.min() > 0.0 and u.min() > 0.0 and lam.min() > 0.0 and nu.min() > 0.0):
+            return kern.STALLED, it, value, lb
+        R = X @ Linv.T  # rows r_a = L^{-1} x_a
+        Z = T @ R.T  # z_ja
+        Q = Z * Z
+        RB = R @ ((T.T * u) @ T)
+        C = np.einsum("ai,ai->a", RB, R)  # g_a = sum_j u_j z_ja^2 = (R B_w R^T)_aa
+        su = float(u.sum())
+        gmax = float(C.max())
+        tr = float(u @ v)
+        value = max(float(v.max()), 0.0) * float(lam.sum())
+        lb = (tr / su) * (tr / su) / (gmax / su) if su > 0.0 and gmax > 0.0 else 0.0
+        if lb > 0.0 and value <= lb * (1.0 + tol):
+            return kern.CONVERGED, it, value, lb
+        if it >= max_iter:
+            return kern.MAX_ITER, it, value, lb
+        H = R @ R.T
+        H *= RB @ R.T
+        H *= 2.0
+        H += Q.T @ (Q * (u / s)[:, None])
+        H.ravel()[::k + 1] += nu / lam  # H is a new C-contiguous array: a view
+        Lh = _newton_factor(H)
+        if Lh is None:
+            return kern.SINGULAR, it, value, lb
+        comp = float(u @ s) + float(nu @ lam)
+        if not comp > 0.0:
+            return kern.STALLED, it, value, lb
+        mu_c = comp / mk
+        # predictor (sigma = 0, no centring terms), then the corrector (Mehrotra's sigma and
+        # the second-order terms)
+        dl = dpotrs(Lh, minus_one, lower=1)[0]
+        ds = Q @ dl
+        du = -u - u * ds / s
+        dn = -nu - nu * dl / lam
+        ap, ad = _steps(s, ds, lam, dl, u, du, nu, dn, 1.0)
+        comp_aff = float((u + ad * du) @ (s + ap * ds)) + float((nu + ad * dn) @ (lam + ap * dl))
+        ratio = comp_aff / comp
+        sigma = max(ratio * ratio * ratio, floor) * mu_c
+        cl = sigma - dl * dn
+        cs = sigma - ds * du
+        rhs = (cs / s) @ Q
+        rhs += cl / lam
+        rhs -= 1.0
+        dl = dpotrs(Lh, rhs, lower=1)[0]
+        ds = Q @ dl
+        du = (cs - u * s - u * ds) / s
+        dn = (cl - nu * lam - nu * dl) / lam
+        ap, ad = _steps(s, ds, lam, dl, u, du, nu, dn, 0.995)
+        # exact feasibility of the primal step (v is convex: s may fall below its
+        # linearisation), and the wide neighbourhood min_i (dual_i slack_i) >= gamma avg
+        ok = False
+        for _ in range(60):
+            lam_t = lam + ap * dl
+            trial = _whitened(X, Y, lam_t) if lam_t.min() > 0.0 else None
+            if trial is not None:
+                vt = np.einsum("ij,ij->i", trial[1], trial[1])
+                p1 = (u + ad * du) * (1.0 - vt)
+                p2 = (nu + ad * dn) * lam_t
+                if vt.max() < 1.0 and min(float(p1.min()), float(p2.min())) >= \
+                        gamma * (float(p1.sum()) + float(p2.sum())) / mk:
+                    ok = True
+                    break
+            ap *= 0.5
+            ad *= 0.5
+        it += 1
+        if not ok:
+            return kern.STALLED, it, value, lb
+        floor = 0.0 if ap > 0.2 else (0.1 if ap > 0.05 else 0.5)
+        lam[:] = lam_t
+        nu += ad * dn
+        u += ad * du
+        (Linv, T), v = trial, vt
+
+
+# ----------------------------------------------------------------------------------------
 # working-set interior-point solver
 # ----------------------------------------------------------------------------------------
 
@@ -376,7 +551,7 @@ class _Inner:
             tau = (m + k) / lam.sum()
             self.u = 1.0 / (tau * (1.0 - v))
             self.nu = 1.0 / (tau * lam)
-        status, its, _, _ = kern.primal_dual(Xs, Yt, lam, self.u, self.nu, tol, budget)
+        status, its, _, _ = primal_dual(Xs, Yt, lam, self.u, self.nu, tol, budget)
         return status, its, self.u / self.u.sum()
 
 
@@ -390,8 +565,8 @@ def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
     Outer loop (column and constraint generation):
 
     1. solve the problem restricted to the working arms ``S`` and targets ``T`` with the
-       jitted primal-dual kernel (:func:`design._minimax_numba.primal_dual`; or the pure
-       barrier kernel if ``inner="barrier"``);
+       primal-dual method (:func:`primal_dual`; or the jitted pure barrier kernel if
+       ``inner="barrier"``);
     2. full pass over *all* targets at the new design: add the targets that violate the
        restricted optimum (largest ``v_j`` first) and go back to 1;
     3. price the arms outside ``S`` with the restricted multipliers ``mu``: an arm with
