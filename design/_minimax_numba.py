@@ -2,7 +2,8 @@
 
 The validated Python API is :mod:`design.minimax`; the working-set driver and the default
 primal-dual method (numpy/LAPACK) are in :mod:`design._minimax_solver`; here: the full pass
-over implicit pair targets and the log-barrier kernel (``method="barrier"``). Notation used throughout:
+over implicit pair targets and the log-barrier kernel (``method="barrier"``). Notation used
+throughout:
 
 * ``X`` (k, d): measurement rows (arms), ``lam`` (k,) positive weights, **not** normalised:
   the barrier solver works on the homogeneous form of the problem (see below);
