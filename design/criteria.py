@@ -901,12 +901,11 @@ def linear_optimal(X: object, L: object, *, tol: float = 1e-6, method: str = "au
     method : {"auto", "exchange", "cvxpy"}
         ``"auto"``/``"exchange"``: the vertex-exchange solver
         (:func:`design._criteria_numba.linear_solve`, jitted steps): each step moves weight
-        from the
-        support arm with the smallest ``g`` to the arm with the largest with the exact line
-        search (a quadratic equation), ``A^{-1}`` and every ``g_a`` updated by a rank-two
-        Woodbury formula in ``O(K d)``, an exact (LAPACK) Cholesky refresh every
-        ``max(100, 10 d)`` steps and before convergence is declared; started from equal weights on ``4 d``
-        well-spread arms (pivoted QR, :func:`_start`). ``"cvxpy"``:
+        from the support arm with the smallest ``g`` to the arm with the largest with the
+        exact line search (a quadratic equation), ``A^{-1}`` and every ``g_a`` updated by a
+        rank-two Woodbury formula in ``O(K d)``, an exact (LAPACK) Cholesky refresh every
+        ``max(100, 10 d)`` steps and before convergence is declared; started from equal
+        weights on ``4 d`` well-spread arms (pivoted QR, :func:`_start`). ``"cvxpy"``:
         ``min matrix_frac(C, A(w))`` with ``L = C C^T`` (Clarabel if installed, else SCS
         with ``eps=1e-9``).
     max_iter : int, optional
