@@ -1,9 +1,9 @@
 """Jitted kernels of the weighted minimax (XY / transductive / H-optimal) design solver.
 
 The validated Python API is :mod:`design.minimax`; the working-set driver and the default
-primal-dual method (numpy/LAPACK) are in :mod:`design._minimax_solver`; here: the full pass
-over implicit pair targets and the log-barrier kernel (``method="barrier"``). Notation used
-throughout:
+primal-dual method (numpy/LAPACK) are in :mod:`design._minimax_solver`; here: the
+log-barrier kernel (``method="barrier"``) and the factor of the reference solvers. Notation
+used throughout:
 
 * ``X`` (k, d): measurement rows (arms), ``lam`` (k,) positive weights, **not** normalised:
   the barrier solver works on the homogeneous form of the problem (see below);
@@ -83,87 +83,6 @@ def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
                 t += Linv[i, p] * Y[j, p]
             s += t * t
         v[j] = s
-
-
-# ----------------------------------------------------------------------------------------
-# full passes over implicit pairwise-difference targets  y = x_i - x_j  (i < j)
-# ----------------------------------------------------------------------------------------
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _heap_push(hv: np.ndarray, hi: np.ndarray, hj: np.ndarray, n: int, cap: int,
-               val: float, i: int, j: int) -> int:
-    """Keep the ``cap`` largest values in a binary min-heap; returns the new size."""
-    if n < cap:
-        pos = n
-        n += 1
-    else:
-        if val <= hv[0]:
-            return n
-        # replace the root and sift down
-        pos = 0
-        while True:
-            c = 2 * pos + 1
-            if c >= n:
-                break
-            if c + 1 < n and hv[c + 1] < hv[c]:
-                c += 1
-            if hv[c] >= val:
-                break
-            hv[pos] = hv[c]
-            hi[pos] = hi[c]
-            hj[pos] = hj[c]
-            pos = c
-        hv[pos] = val
-        hi[pos] = i
-        hj[pos] = j
-        return n
-    # sift up
-    while pos > 0:
-        par = (pos - 1) // 2
-        if hv[par] <= val:
-            break
-        hv[pos] = hv[par]
-        hi[pos] = hi[par]
-        hj[pos] = hj[par]
-        pos = par
-    hv[pos] = val
-    hi[pos] = i
-    hj[pos] = j
-    return n
-
-
-@njit(cache=True, error_model="numpy")
-def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
-              ) -> tuple[float, int, int, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Values ``scale * ||P_i - P_j||^2`` of all pairs ``i < j`` without materialising them.
-
-    With ``P = X Linv^T`` this is ``scale * (x_i - x_j)^T A^{-1} (x_i - x_j)``: O(K^2 d) time,
-    O(K d + cap) memory. Returns the maximum with its pair, and the ``cap`` largest values
-    above ``keep_above`` (unsorted) as ``(vals, I, J, n)``.
-    """
-    K, d = P.shape
-    hv = np.empty(cap)
-    hi = np.empty(cap, dtype=np.int64)
-    hj = np.empty(cap, dtype=np.int64)
-    n = np.int64(0)  # not a literal: _heap_push would be compiled twice (issue 16)
-    vmax = -1.0
-    imax = 0
-    jmax = 1
-    for i in range(K):
-        for j in range(i + 1, K):
-            s = 0.0
-            for p in range(d):
-                t = P[i, p] - P[j, p]
-                s += t * t
-            s *= scale
-            if s > vmax:
-                vmax = s
-                imax = i
-                jmax = j
-            if s > keep_above and cap > 0:
-                n = _heap_push(hv, hi, hj, n, cap, s, i, j)
-    return vmax, imax, jmax, hv, hi, hj, n
 
 
 # ----------------------------------------------------------------------------------------

@@ -78,14 +78,10 @@ class Targets:
         ``keep_above`` (ids sorted by decreasing value).
 
         Time O(M d^2) for explicit targets (BLAS, in blocks of 32768 rows) and O(K^2 d) for
-        implicit pairs (jitted, no pair stored); extra memory O(block d + cap).
+        implicit pairs (:func:`pair_scan`, no pair stored); extra memory O(block d + cap).
         """
         if self.pts is not None:
-            K = self.pts.shape[0]
-            P = np.ascontiguousarray(self.pts @ Linv.T)
-            vmax, imax, jmax, hv, hi, hj, n = kern.pair_scan(P, self.scale, cap, keep_above)
-            vals, ids = hv[:n], hi[:n] * K + hj[:n]
-            arg = int(imax * K + jmax)
+            vmax, arg, ids, vals = pair_scan(self.pts @ Linv.T, self.scale, cap, keep_above)
         else:
             M = self.rows.shape[0]
             vmax, arg = -1.0, 0
@@ -114,6 +110,47 @@ class Targets:
                 ids, vals = np.empty(0, np.int64), np.empty(0)
         order = np.argsort(-vals, kind="stable")
         return float(vmax), int(arg), ids[order].astype(np.int64), vals[order]
+
+
+_PAIR_BLOCK = 1 << 18  # differences (entries of d-vectors) per block of pair_scan
+
+
+def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
+              ) -> tuple[float, int, np.ndarray, np.ndarray]:
+    """Values ``scale * ||P_i - P_j||^2`` of all pairs ``i < j`` without storing them all.
+
+    With ``P = X Linv^T`` this is ``scale * (x_i - x_j)^T A^{-1} (x_i - x_j)``, each from
+    its difference vector. Rows ``i`` are taken in blocks (``O(K^2 d)`` time, memory
+    ``O(block + cap)``). Returns the maximum, the id ``i K + j`` of its first pair (in the
+    order of ``i``, then ``j``), and the ids and values of the ``cap`` largest values above
+    ``keep_above`` (unsorted). numpy, not a numba kernel (0.3 s of compile on the first
+    XY design; issue 16).
+    """
+    K, d = P.shape
+    vmax, arg = -1.0, 1
+    ids, vals = np.empty(0, np.int64), np.empty(0)
+    rows = max(1, _PAIR_BLOCK // max(1, K * d))
+    for i0 in range(0, K - 1, rows):
+        i1 = min(K - 1, i0 + rows)
+        D = P[i0:i1, None, :] - P[None, i0 + 1:, :]  # (b, K - i0 - 1, d): j = i0 + 1 + c
+        V = np.einsum("abk,abk->ab", D, D)
+        V *= scale
+        # j > i only: in row a (i = i0 + a) the columns c < a are pairs already seen
+        V[np.tri(i1 - i0, K - i0 - 1, -1, dtype=bool)] = -np.inf
+        top = int(np.argmax(V))
+        if V.flat[top] > vmax:
+            a, c = divmod(top, V.shape[1])
+            vmax, arg = float(V.flat[top]), (i0 + a) * K + i0 + 1 + c
+        if cap > 0:
+            sel = np.flatnonzero(V > keep_above)
+            if sel.size:
+                a, c = np.divmod(sel, V.shape[1])
+                ids = np.concatenate([ids, (i0 + a) * K + i0 + 1 + c])
+                vals = np.concatenate([vals, V.ravel()[sel]])
+                if vals.size > cap:
+                    keep = np.argpartition(vals, -cap)[-cap:]
+                    ids, vals = ids[keep], vals[keep]
+    return vmax, int(arg), ids.astype(np.int64), vals
 
 
 def dedupe_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

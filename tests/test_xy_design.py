@@ -466,6 +466,31 @@ def test_primal_dual_certificate_is_the_cauchy_schwarz_bound(kind, seed):
     assert value == pytest.approx(ref, rel=1e-5)
 
 
+@pytest.mark.parametrize("K,d,cap,keep_above,block", [
+    (2, 1, 5, -1.0, 1), (7, 3, 4, -1.0, 1), (50, 4, 30, 1.0, 3), (300, 5, 100, 5.0, 7),
+    (120, 2, 0, -1.0, 10**6), (40, 3, 2000, -1.0, 2)])
+def test_pair_scan_is_the_brute_force_over_all_pairs(K, d, cap, keep_above, block,
+                                                      monkeypatch):
+    # the blocked pass over the implicit pair targets: the maximum and its first pair (in
+    # the order i, then j), and exactly the cap largest values above keep_above, each
+    # computed from its difference vector, whatever the block size
+    import design._minimax_solver as ms
+
+    monkeypatch.setattr(ms, "_PAIR_BLOCK", block * K * d)
+    P = np.random.default_rng(K + d).normal(size=(K, d))
+    vmax, arg, ids, vals = ms.pair_scan(P, 0.7, cap, keep_above)
+    ii, jj = np.triu_indices(K, 1)
+    allv = 0.7 * ((P[ii] - P[jj]) ** 2).sum(axis=1)
+    first = int(np.argmax(allv))
+    assert vmax == pytest.approx(allv[first], rel=1e-14)
+    assert arg == ii[first] * K + jj[first]
+    above = np.flatnonzero(allv > keep_above)
+    expect = above[np.argsort(-allv[above])][:cap]
+    assert sorted(ids.tolist()) == sorted((ii[expect] * K + jj[expect]).tolist())
+    np.testing.assert_allclose(vals, 0.7 * ((P[ids // K] - P[ids % K]) ** 2).sum(axis=1),
+                               rtol=1e-14)
+
+
 def test_newton_factor_shifts_a_singular_newton_matrix_and_refuses_an_indefinite_one():
     # the Newton matrix's Cholesky retries on H + shift I (shift 1e-14 max H_aa, times
     # 100 per retry): a rank-deficient PSD matrix is factored with the smallest shift
