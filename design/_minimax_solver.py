@@ -403,18 +403,6 @@ def _newton_factor(H: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _steps(s: np.ndarray, ds: np.ndarray, lam: np.ndarray, dl: np.ndarray, u: np.ndarray,
-           du: np.ndarray, nu: np.ndarray, dn: np.ndarray, frac: float
-           ) -> tuple[float, float]:
-    """Primal and dual step lengths ``min(1, frac * distance to the boundary)``: for
-    ``x > 0`` the largest ``t`` with ``x + t dx >= 0`` over ``(s, lam)`` (primal) and
-    ``(u, nu)`` (dual) is ``-1 / min(dx / x)`` when that minimum is negative."""
-    rp = min((ds / s).min(), (dl / lam).min())
-    rd = min((du / u).min(), (dn / nu).min())
-    return (min(1.0, -frac / rp) if rp < 0.0 else 1.0,
-            min(1.0, -frac / rd) if rd < 0.0 else 1.0)
-
-
 def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
                 nu: np.ndarray, tol: float, max_iter: int, gamma: float = 1e-3
                 ) -> tuple[int, int, float, float]:
@@ -441,10 +429,12 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
     relative gap ``<= tol``. ``lam`` (strictly feasible), ``u`` (> 0) and ``nu`` (> 0) are
     updated in place. Returns ``(status, iterations, value, lb)``.
 
-    numpy and LAPACK, not numba: its products are BLAS-3, and a jitted version of this
-    loop cost about 2.5 s of CPU to compile on a user's first call of every XY/H design
-    (and of the static, phased and logistic bandits); warm, this version takes about
-    0.1 ms of interpreter overhead per step on small problems (issue 16, docs/choices.md).
+    The slacks ``x = (s, lam)`` and the duals ``y = (u, nu)`` are stacked (``dx = (Q; I)
+    dlam``), so that each vector operation of a step is one numpy call. numpy and LAPACK,
+    not numba: its products are BLAS-3, and a jitted version of this loop cost about 2.5 s
+    of CPU to compile on a user's first call of every XY/H design (and of the static,
+    phased and logistic bandits); warm, this version has about 0.1 ms of interpreter
+    overhead per step (issue 16, docs/choices.md).
     """
     k = X.shape[0]
     m = Y.shape[0]
@@ -455,83 +445,98 @@ def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
         return kern.SINGULAR, 0, value, lb
     Linv, T = first
     v = np.einsum("ij,ij->i", T, T)
+    x = np.concatenate((1.0 - v, lam))  # slacks (s, lam)
+    y = np.concatenate((u, nu))  # duals (u, nu)
+    xt = np.empty(mk)
+    QI = np.zeros((mk, k))  # (Q; I): the slacks' change dx = QI dlam
+    QI[m:] = np.eye(k)
+    Q = QI[:m]
     minus_one = np.full(k, -1.0)
+    status = kern.MAX_ITER
     while True:
-        s = 1.0 - v
-        # near the rounding level the slacks (or weights) can reach 0 although the line
+        # near the rounding level the slacks (or duals) can reach 0 although the line
         # search kept them positive: stop (the caller certifies the last iterate)
-        if not (s.min() > 0.0 and u.min() > 0.0 and lam.min() > 0.0 and nu.min() > 0.0):
-            return kern.STALLED, it, value, lb
+        if not (x.min() > 0.0 and y.min() > 0.0):
+            status = kern.STALLED
+            break
         R = X @ Linv.T  # rows r_a = L^{-1} x_a
-        Z = T @ R.T  # z_ja
-        Q = Z * Z
-        RB = R @ ((T.T * u) @ T)
-        C = np.einsum("ai,ai->a", RB, R)  # g_a = sum_j u_j z_ja^2 = (R B_w R^T)_aa
-        su = float(u.sum())
-        gmax = float(C.max())
-        tr = float(u @ v)
-        value = max(float(v.max()), 0.0) * float(lam.sum())
+        Z = T @ R.T  # z_ja = t_j . r_a
+        np.multiply(Z, Z, out=Q)  # q_ja = z_ja^2
+        yu = y[:m]
+        RB = R @ ((T.T * yu) @ T)  # R B_w, B_w = sum_j u_j t_j t_j^T
+        su = float(yu.sum())
+        gmax = float(np.einsum("ai,ai->a", RB, R).max())  # max_a sum_j u_j z_ja^2
+        tr = float(yu @ v)
+        value = max(float(v.max()), 0.0) * float(x[m:].sum())
         lb = (tr / su) * (tr / su) / (gmax / su) if su > 0.0 and gmax > 0.0 else 0.0
         if lb > 0.0 and value <= lb * (1.0 + tol):
-            return kern.CONVERGED, it, value, lb
+            status = kern.CONVERGED
+            break
         if it >= max_iter:
-            return kern.MAX_ITER, it, value, lb
+            break
+        # Newton matrix 2 G o (R B_w R^T) + Q^T diag(u / s) Q + diag(nu / lam)
         H = R @ R.T
         H *= RB @ R.T
         H *= 2.0
-        H += Q.T @ (Q * (u / s)[:, None])
-        H.ravel()[::k + 1] += nu / lam  # H is a new C-contiguous array: a view
+        ratio_yx = y / x
+        H += Q.T @ (Q * ratio_yx[:m, None])
+        H.ravel()[::k + 1] += ratio_yx[m:]  # H is a new C-contiguous array: a view
         Lh = _newton_factor(H)
         if Lh is None:
-            return kern.SINGULAR, it, value, lb
-        comp = float(u @ s) + float(nu @ lam)
+            status = kern.SINGULAR
+            break
+        comp = float(y @ x)
         if not comp > 0.0:
-            return kern.STALLED, it, value, lb
-        mu_c = comp / mk
-        # predictor (sigma = 0, no centring terms), then the corrector (Mehrotra's sigma and
-        # the second-order terms)
+            status = kern.STALLED
+            break
+        # predictor (no centring terms): M dlam = -1, dy = -y (x + dx) / x
         dl = dpotrs(Lh, minus_one, lower=1)[0]
-        ds = Q @ dl
-        du = -u - u * ds / s
-        dn = -nu - nu * dl / lam
-        ap, ad = _steps(s, ds, lam, dl, u, du, nu, dn, 1.0)
-        comp_aff = float((u + ad * du) @ (s + ap * ds)) + float((nu + ad * dn) @ (lam + ap * dl))
-        ratio = comp_aff / comp
-        sigma = max(ratio * ratio * ratio, floor) * mu_c
-        cl = sigma - dl * dn
-        cs = sigma - ds * du
-        rhs = (cs / s) @ Q
-        rhs += cl / lam
+        dx = QI @ dl
+        dy = -y * (x + dx) / x
+        rp, rd = float((dx / x).min()), float((dy / y).min())
+        ap = min(1.0, -1.0 / rp) if rp < 0.0 else 1.0
+        ad = min(1.0, -1.0 / rd) if rd < 0.0 else 1.0
+        ratio = float((y + ad * dy) @ (x + ap * dx)) / comp
+        # corrector: centring terms c = sigma - dx_aff dy_aff (Mehrotra's sigma, with a
+        # floor after a short step), M dlam = -1 + QI^T (c / x), dy = (c - y (x + dx)) / x
+        cx = (max(ratio * ratio * ratio, floor) * comp / mk - dx * dy) / x
+        rhs = cx @ QI
         rhs -= 1.0
         dl = dpotrs(Lh, rhs, lower=1)[0]
-        ds = Q @ dl
-        du = (cs - u * s - u * ds) / s
-        dn = (cl - nu * lam - nu * dl) / lam
-        ap, ad = _steps(s, ds, lam, dl, u, du, nu, dn, 0.995)
+        dx = QI @ dl
+        dy = cx - y * (x + dx) / x
+        # fraction to the boundary: x + t dx >= 0 up to t = -1 / min(dx / x)
+        rp, rd = float((dx / x).min()), float((dy / y).min())
+        ap = min(1.0, -0.995 / rp) if rp < 0.0 else 1.0
+        ad = min(1.0, -0.995 / rd) if rd < 0.0 else 1.0
         # exact feasibility of the primal step (v is convex: s may fall below its
-        # linearisation), and the wide neighbourhood min_i (dual_i slack_i) >= gamma avg
+        # linearisation), and the wide neighbourhood min_i (y_i x_i) >= gamma * average
         ok = False
         for _ in range(60):
-            lam_t = lam + ap * dl
+            lam_t = x[m:] + ap * dl
             trial = _whitened(X, Y, lam_t) if lam_t.min() > 0.0 else None
             if trial is not None:
                 vt = np.einsum("ij,ij->i", trial[1], trial[1])
-                p1 = (u + ad * du) * (1.0 - vt)
-                p2 = (nu + ad * dn) * lam_t
-                if vt.max() < 1.0 and min(float(p1.min()), float(p2.min())) >= \
-                        gamma * (float(p1.sum()) + float(p2.sum())) / mk:
+                xt[:m] = 1.0 - vt
+                xt[m:] = lam_t
+                p = (y + ad * dy) * xt
+                if vt.max() < 1.0 and p.min() >= gamma * p.sum() / mk:
                     ok = True
                     break
             ap *= 0.5
             ad *= 0.5
         it += 1
         if not ok:
-            return kern.STALLED, it, value, lb
+            status = kern.STALLED
+            break
         floor = 0.0 if ap > 0.2 else (0.1 if ap > 0.05 else 0.5)
-        lam[:] = lam_t
-        nu += ad * dn
-        u += ad * du
+        x, xt = xt, x
+        y += ad * dy
         (Linv, T), v = trial, vt
+    lam[:] = x[m:]
+    u[:] = y[:m]
+    nu[:] = y[m:]
+    return status, it, value, lb
 
 
 # ----------------------------------------------------------------------------------------
