@@ -219,21 +219,24 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
     as jitted code it cost about 1 s of CPU to compile on a user's first call (issue 16).
     Returns ``(status, iterations)``; ``w`` is updated in place.
     """
+    from design._gd_batch import blas_threads
+
     it = 0
-    while True:
-        Ainv = inverse_info(X, w, M0)
-        if Ainv is None:
-            return SINGULAR, it
-        Z = X @ Ainv  # rows z_a = A^{-1} x_a
-        g = np.einsum("ij,ij->i", Z @ L, Z)
-        phi = float(np.einsum("ij,ji->", L, Ainv))
-        if phi <= 0.0:
-            return SINGULAR, it
-        status, steps = linear_steps(X, L, w, Ainv, g, phi, cap, bool(kkt), tol,
-                                     max_iter - it, refresh)
-        it += steps
-        if status != REFRESH:
-            return status, it
+    with blas_threads(1):  # small products, many refreshes: BLAS threads only cost
+        while True:
+            Ainv = inverse_info(X, w, M0)
+            if Ainv is None:
+                return SINGULAR, it
+            Z = X @ Ainv  # rows z_a = A^{-1} x_a
+            g = np.einsum("ij,ij->i", Z @ L, Z)
+            phi = float(np.einsum("ij,ji->", L, Ainv))
+            if phi <= 0.0:
+                return SINGULAR, it
+            status, steps = linear_steps(X, L, w, Ainv, g, phi, cap, bool(kkt), tol,
+                                         max_iter - it, refresh)
+            it += steps
+            if status != REFRESH:
+                return status, it
 
 
 # ----------------------------------------------------------------------------------------
@@ -342,14 +345,17 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
     the exact refresh of both inverses and variances every ``refresh`` steps is LAPACK
     (as :func:`linear_solve`). Returns ``(status, iterations)``.
     """
+    from design._gd_batch import blas_threads
+
     it = 0
-    while True:
-        full = _variances(X, w, M0)
-        nuis = _variances(XN, w, M0N)
-        if full is None or nuis is None:
-            return SINGULAR, it
-        status, steps = ds_steps(X, XN, w, full[0], full[1], nuis[0], nuis[1], cap,
-                                 bool(kkt), int(s), tol, max_iter - it, refresh)
-        it += steps
-        if status != REFRESH:
-            return status, it
+    with blas_threads(1):  # as linear_solve
+        while True:
+            full = _variances(X, w, M0)
+            nuis = _variances(XN, w, M0N)
+            if full is None or nuis is None:
+                return SINGULAR, it
+            status, steps = ds_steps(X, XN, w, full[0], full[1], nuis[0], nuis[1], cap,
+                                     bool(kkt), int(s), tol, max_iter - it, refresh)
+            it += steps
+            if status != REFRESH:
+                return status, it

@@ -593,7 +593,10 @@ class _Inner:
             tau = (m + k) / lam.sum()
             self.u = 1.0 / (tau * (1.0 - v))
             self.nu = 1.0 / (tau * lam)
-        status, its, _, _ = primal_dual(Xs, Yt, lam, self.u, self.nu, tol, budget)
+        from design._gd_batch import blas_threads
+
+        with blas_threads(1):  # small products: BLAS threads only cost (wake-ups)
+            status, its, _, _ = primal_dual(Xs, Yt, lam, self.u, self.nu, tol, budget)
         return status, its, self.u / self.u.sum()
 
 
