@@ -670,7 +670,22 @@ def _column_generation(K: int, d: int, w0: np.ndarray, tol: float, max_iter: int
     the basis' rounding-error factor (``1 + eta``), so a design at a working-set gap just
     under ``tol`` was certified just above it (Ds at cond 1e10: 1.014e-3 for tol = 1e-3).
     A design whose gap stops improving while it is within ``tol`` ends the rounds too.
+
+    BLAS is limited to one thread throughout (:func:`design._gd_batch.blas_threads`): the
+    products are small and many, and a thread pool spent 5-20x the CPU time in wake-ups on
+    a loaded machine (issue 16).
     """
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):
+        return _rounds(K, d, w0, tol, max_iter, solve, derivatives)
+
+
+def _rounds(K: int, d: int, w0: np.ndarray, tol: float, max_iter: int,
+            solve: Callable[[np.ndarray, np.ndarray, float, int], tuple[int, int]],
+            derivatives: Callable[[np.ndarray], tuple[np.ndarray, float] | None]
+            ) -> tuple[np.ndarray, int, int]:
+    """The rounds of :func:`_column_generation`."""
     batch = max(10 * d, 100)
     S = np.flatnonzero(w0 > 0)
     w = w0.copy()
@@ -835,6 +850,17 @@ def _refresh(d: int) -> int:
 def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: int | None,
             criterion: str, info: dict | None = None, rows: np.ndarray | None = None
             ) -> DesignResult:
+    """The A/I/linear solve with BLAS limited to one thread (as :func:`_column_generation`:
+    small products, where a thread pool only costs)."""
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):
+        return _linear_solve(Xa, L, tol, method, max_iter, criterion, info, rows)
+
+
+def _linear_solve(Xa: np.ndarray, L: np.ndarray, tol: float, method: str,
+                  max_iter: int | None, criterion: str, info: dict | None,
+                  rows: np.ndarray | None) -> DesignResult:
     tol = as_tol(tol)
     _check_method(method)
     max_iter = as_max_iter(max_iter, 200_000)
@@ -1054,6 +1080,16 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
     tol = as_tol(tol)
     _check_method(method)
     max_iter = as_max_iter(max_iter, 200_000)
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):  # small products: a thread pool only costs (as _linear)
+        return _ds(Xa, idx, tol, method, max_iter)
+
+
+def _ds(Xa: np.ndarray, idx: np.ndarray, tol: float, method: str, max_iter: int
+        ) -> DesignResult:
+    """The body of :func:`ds_optimal` on validated arguments."""
+    K, d = Xa.shape
     status_txt = ""
     basis, m = _ds_basis(Xa, idx)
     Q = basis.Q

@@ -436,6 +436,18 @@ _STATUS_MESSAGES = {
 def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
              max_iter: int | None, criterion: str, extra: dict | None = None,
              name: str = "Y") -> DesignResult:
+    """The minimax solve with BLAS limited to one thread: its products are small and many
+    (an interior-point step is a few dozen of them), and a thread pool spent 3-6x the CPU
+    time in wake-ups on a loaded machine (issue 16)."""
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):
+        return _optimal_solve(X, targets, tol, method, max_iter, criterion, extra, name)
+
+
+def _optimal_solve(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
+                   max_iter: int | None, criterion: str, extra: dict | None,
+                   name: str) -> DesignResult:
     tol = as_tol(tol)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
