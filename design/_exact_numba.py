@@ -15,6 +15,8 @@ from numba import njit
 
 from design._criteria_numba import _info
 from design._linalg import (
+    cholesky_lower,
+    inner,
     inverse_spd,
     linear_pair_terms,
     linear_rank2_update,
@@ -326,6 +328,41 @@ def _d_full_state(X: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, Minv: np.
 def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
               max_steps: int, refresh: int, costs: np.ndarray, budget: float
               ) -> tuple[int, bool]:
+    """:func:`_fedorov_d_run` with ``verify``: the returned design is a local optimum checked
+    on an exactly recomputed state (the exchange continues if the check finds a gain)."""
+    return _fedorov_d_run(X, counts, cap, Mfix, max_steps, refresh, costs, budget,
+                          counts.shape[0] >= 0)
+
+
+@njit(cache=True)
+def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
+                     max_steps: int, refresh: int, costs: np.ndarray, budget: float,
+                     n_ex: np.ndarray, logdet: np.ndarray) -> None:
+    """Fedorov's exchange (:func:`_fedorov_d_run`, without the final check on a recomputed
+    state) from every row of ``starts`` (counts, in place), in one call: ``n_ex[i]`` the
+    exchanges of start ``i``, ``logdet[i] = log det M`` of its end design, recomputed from
+    its counts (``-inf`` if ``M`` is not PD or the state became singular). The caller
+    verifies the design it keeps with :func:`fedorov_d` (one exact state for the winner
+    instead of one per start)."""
+    K, d = X.shape
+    L = np.empty((d, d))
+    for i in range(starts.shape[0]):
+        c = starts[i]
+        n, ok = _fedorov_d_run(X, c, cap, Mfix, max_steps, refresh, costs, budget,
+                               starts.shape[0] < 0)
+        n_ex[i] = n
+        logdet[i] = -np.inf
+        if ok and cholesky_lower(_info(X, c.astype(np.float64)) + Mfix, L, 0.0):
+            s = 0.0
+            for j in range(d):
+                s += np.log(L[j, j])
+            logdet[i] = 2.0 * s
+
+
+@inner
+def _fedorov_d_run(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
+                   max_steps: int, refresh: int, costs: np.ndarray, budget: float,
+                   verify: bool) -> tuple[int, bool]:
     """Fedorov's exchange for D (every step the best pair "one run from a support point
     ``r`` to a candidate ``a``" over all pairs, Fedorov 1972), in place, at ``O(K S + K d)``
     per exchange (``S`` support points) instead of ``O(K S d + K d^2)``.
@@ -340,7 +377,9 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
     h_y`` with ``h_x = (x^T M^{-1} x_a, x^T M^{-1} x_r)``, the column of ``a`` costing one
     ``O(K d)`` product. Exact refresh every ``refresh`` exchanges and before convergence is
     declared; the result is a design that no single exchange improves by more than
-    ``1e-10`` (the plain Fedorov threshold). With costs only exchanges within the budget are
+    ``1e-10`` (the plain Fedorov threshold). Without ``verify`` the run ends where the
+    updated state shows no gain (its drift since the last refresh is at rounding level):
+    for the starts that are only compared. With costs only exchanges within the budget are
     made (the spent total from the counts every step: no drift). Returns
     ``(exchanges, ok)``; ``ok`` is False if ``M`` became singular.
     """
@@ -352,7 +391,6 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
     sup = np.empty(n_max, dtype=np.int64)
     pos = np.empty(K, dtype=np.int64)
     colA = np.empty(K)
-    colR = np.empty(K)
     rowA = np.empty(n_max)
     rowR = np.empty(n_max)
     omr_s = np.empty(n_max)
@@ -377,8 +415,13 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         best = 1e-10
         add = -1
         jrem = -1
+        a0 = -1  # first the candidate of largest variance: a large gain early prunes the scan
         for a in range(K):
-            if counts[a] >= cap[a]:
+            if counts[a] < cap[a] and (a0 < 0 or om[a] > om[a0]):
+                a0 = a
+        for i in range(-1, K):
+            a = a0 if i < 0 else i
+            if a < 0 or counts[a] >= cap[a]:
                 continue
             oma = om[a]
             for t in range(S):
@@ -396,7 +439,7 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
                     add = a
                     jrem = j
         if add < 0:
-            if since > 0:  # never declare convergence on an updated state
+            if verify and since > 0:  # never declare convergence on an updated state
                 S = _d_full_state(X, counts, Mfix, Minv, om, H, sup, pos)
                 if S < 0:
                     return n_ex, False
@@ -406,12 +449,7 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         rem = sup[jrem]
         ua = mv(Minv, X[add])
         ur = mv(Minv, X[rem])
-        for b in range(K):
-            s = 0.0
-            for c in range(d):
-                s += X[b, c] * ua[c]
-            colA[b] = s
-            colR[b] = H[b, jrem]
+        colA[:] = X @ ua  # BLAS gemv: the dot products vectorised, no serial add chain
         oa = om[add]
         orr = om[rem]
         oar = colA[rem]
@@ -424,14 +462,19 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         pa = s11 * oa + s12 * oar  # the same for the new column of add
         qa = s12 * oa + s22 * oar
         new_col = pos[add] < 0
+        drop = counts[rem] == 1  # rem leaves the support: the last column takes its place
+        last = S if new_col else S - 1
+        # one pass over the rows of H (row-major): update, new column, column move
         for b in range(K):
             ca = colA[b]
-            cr = colR[b]
+            cr = H[b, jrem]
             om[b] -= ca * (s11 * ca + s12 * cr) + cr * (s12 * ca + s22 * cr)
             for j in range(S):
                 H[b, j] -= ca * rowA[j] + cr * rowR[j]
             if new_col:
-                colA[b] = ca - (ca * pa + cr * qa)
+                H[b, S] = ca - (ca * pa + cr * qa)
+            if drop:
+                H[b, jrem] = H[b, last]
         for r in range(d):
             a1 = s11 * ua[r] + s12 * ur[r]
             a2 = s12 * ua[r] + s22 * ur[r]
@@ -442,16 +485,10 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         if new_col:
             sup[S] = add
             pos[add] = S
-            for b in range(K):
-                H[b, S] = colA[b]
             S += 1
-        if counts[rem] == 0:  # drop its column: the last one takes its place
-            last = S - 1
-            if jrem != last:
-                for b in range(K):
-                    H[b, jrem] = H[b, last]
-                sup[jrem] = sup[last]
-                pos[sup[jrem]] = jrem
+        if drop:
+            sup[jrem] = sup[last]
+            pos[sup[jrem]] = jrem
             pos[rem] = -1
             S -= 1
         n_ex += 1

@@ -399,6 +399,35 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
     return starts
 
 
+def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarray,
+            Mq: np.ndarray, max_exchanges: int, refresh: int, cost_v: np.ndarray,
+            budget_k: float, budget: float | None, nfix: int, value_scale: float
+            ) -> tuple[float, str, np.ndarray, int] | None:
+    """D: Fedorov's exchange from all starts in one kernel call (ranked by their end
+    designs' ``log det M``, recomputed from the counts), then the best one within the budget
+    verified on an exactly recomputed state (:func:`design._exact_numba.fedorov_d`: it
+    continues if that finds a gain) and valued from its counts. ``(value, start, counts,
+    exchanges)`` or None if every start ended singular."""
+    C = np.ascontiguousarray(np.stack([c for _, c in starts]))
+    n_ex = np.zeros(len(starts), dtype=np.int64)
+    logdet = np.empty(len(starts))
+    kern.fedorov_d_starts(Xq, C, cap, Mq, max_exchanges, refresh, cost_v, budget_k, n_ex,
+                          logdet)
+    for i in np.argsort(-logdet, kind="stable"):
+        if not np.isfinite(logdet[i]):
+            break
+        c = C[i]
+        if budget is not None and not _within(cost_v, c, budget):
+            continue  # the kernel keeps a margin below the budget: not expected
+        m, ok = kern.fedorov_d(Xq, c, cap, Mq, max_exchanges, refresh, cost_v, budget_k)
+        if not ok or (budget is not None and not _within(cost_v, c, budget)):
+            continue
+        v = _value(Xq, c, Mq, nfix, "d", Mq, np.empty(0, np.int64)) * value_scale
+        if np.isfinite(v):
+            return v, starts[i][0], c, int(n_ex[i] + m)
+    return None
+
+
 def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa: A002
           fixed: object = None, caps: object = None, L: object = None, region: object = None,
           interest: object = None, costs: object = None, budget: float | None = None,
@@ -512,8 +541,14 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         raise ValueError("no exact design with an invertible information matrix was found "
                          "within caps/bin: the allowed candidates do not span R^d")
     best: tuple[float, str, np.ndarray, int] | None = None
+    if crit == "d":
+        best = _best_d(Xq, starts, cap, Mq, max_exchanges, refresh, cost_v, budget_k,
+                       budget if costs is not None else None, nfix, cb.value_scale)
+        starts_d: list[tuple[str, np.ndarray]] = []
+    else:
+        starts_d = starts
     n_top = _n_top(d, K)
-    for name, c in starts:
+    for name, c in starts_d:
         c = c.copy()
         if crit == "d":  # best-pair Fedorov steps with the cross-variances kept updated
             n_ex, ok = kern.fedorov_d(Xq, c, cap, Mq, max_exchanges, refresh, cost_v,
