@@ -370,9 +370,11 @@ def _fedorov_d_run(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.
     The state is ``M^{-1}``, the variances ``om_a = x_a^T M^{-1} x_a`` and the
     cross-variances ``H[a, j] = x_a^T M^{-1} x_r`` of every candidate with every support
     point ``r = sup_j``: the determinant ratio of a pair is ``(1 + om_a)(1 - om_r) + H[a,
-    j]^2`` (``O(1)``), bounded by ``1 + om_a - om_r`` (``H^2 <= om_a om_r``), so with the
-    support sorted by ``om_r`` the scan of a candidate stops at the first ``r`` whose bound
-    cannot beat the best gain. The exchange ``M + x_a x_a^T - x_r x_r^T`` updates ``om``
+    j]^2`` (``O(1)``), bounded by ``1 + om_a - om_r`` (``H^2 <= om_a om_r``): a candidate
+    with ``om_a - min_r om_r`` below the best gain so far is skipped in ``O(1)`` (the
+    candidate of largest variance is scanned first, so the best gain is large early), the
+    others scan their row of ``H`` in memory order (with a budget: the support sorted by
+    ``om_r``, cut at the first ``r`` whose bound cannot beat the best gain). The exchange ``M + x_a x_a^T - x_r x_r^T`` updates ``om``
     and ``H`` by the rank-two Woodbury formula: ``x^T M'^{-1} y = x^T M^{-1} y - h_x^T S
     h_y`` with ``h_x = (x^T M^{-1} x_a, x^T M^{-1} x_r)``, the column of ``a`` costing one
     ``O(K d)`` product. Exact refresh every ``refresh`` exchanges and before convergence is
@@ -400,10 +402,12 @@ def _fedorov_d_run(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.
         return 0, False
     n_ex = 0
     since = 0
+    priced = budget < np.inf
     while n_ex < max_steps:
         spent = 0.0
-        for a in range(K):
-            spent += costs[a] * counts[a]
+        if priced:
+            for a in range(K):
+                spent += costs[a] * counts[a]
         for j in range(S):  # the support by increasing om_r (insertion sort: S is small)
             v = om[sup[j]]
             omr_s[j] = v
@@ -419,25 +423,43 @@ def _fedorov_d_run(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.
         for a in range(K):
             if counts[a] < cap[a] and (a0 < 0 or om[a] > om[a0]):
                 a0 = a
+        omr_min = omr_s[order[0]] if S > 0 else np.inf
         for i in range(-1, K):
             a = a0 if i < 0 else i
             if a < 0 or counts[a] >= cap[a]:
                 continue
             oma = om[a]
-            for t in range(S):
-                j = order[t]
-                omr = omr_s[j]
-                if oma - omr <= best:
-                    break
-                r = sup[j]
-                if r == a or spent - costs[r] + costs[a] > budget:
-                    continue
+            if oma - omr_min <= best:
+                continue  # no pair of a can beat best (gain <= om_a - om_r)
+            if priced:  # budget: the support by increasing om_r, cut at the bound
+                for t in range(S):
+                    j = order[t]
+                    omr = omr_s[j]
+                    if oma - omr <= best:
+                        break
+                    r = sup[j]
+                    if r == a or spent - costs[r] + costs[a] > budget:
+                        continue
+                    h = H[a, j]
+                    gain = (1.0 + oma) * (1.0 - omr) + h * h - 1.0
+                    if gain > best:
+                        best = gain
+                        add = a
+                        jrem = j
+                continue
+            # no budget: the row of H in memory order (the pair (a, a) has gain 0)
+            ja = -1
+            ga = best
+            for j in range(S):
                 h = H[a, j]
-                gain = (1.0 + oma) * (1.0 - omr) + h * h - 1.0
-                if gain > best:
-                    best = gain
-                    add = a
-                    jrem = j
+                gain = (1.0 + oma) * (1.0 - omr_s[j]) + h * h - 1.0
+                if gain > ga:
+                    ga = gain
+                    ja = j
+            if ja >= 0 and sup[ja] != a:
+                best = ga
+                add = a
+                jrem = ja
         if add < 0:
             if verify and since > 0:  # never declare convergence on an updated state
                 S = _d_full_state(X, counts, Mfix, Minv, om, H, sup, pos)
