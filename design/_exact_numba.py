@@ -112,7 +112,15 @@ def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarr
             return False
         counts[k] += 1
         spent += costs[k]
-        woodbury_pair(X, Minv, om, k, k, 1.0, 0.0)
+        # Sherman-Morrison for M + x_k x_k^T; the column X M^{-1} x_k by BLAS gemv
+        u = mv(Minv, X[k])
+        cst = 1.0 / (1.0 + om[k])
+        t = X @ u
+        for a in range(K):
+            om[a] -= cst * t[a] * t[a]
+        for r in range(d):
+            for c in range(d):
+                Minv[r, c] -= cst * u[r] * u[c]
     return True
 
 
