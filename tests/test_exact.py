@@ -303,3 +303,40 @@ def test_d_kernel_respects_caps_costs_and_fixed_runs():
             cc[a] += 1
             if a != r and cc[a] <= cap[a] and costs @ cc <= budget:
                 assert logdet(cc) <= best + 1e-9
+
+
+def test_d_kernel_from_many_starts_in_one_call():
+    """``fedorov_d_starts`` (every start in one call, without the final check on a
+    recomputed state) ends each start where ``fedorov_d`` does (continuous random
+    candidates: no ties) and reports the end design's ``log det M`` recomputed from its
+    counts; the kept design is then verified by ``fedorov_d``, which finds no further
+    exchange (it would continue if it did)."""
+    from design import _exact_numba as kern
+
+    rng = np.random.default_rng(11)
+    X = model_matrix(rng.uniform(-1, 1, (80, 2)), "quadratic")
+    K, d = X.shape
+    n = 9
+    starts = np.stack([np.bincount(rng.choice(K, size=n, replace=False), minlength=K)
+                       for _ in range(6)])
+    C = starts.copy()
+    n_ex = np.zeros(6, dtype=np.int64)
+    logdet = np.empty(6)
+    kern.fedorov_d_starts(X, C, np.full(K, n), np.zeros((d, d)), 10_000, 1000, np.zeros(K),
+                          np.inf, n_ex, logdet)
+    for i in range(6):
+        ref = _plain_fedorov(X, starts[i])
+        np.testing.assert_array_equal(C[i], ref)
+        assert logdet[i] == pytest.approx(np.linalg.slogdet((X * ref[:, None]).T @ X)[1],
+                                          abs=1e-9)
+        c = C[i].copy()
+        m, ok = kern.fedorov_d(X, c, np.full(K, n), np.zeros((d, d)), 10_000, 1000,
+                               np.zeros(K), np.inf)
+        assert ok and m == 0
+        np.testing.assert_array_equal(c, ref)
+    # a singular start is reported as -inf, not as a number
+    C = np.zeros((1, K), dtype=np.int64)
+    C[0, 0] = n
+    kern.fedorov_d_starts(X, C, np.full(K, n), np.zeros((d, d)), 10_000, 1000, np.zeros(K),
+                          np.inf, n_ex[:1], logdet[:1])
+    assert logdet[0] == -np.inf
