@@ -382,10 +382,11 @@ def _fedorov_d_run(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.
     with ``om_a - min_r om_r`` below the best gain so far is skipped in ``O(1)`` (the
     candidate of largest variance is scanned first, so the best gain is large early), the
     others scan their row of ``H`` in memory order (with a budget: the support sorted by
-    ``om_r``, cut at the first ``r`` whose bound cannot beat the best gain). The exchange ``M + x_a x_a^T - x_r x_r^T`` updates ``om``
-    and ``H`` by the rank-two Woodbury formula: ``x^T M'^{-1} y = x^T M^{-1} y - h_x^T S
-    h_y`` with ``h_x = (x^T M^{-1} x_a, x^T M^{-1} x_r)``, the column of ``a`` costing one
-    ``O(K d)`` product. Exact refresh every ``refresh`` exchanges and before convergence is
+    ``om_r``, cut at the first ``r`` whose bound cannot beat the best gain). The exchange
+    ``M + x_a x_a^T - x_r x_r^T`` updates ``om`` and ``H`` by the rank-two Woodbury formula
+    (one row-major pass over ``H``): ``x^T M'^{-1} y = x^T M^{-1} y - h_x^T S h_y`` with
+    ``h_x = (x^T M^{-1} x_a, x^T M^{-1} x_r)``, the column of ``a`` costing one ``O(K d)``
+    product (BLAS gemv). Exact refresh every ``refresh`` exchanges and before convergence is
     declared; the result is a design that no single exchange improves by more than
     ``1e-10`` (the plain Fedorov threshold). Without ``verify`` the run ends where the
     updated state shows no gain (its drift since the last refresh is at rounding level):
