@@ -310,7 +310,10 @@ def _d_full_state(X: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, Minv: np.
                   om: np.ndarray, H: np.ndarray, sup: np.ndarray, pos: np.ndarray) -> int:
     """Recompute ``M^{-1}``, every variance ``om_a`` and the cross-variances ``H[a, j] =
     x_a^T M^{-1} x_{sup_j}`` with the support points (one BLAS product) from the counts;
-    returns the support size, -1 if ``M`` is not PD."""
+    returns the support size, -1 if ``M`` is not PD or numerically singular: a support
+    point has ``n_r om_r <= 1`` (``M >= n_r x_r x_r^T``), so ``n_r om_r > 1 + 1e-6`` means
+    ``M^{-1}`` is wrong beyond that (a start on a nearly singular design, whose exchanges
+    would follow noise)."""
     if not inverse_spd(_info(X, counts.astype(np.float64)) + Mfix, Minv):
         return -1
     Z = X @ Minv
@@ -319,6 +322,8 @@ def _d_full_state(X: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, Minv: np.
     for a in range(X.shape[0]):
         pos[a] = -1
         if counts[a] > 0:
+            if counts[a] * om[a] > 1.0 + 1e-6:
+                return -1
             sup[S] = a
             pos[a] = S
             S += 1
