@@ -158,6 +158,7 @@ def _cmd_design(args: argparse.Namespace) -> int:
         files = " and ".join(p for p in (args.out, args.json) if p)
         print(f"{res!r}\n{design_cli.rows_by_id(ids, rows, kind)}"
               f"model: {model['description']}: {', '.join(model['terms'])}\n"
+              f"{design_cli.cost_line(out)}"
               f"{len(rows)} of {len(ids)} candidates to run; written to {files}")
     else:
         print(text)
@@ -745,6 +746,22 @@ def _cmd_complexity(args: argparse.Namespace) -> int:
 
 
 
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    """``--model`` / ``--intercept`` of ``oed experiment new`` and ``plan``."""
+    p.add_argument("--model", help="response model on the features: linear, interactions, "
+                   "pure-quadratic, quadratic, cubic or a degree (default: the features "
+                   "as given)")
+    p.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
+                   help="add a constant term (the baseline response); default: added "
+                   "exactly when the features do not already span a constant (one-hot "
+                   "features do), since without it the fit forces a zero baseline and "
+                   "can certify a wrong set")
+
+
+def _intercept(args: argparse.Namespace) -> bool | str:
+    return "auto" if args.intercept is None else args.intercept
+
+
 def _cmd_experiment(args: argparse.Namespace) -> int:
     """``oed experiment new|ask|tell|observe|status|plan``: a lab experiment in a state
     file (:mod:`bandits.experiment`)."""
@@ -756,9 +773,14 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                                 id_column=args.id_column, columns=args.columns, m=args.m,
                                 delta=args.delta, sigma=args.sigma, S=args.S,
                                 threshold=args.threshold, seed=args.seed,
-                                max_samples=args.max_samples, force=args.force)
+                                max_samples=args.max_samples, force=args.force,
+                                model=args.model, intercept=_intercept(args))
+        from bandits._core.state import read_state
+
+        model = read_state(args.state)["experiment"]["model"]
         print(f"new experiment: {args.algorithm}, K = {len(pol.ids)} arms, m = {args.m}, "
               f"delta = {args.delta}; state in {args.state}")
+        print(f"model: {model['description']}; terms {', '.join(model['terms'])}")
         return 0
     if args.action == "ask":
         ids = ex.ask(args.state, args.n)
@@ -772,9 +794,17 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             print("\n".join(ids))
         return 0
     if args.action in ("tell", "observe"):
-        n = ex.tell(args.state, args.results, observe=args.action == "observe",
-                    id_column=args.id_column, reward_column=args.reward_column)
-        print(f"{n} results taken")
+        told = ex.tell(args.state, args.results, observe=args.action == "observe",
+                       id_column=args.id_column, reward_column=args.reward_column)
+        print(f"{told.taken} results taken")
+        if told.stopped_by is not None:
+            how = ("the stopping rule holds: the set is certified" if told.stopped_by == "rule"
+                   else f"the run ended by its {told.stopped_by}")
+            print(f"stopped after {told.samples} samples ({how}); recommended: "
+                  f"{', '.join(told.recommended) or 'none'}")
+            if told.unused:
+                print(f"{told.unused} of these results came after the stop: recorded in the "
+                      "state, not used")
         return 0
     if args.action == "status":
         st = ex.status(args.state, simulations=args.simulations)
@@ -784,6 +814,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             print(json.dumps(asdict(st), indent=2))
             return 0
         print(f"algorithm        {st.algorithm}")
+        print(f"model            {st.model}")
         print(f"samples so far   {st.samples}")
         print(f"outstanding      {len(st.outstanding)}")
         label = "recommended" if st.stopped else "current best"
@@ -798,12 +829,12 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     theta = load_vector(args.theta, "--theta")
     out = ex.plan(args.arms, theta, algorithm=args.algorithm, id_column=args.id_column,
                   columns=args.columns, m=args.m, delta=args.delta, sigma=args.sigma,
-                  S=args.S, runs=args.runs)
+                  S=args.S, runs=args.runs, model=args.model, intercept=_intercept(args))
     if args.json:
         print(json.dumps(jsonable(out), indent=2))
         return 0
-    print(f"K = {out['K']} arms, d = {out['d']}, top {out['m']} on this theta: "
-          f"{', '.join(out['top'])}")
+    print(f"K = {out['K']} arms, d = {out['d']} ({out['model']}), top {out['m']} on this "
+          f"theta: {', '.join(out['top'])}")
     print("complexity constants (Réda et al. 2021, Table 2):")
     for key, v in out["constants"].items():
         print(f"  {key:<32} {v:,.6g}")
@@ -1109,6 +1140,7 @@ def build_parser() -> argparse.ArgumentParser:
     e_new.add_argument("--id-column", help="column with the candidates' IDs")
     e_new.add_argument("--columns", help="feature columns, comma-separated (default: all "
                        "but the ID column)")
+    _add_model_options(e_new)
     e_new.add_argument("--algorithm", default="m-lingape",
                        help="registered linear algorithm (default m-lingape)")
     e_new.add_argument("--m", type=_COUNT, default=1,
@@ -1155,8 +1187,11 @@ def build_parser() -> argparse.ArgumentParser:
     e_pl.add_argument("--id-column", help="column with the candidates' IDs")
     e_pl.add_argument("--columns", help="feature columns, comma-separated (default: all "
                       "but the ID column)")
+    _add_model_options(e_pl)
     e_pl.add_argument("--theta", required=True,
-                      help="a plausible parameter: values (comma-separated) or a file")
+                      help="a plausible parameter, one value per term of the model (the "
+                      "intercept first when one is added): values (comma-separated) or a "
+                      "file")
     e_pl.add_argument("--algorithm", default="m-lingape",
                       help="registered linear algorithm (default m-lingape)")
     e_pl.add_argument("--m", type=_COUNT, default=1,

@@ -156,20 +156,11 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
         keep = [j for j in range(raw.shape[1]) if j not in drop]
     F = raw[:, keep]
     names = [header[j] for j in keep] if header is not None else None
-    intercept = args.intercept
-    if args.model is not None:
-        terms: str | int = int(args.model) if args.model.isdigit() else args.model
-        intercept = True if intercept is None else intercept
-        X = design.model_matrix(F, terms, intercept=intercept)
-        labels = design.model_terms(F.shape[1], terms, intercept, names=names)
-        desc = f"{args.model} model in {F.shape[1]} factors"
-    else:
-        intercept = bool(intercept)
-        X = np.c_[np.ones(F.shape[0]), F] if intercept else F
-        labels = (["1"] if intercept else []) + (names or [f"x{j + 1}" for j in
-                                                           range(F.shape[1])])
-        desc = ("the columns of --arms as regressors"
-                + (" plus an intercept" if intercept else ", no intercept added"))
+    try:
+        reg = design.regressors(F, args.model, args.intercept, names)
+    except ValueError as exc:
+        raise ValueError(f"--intercept/--model: {exc}") from None
+    X, labels, intercept, desc = reg.X, reg.terms, reg.intercept, reg.description
     # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
     model = {"description": desc, "terms": labels, "intercept": intercept,
              "parameters": int(X.shape[1]),
@@ -303,7 +294,14 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         out = {"criterion": res.criterion, "n": res.n, "value": res.value,
                "efficiency_bound": res.efficiency_bound, "lower_bound": res.lower_bound,
                "counts": res.counts.tolist(), "support": res.support.tolist(),
-               "start": res.start, "message": res.message}
+               "start": res.start, "message": res.message,
+               "constraints": {"bin": bool(args.bin), "caps": caps is not None,
+                               "fixed": fixed is not None,
+                               "budget_per_run": None if costs is None else args.budget}}
+        if costs is not None:
+            total = float(costs @ res.counts)
+            out["cost"] = {"total": total, "per_run": total / res.n,
+                           "budget_per_run": args.budget, "budget_total": args.budget * res.n}
         return res, out
     if args.bin:
         raise ValueError("--bin is for exact designs (with --exact N)")
@@ -326,7 +324,22 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
             method=args.method or "auto", max_iter=args.max_iter, **kw)
     out = design_to_dict(res)
     out["message"] = res.message
+    if costs is not None:
+        out["cost"] = {"per_run": float(costs @ res.weights), "budget_per_run": args.budget}
     return res, out
+
+
+def cost_line(out: dict) -> str:
+    """The summary line of a design under ``--costs``/``--budget`` ('' without)."""
+    c = out.get("cost")
+    if c is None:
+        return ""
+    if "total" in c:
+        return (f"cost: {c['total']:.6g} for {out['n']} runs ({c['per_run']:.6g} per run; "
+                f"budget {c['budget_per_run']:.6g} per run, {c['budget_total']:.6g} in "
+                "total)\n")
+    return (f"cost: {c['per_run']:.6g} per run (costs @ weights; budget "
+            f"{c['budget_per_run']:.6g})\n")
 
 
 # --------------------------------------------------------------------------------------
