@@ -404,7 +404,8 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
             budget_k: float, budget: float | None, nfix: int, value_scale: float
             ) -> tuple[float, str, np.ndarray, int] | None:
     """D: Fedorov's exchange from all starts in one kernel call (ranked by their end
-    designs' ``log det M``, recomputed from the counts), then the best one within the budget
+    designs' ``log det M``, recomputed from the counts; designs within ``1e-9`` of the best
+    count as tied, the first start wins), then the best one within the budget
     verified on an exactly recomputed state (:func:`design._exact_numba.fedorov_d`: it
     continues if that finds a gain) and valued from its counts. ``(value, start, counts,
     exchanges)`` or None if every start ended singular."""
@@ -413,7 +414,11 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
     logdet = np.empty(len(starts))
     kern.fedorov_d_starts(Xq, C, cap, Mq, max_exchanges, refresh, cost_v, budget_k, n_ex,
                           logdet)
-    for i in np.argsort(-logdet, kind="stable"):
+    # by log det, ties (within 1e-9: mirror images, equal up to rounding) to the first start
+    key = np.where(np.isfinite(logdet), logdet, -np.inf)
+    top = float(key.max())
+    tied = key >= top - 1e-9 * max(1.0, abs(top)) if np.isfinite(top) else key > np.inf
+    for i in np.lexsort((np.arange(key.size), -np.where(tied, top, key))):
         if not np.isfinite(logdet[i]):
             break
         c = C[i]
