@@ -113,10 +113,11 @@ def ask(state: str | Path, n: int) -> list[str]:
 def _stopped(pol: Any, state: str | Path) -> None:
     """The ValueError of an ask or tell on an experiment that has ended."""
     best = [] if pol.recommendation is None else [pol.ids[a] for a in sorted(pol.recommendation)]
-    how = ("its stopping rule holds: the set is certified" if pol.stopped_by == "rule"
-           else f"ended by its {pol.stopped_by}")
+    how, label = (("its stopping rule holds: the set is certified", "recommended")
+                  if pol.stopped_by == "rule" else
+                  (f"ended by its {pol.stopped_by}, not certified", "best so far"))
     raise ValueError(f"state {str(state)!r}: the experiment has stopped ({how}); "
-                     f"recommended: {', '.join(best) or 'none'}; nothing more to measure "
+                     f"{label}: {', '.join(best) or 'none'}; nothing more to measure "
                      "(`oed experiment status` shows it)")
 
 

@@ -202,7 +202,8 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         terms: str | int = int(model) if str(model).isdigit() else model
         X0 = model_matrix(F, terms, intercept=False)
         labels = model_terms(F.shape[1], terms, False, names=names)
-        desc = f"{model} model in {F.shape[1]} factors"
+        k = F.shape[1]
+        desc = f"{model} model in {k} factor{'' if k == 1 else 's'}"
     else:
         X0 = F
         labels = list(names) if names is not None else [f"x{j + 1}" for j in
@@ -212,9 +213,12 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         intercept = model is not None
     spanned = spans_constant(X0) if intercept in (True, "auto") else False
     if intercept is True and spanned:
+        why = (f"{X0.shape[0]} candidates for {X0.shape[1]} terms: the regressors span "
+               "every vector of means" if _rank(X0) >= X0.shape[0]
+               else "e.g. one-hot or mixture columns")
         raise ValueError("intercept: the constant is already in the span of the "
-                         f"regressors {labels} (e.g. one-hot or mixture columns); an "
-                         "intercept column would make them rank-deficient")
+                         f"regressors {labels} ({why}); an intercept column would make "
+                         "them rank-deficient")
     add = intercept is True or (intercept == "auto" and not spanned)
     X = np.c_[np.ones(F.shape[0]), X0] if add else X0
     if model is None:

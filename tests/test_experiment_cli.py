@@ -36,6 +36,16 @@ def _screen(tmp_path):
     return path, ids, np.c_[np.ones(30), X], theta
 
 
+def _fill_in(sheet, names, ids, means, rng) -> None:
+    """The lab measures ``names`` (in this order) and writes an id,reward sheet:
+    the true mean plus standard normal noise."""
+    with sheet.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "reward"])
+        for name in names:
+            w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+
+
 def _oed(*argv: str, capsys) -> str:
     assert main(list(argv)) == 0
     return capsys.readouterr().out
@@ -61,11 +71,7 @@ def test_lab_screen_end_to_end(tmp_path, capsys) -> None:
         # with the day's results (docs/choices.md, "Batches")
         assert rows[0] == ["id", "reward"] and 2 <= len(rows) <= 11
         told += len(rows) - 1
-        with sheet.open("w", newline="") as fh:  # the lab fills in the sheet
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows[1:]:
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        _fill_in(sheet, [r[0] for r in rows[1:]], ids, means, rng)  # the lab's results
         _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
                              "--state", state, capsys=capsys))
@@ -148,6 +154,35 @@ def test_run_and_complexity_on_the_users_own_file(tmp_path, capsys) -> None:
     assert "3 values for 2 feature columns" in capsys.readouterr().err
 
 
+def test_user_instance_with_a_model(tmp_path, capsys) -> None:
+    """`oed run --arms --theta` simulates the model `oed experiment` fits: --intercept adds
+    the baseline (theta's first value), --model a response surface; the means are exactly
+    [1, F] theta; --model with --means is refused."""
+    p = tmp_path / "arms.csv"
+    p.write_text("name,f1,f2\nA,1,0\nB,0,1\nC,0.7,0.7\nD,-1,0.2\n")
+    out = json.loads(_oed("run", "m-lingape", "--arms", str(p), "--id-column", "name",
+                          "--theta", "5,1,0.2", "--intercept", "--threshold", "heuristic",
+                          "--json", capsys=capsys))
+    assert out["recommendation_ids"] == ["A"]  # means 6, 5.2, 5.84, 4.04
+    assert main(["run", "m-lingape", "--arms", str(p), "--id-column", "name",
+                 "--theta", "5,1,0.2"]) == 2
+    assert "with an intercept (the baseline first), pass --intercept" in \
+        capsys.readouterr().err
+    assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--model",
+                 "quadratic", "--theta", "1,2"]) == 2
+    assert "4 candidates for 5 terms: the regressors span every vector of means" in \
+        capsys.readouterr().err
+    grid = tmp_path / "grid.csv"
+    grid.write_text("f1,f2\n" + "".join(f"{a},{b}\n" for a in (-1, 0, 1) for b in (-1, 0, 1)))
+    assert main(["run", "lucb", "--arms", str(grid), "--model", "quadratic",
+                 "--theta", "1,2"]) == 2
+    assert "2 values for 6 terms ['1', 'f1', 'f2', 'f1*f2', 'f1^2', 'f2^2'] of the model" \
+        in capsys.readouterr().err
+    assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--means",
+                 "1,2,3,4", "--intercept"]) == 2
+    assert "--model/--intercept go with --theta" in capsys.readouterr().err
+
+
 def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
     """The same shell workflow with LinGame (batches by look-ahead, issue 14): daily
     batches of 10 until the GLR rule holds, on the best compound of the screen."""
@@ -163,11 +198,8 @@ def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
              capsys=capsys)
         rows = list(csv.reader(sheet.open()))
         assert rows[0] == ["id", "reward"] and 2 <= len(rows) <= 11
-        with sheet.open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows[1:][::-1]:  # results in another order
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        # results in another order
+        _fill_in(sheet, [r[0] for r in rows[1:]][::-1], ids, means, rng)
         _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
                              "--state", state, capsys=capsys))
@@ -214,11 +246,7 @@ def test_experiment_fits_an_intercept_when_the_features_have_none(tmp_path, caps
         _oed("experiment", "ask", "--n", "20", "--out", str(sheet), "--state", state,
              capsys=capsys)
         rows = list(csv.reader(sheet.open()))[1:]
-        with sheet.open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows:
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        _fill_in(sheet, [r[0] for r in rows], ids, means, rng)
         told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         if "stopped after" in told:
             break
@@ -250,3 +278,25 @@ def test_experiment_fits_an_intercept_when_the_features_have_none(tmp_path, caps
                  "--model", "interactions", "--theta", "1"]) == 2
     assert ("1 values for the 7 terms ['1', 'color', 'layout', 'copy', 'color*layout', "
             "'color*copy', 'layout*copy']") in capsys.readouterr().err
+
+
+def test_budget_stop_is_said_not_certified(tmp_path, capsys) -> None:
+    """--max-samples: tell says the run ended by its budget, not certified, with the best
+    set so far (never 'recommended'); ask afterwards is refused saying the same."""
+    p, ids, means = _ab_variants(tmp_path)
+    state = str(tmp_path / "b.json")
+    _oed("experiment", "new", "--arms", str(p), "--id-column", "variant", "--threshold",
+         "heuristic", "--max-samples", "30", "--state", state, capsys=capsys)
+    sheet = tmp_path / "s.csv"
+    _oed("experiment", "ask", "--n", "50", "--out", str(sheet), "--state", state,
+         capsys=capsys)
+    rows = list(csv.reader(sheet.open()))[1:]
+    assert len(rows) == 30  # the batch is cut at the budget
+    rng = np.random.default_rng(0)
+    _fill_in(sheet, [r[0] for r in rows], ids, means, rng)
+    out = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+    assert "stopped after 30 samples (the run ended by its budget, not certified); best " \
+           "so far: " in out and "recommended" not in out
+    assert main(["experiment", "ask", "--state", state]) == 2
+    err = capsys.readouterr().err
+    assert "ended by its budget, not certified); best so far:" in err
