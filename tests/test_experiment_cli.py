@@ -180,7 +180,7 @@ def test_user_instance_with_a_model(tmp_path, capsys) -> None:
         in capsys.readouterr().err
     assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--means",
                  "1,2,3,4", "--intercept"]) == 2
-    assert "--model/--intercept go with --theta" in capsys.readouterr().err
+    assert "--model/--intercept/--coded go with --theta" in capsys.readouterr().err
 
 
 def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
@@ -300,3 +300,36 @@ def test_budget_stop_is_said_not_certified(tmp_path, capsys) -> None:
     assert main(["experiment", "ask", "--state", state]) == 2
     err = capsys.readouterr().err
     assert "ended by its budget, not certified); best so far:" in err
+
+
+def test_ill_conditioned_model_is_refused_and_coded_units_work(tmp_path, capsys) -> None:
+    """A quadratic in raw kelvin (condition number 5.9e7) is refused at `new` with the
+    remedy; with --coded the same model is built on coded factors, `new` prints the
+    coding, and the screen certifies the true best condition."""
+    import itertools
+
+    F = list(itertools.product([293.15, 303.15, 313.15, 323.15, 333.15], [5.0, 6.0, 7.0]))
+    ids = [f"c{i:02d}" for i in range(len(F))]
+    p = tmp_path / "cond.csv"
+    p.write_text("cond,temp_K,pH\n" + "".join(f"{i},{t},{h}\n" for i, (t, h) in
+                                               zip(ids, F, strict=True)))
+    Fa = np.array(F)
+    means = 50 - 0.02 * (Fa[:, 0] - 318) ** 2 - 3 * (Fa[:, 1] - 6.6) ** 2
+    state = str(tmp_path / "k.json")
+    base = ["experiment", "new", "--arms", str(p), "--id-column", "cond", "--model",
+            "quadratic", "--threshold", "heuristic", "--state", state]
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "condition number is" in err and "--coded" in err
+    out = _oed(*base, "--coded", capsys=capsys)
+    assert "factors coded to [-1, 1]: temp_K = 313.15 + 20 * coded, pH = 6 + 1 * coded" in out
+    rng = np.random.default_rng(5)
+    for day in range(60):
+        sheet = tmp_path / f"k{day}.csv"
+        _oed("experiment", "ask", "--n", "200", "--out", str(sheet), "--state", state,
+             capsys=capsys)
+        _fill_in(sheet, [r[0] for r in list(csv.reader(sheet.open()))[1:]], ids, means, rng)
+        told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+        if "stopped after" in told:
+            break
+    assert f"certified); recommended: {ids[int(np.argmax(means))]}" in told
