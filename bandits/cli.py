@@ -150,6 +150,7 @@ def _cmd_design(args: argparse.Namespace) -> int:
     ids = columns["ids"]
     kind, values = ("runs", out["counts"]) if "counts" in out else ("weight", out["weights"])
     rows = design_cli.support_rows(ids, np.asarray(values), kind)
+    design_cli.add_settings(rows, ids, columns.get("settings"))
     out["ids"] = ids
     out["design" if kind == "weight" else "runs"] = rows
     out["provenance"] = provenance(arrays={"arms": X}, sources={"arms": args.arms})
@@ -158,6 +159,7 @@ def _cmd_design(args: argparse.Namespace) -> int:
         files = " and ".join(p for p in (args.out, args.json) if p)
         print(f"{res!r}\n{design_cli.rows_by_id(ids, rows, kind)}"
               f"model: {model['description']}: {', '.join(model['terms'])}\n"
+              f"{design_cli.cost_line(out)}"
               f"{len(rows)} of {len(ids)} candidates to run; written to {files}")
     else:
         print(text)
@@ -173,6 +175,10 @@ def _cmd_round(args: argparse.Namespace) -> int:
     if args.id_column is not None and not args.arms:
         raise ValueError("--id-column needs --arms (the candidate file holding the IDs)")
     from_csv = design_cli.read_design_csv(args.weights)
+    if from_csv is None and design_cli.is_runs_csv(args.weights):
+        raise ValueError(f"--weights: {args.weights!r} holds runs ('id,runs': an exact design "
+                         "or a rounding), not weights; it is already an allocation (use it "
+                         "as --fixed to add runs to it)")
     if from_csv is not None:  # 'id,weight' rows of `oed design --out x.csv`
         w = _expand_support(args, *from_csv)
     else:
@@ -189,7 +195,7 @@ def _cmd_round(args: argparse.Namespace) -> int:
     if args.eps is not None and not args.arms:
         raise ValueError("--eps needs --arms (the guarantee reduces the support on X)")
     if args.arms:  # the design's own model (e.g. quadratic), not the raw columns
-        X, described, arm_ids = _round_arms(args, design_cli.model_spec(meta))
+        X, described, arm_ids, settings = _round_arms(args, design_cli.model_spec(meta))
         if X.shape[0] != w.shape[0]:
             raise ValueError(f"--arms: {X.shape[0]} candidates for {w.shape[0]} weights")
     if args.eps is not None:
@@ -217,6 +223,8 @@ def _cmd_round(args: argparse.Namespace) -> int:
         ids = design_cli.weights_ids(args.weights, w.shape[0]) or design_cli.row_ids(
             w.shape[0])
     rows = design_cli.support_rows(ids, counts, "runs")
+    if args.arms and len(ids) == len(arm_ids):
+        design_cli.add_settings(rows, ids, settings)
     out["ids"] = list(ids)
     out["runs"] = rows
     from bandits.provenance import provenance
@@ -257,10 +265,11 @@ def _expand_support(args: argparse.Namespace, ids: list[str], w: np.ndarray) -> 
 
 
 def _round_arms(args: argparse.Namespace, spec: dict | None
-                ) -> tuple[np.ndarray, str, list[str]]:
-    """The regressors of ``oed round --arms``, their description and the candidates' IDs:
-    the design's own model when its JSON records one (``spec``), else the columns of the
-    file as given (their features only, with ``--id-column``)."""
+                ) -> tuple[np.ndarray, str, list[str], tuple[list[str], np.ndarray] | None]:
+    """The regressors of ``oed round --arms``, their description, the candidates' IDs and
+    their factor settings (for the run sheet): the design's own model when its JSON
+    records one (``spec``), else the columns of the file as given (their features only,
+    with ``--id-column``; no settings, the columns being the regressors)."""
     from bandits import design_cli
 
     if spec is not None:
@@ -270,9 +279,9 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
         from bandits.io import load_candidates
 
         cand = load_candidates(args.arms, id_column=args.id_column)
-        return cand.X, described, list(cand.ids)
+        return cand.X, described, list(cand.ids), None
     X = load_matrix(args.arms, "--arms")
-    return X, described, design_cli.row_ids(X.shape[0])
+    return X, described, design_cli.row_ids(X.shape[0]), None
 
 
 # --------------------------------------------------------------------------------------
@@ -517,11 +526,24 @@ def _user_instance(args: argparse.Namespace):
         raise ValueError("--theta/--means: give exactly one: --theta (d values, a linear "
                          "model) or --means (one value per arm)")
     if args.theta is not None:
+        import design
+
         theta = load_vector(args.theta, "--theta")
-        if theta.shape[0] != cand.X.shape[1]:
-            raise ValueError(f"--theta: {theta.shape[0]} values for {cand.X.shape[1]} "
-                             f"feature columns {cand.columns}")
-        X = cand.X
+        try:
+            reg = design.regressors(cand.X, args.model, args.intercept, list(cand.columns))
+        except ValueError as exc:
+            raise ValueError(f"--intercept/--model: {exc}") from None
+        X = reg.X
+        if theta.shape[0] != X.shape[1]:
+            what = (f"feature columns {cand.columns}" if args.model is None
+                    and not reg.intercept else f"terms {reg.terms} of the model")
+            hint = ("; with an intercept (the baseline first), pass --intercept"
+                    if theta.shape[0] == X.shape[1] + 1 and not reg.intercept else "")
+            raise ValueError(f"--theta: {theta.shape[0]} values for {X.shape[1]} {what}"
+                             f"{hint}")
+    elif args.model is not None or args.intercept:
+        raise ValueError("--model/--intercept go with --theta (a linear model); --means "
+                         "gives one mean per arm")
     else:
         theta = load_vector(args.means, "--means")
         if theta.shape[0] != cand.X.shape[0]:
@@ -538,9 +560,16 @@ def _add_user_instance(p: argparse.ArgumentParser, noise_flag: bool = True) -> N
     g.add_argument("--arms", help="candidate file (CSV/TSV/NPY/Parquet)")
     g.add_argument("--id-column", help="column with the arms' IDs")
     g.add_argument("--columns", help="feature columns, comma-separated")
-    g.add_argument("--theta", help="parameter: comma-separated values or a file "
-                   "(use --theta=-1,2 for a leading minus)")
+    g.add_argument("--theta", help="parameter, one value per term of the model (the "
+                   "intercept first with --intercept or --model): comma-separated values or "
+                   "a file (use --theta=-1,2 for a leading minus)")
     g.add_argument("--means", help="one mean per arm (values or a file): unstructured")
+    from bandits import design_cli
+
+    design_cli.add_model_options(
+        g, "add a constant term (default: yes with --model, no without; `oed experiment` "
+        "adds one unless the features span a constant, so pass --intercept to rehearse its "
+        "model)", prefix="with --theta: ")
     if noise_flag:
         g.add_argument("--noise", type=_POS, default=1.0,
                        help="standard deviation of one measurement (1.0)")
@@ -745,6 +774,20 @@ def _cmd_complexity(args: argparse.Namespace) -> int:
 
 
 
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    """``--model`` / ``--intercept`` of ``oed experiment new`` and ``plan``."""
+    from bandits import design_cli
+
+    design_cli.add_model_options(
+        p, "add a constant term (the baseline response); default: added exactly when the "
+        "features do not already span a constant (one-hot features do), since without it "
+        "the fit forces a zero baseline and can certify a wrong set")
+
+
+def _intercept(args: argparse.Namespace) -> bool | str:
+    return "auto" if args.intercept is None else args.intercept
+
+
 def _cmd_experiment(args: argparse.Namespace) -> int:
     """``oed experiment new|ask|tell|observe|status|plan``: a lab experiment in a state
     file (:mod:`bandits.experiment`)."""
@@ -756,9 +799,14 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                                 id_column=args.id_column, columns=args.columns, m=args.m,
                                 delta=args.delta, sigma=args.sigma, S=args.S,
                                 threshold=args.threshold, seed=args.seed,
-                                max_samples=args.max_samples, force=args.force)
+                                max_samples=args.max_samples, force=args.force,
+                                model=args.model, intercept=_intercept(args))
+        from bandits._core.state import read_state
+
+        model = read_state(args.state)["experiment"]["model"]
         print(f"new experiment: {args.algorithm}, K = {len(pol.ids)} arms, m = {args.m}, "
               f"delta = {args.delta}; state in {args.state}")
+        print(f"model: {model['description']}; terms {', '.join(model['terms'])}")
         return 0
     if args.action == "ask":
         ids = ex.ask(args.state, args.n)
@@ -772,9 +820,19 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             print("\n".join(ids))
         return 0
     if args.action in ("tell", "observe"):
-        n = ex.tell(args.state, args.results, observe=args.action == "observe",
-                    id_column=args.id_column, reward_column=args.reward_column)
-        print(f"{n} results taken")
+        told = ex.tell(args.state, args.results, observe=args.action == "observe",
+                       id_column=args.id_column, reward_column=args.reward_column)
+        print(f"{told.taken} results taken")
+        if told.stopped_by is not None:
+            how, label = (("the stopping rule holds: the set is certified", "recommended")
+                          if told.stopped_by == "rule" else
+                          (f"the run ended by its {told.stopped_by}, not certified",
+                           "best so far"))
+            print(f"stopped after {told.samples} samples ({how}); {label}: "
+                  f"{', '.join(told.recommended) or 'none'}")
+            if told.unused:
+                print(f"{told.unused} of these results came after the stop: recorded in the "
+                      "state, not used")
         return 0
     if args.action == "status":
         st = ex.status(args.state, simulations=args.simulations)
@@ -784,6 +842,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             print(json.dumps(asdict(st), indent=2))
             return 0
         print(f"algorithm        {st.algorithm}")
+        print(f"model            {st.model}")
         print(f"samples so far   {st.samples}")
         print(f"outstanding      {len(st.outstanding)}")
         label = "recommended" if st.stopped else "current best"
@@ -798,12 +857,12 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     theta = load_vector(args.theta, "--theta")
     out = ex.plan(args.arms, theta, algorithm=args.algorithm, id_column=args.id_column,
                   columns=args.columns, m=args.m, delta=args.delta, sigma=args.sigma,
-                  S=args.S, runs=args.runs)
+                  S=args.S, runs=args.runs, model=args.model, intercept=_intercept(args))
     if args.json:
         print(json.dumps(jsonable(out), indent=2))
         return 0
-    print(f"K = {out['K']} arms, d = {out['d']}, top {out['m']} on this theta: "
-          f"{', '.join(out['top'])}")
+    print(f"K = {out['K']} arms, d = {out['d']} ({out['model']}), top {out['m']} on this "
+          f"theta: {', '.join(out['top'])}")
     print("complexity constants (Réda et al. 2021, Table 2):")
     for key, v in out["constants"].items():
         print(f"  {key:<32} {v:,.6g}")
@@ -1109,6 +1168,7 @@ def build_parser() -> argparse.ArgumentParser:
     e_new.add_argument("--id-column", help="column with the candidates' IDs")
     e_new.add_argument("--columns", help="feature columns, comma-separated (default: all "
                        "but the ID column)")
+    _add_model_options(e_new)
     e_new.add_argument("--algorithm", default="m-lingape",
                        help="registered linear algorithm (default m-lingape)")
     e_new.add_argument("--m", type=_COUNT, default=1,
@@ -1155,8 +1215,11 @@ def build_parser() -> argparse.ArgumentParser:
     e_pl.add_argument("--id-column", help="column with the candidates' IDs")
     e_pl.add_argument("--columns", help="feature columns, comma-separated (default: all "
                       "but the ID column)")
+    _add_model_options(e_pl)
     e_pl.add_argument("--theta", required=True,
-                      help="a plausible parameter: values (comma-separated) or a file")
+                      help="a plausible parameter, one value per term of the model (the "
+                      "intercept first when one is added): values (comma-separated) or a "
+                      "file")
     e_pl.add_argument("--algorithm", default="m-lingape",
                       help="registered linear algorithm (default m-lingape)")
     e_pl.add_argument("--m", type=_COUNT, default=1,

@@ -23,6 +23,7 @@ import csv
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -41,16 +42,23 @@ OUT_SUFFIXES = (".csv", ".json")
 NEW_CRITERIA = ("a", "i", "ds")
 
 
+def add_model_options(g: Any, intercept_help: str, prefix: str = "") -> None:
+    """``--model`` and ``--intercept`` (``design.regressors``) of the commands that read
+    factor settings; ``intercept_help`` states the command's default, ``prefix`` when the
+    options apply only with another one (e.g. ``"with --theta: "``)."""
+    g.add_argument("--model", help=f"{prefix}regression model on the features of --arms: "
+                   "linear, interactions, pure-quadratic, quadratic, cubic or a degree "
+                   "(default: the features as given)")
+    g.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
+                   help=prefix + intercept_help)
+
+
 def add_design_arguments(g: argparse.ArgumentParser) -> None:
     """The lab-design options of ``oed design``."""
     g.add_argument("--columns", help="the factor columns of --arms, comma-separated "
                    "(default: every column but --id-column and the --caps/--costs "
                    "columns); other columns, numeric or not, are ignored")
-    g.add_argument("--model", help="regression model on the factor settings in --arms: "
-                   "linear, interactions, pure-quadratic, quadratic, cubic or a degree; "
-                   "without it the columns of --arms are the regressors as given")
-    g.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
-                   help="add a constant term (default: yes with --model, no without)")
+    add_model_options(g, "add a constant term (default: yes with --model, no without)")
     g.add_argument("--interest", help="ds: parameters of interest, comma-separated column "
                    "indices or term names (e.g. 'x1^2,x2^2')")
     g.add_argument("--region", help="i: points of the region to average the variance over "
@@ -156,20 +164,12 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
         keep = [j for j in range(raw.shape[1]) if j not in drop]
     F = raw[:, keep]
     names = [header[j] for j in keep] if header is not None else None
-    intercept = args.intercept
-    if args.model is not None:
-        terms: str | int = int(args.model) if args.model.isdigit() else args.model
-        intercept = True if intercept is None else intercept
-        X = design.model_matrix(F, terms, intercept=intercept)
-        labels = design.model_terms(F.shape[1], terms, intercept, names=names)
-        desc = f"{args.model} model in {F.shape[1]} factors"
-    else:
-        intercept = bool(intercept)
-        X = np.c_[np.ones(F.shape[0]), F] if intercept else F
-        labels = (["1"] if intercept else []) + (names or [f"x{j + 1}" for j in
-                                                           range(F.shape[1])])
-        desc = ("the columns of --arms as regressors"
-                + (" plus an intercept" if intercept else ", no intercept added"))
+    columns["settings"] = (names or [f"x{j + 1}" for j in range(F.shape[1])], F)
+    try:
+        reg = design.regressors(F, args.model, args.intercept, names)
+    except ValueError as exc:
+        raise ValueError(f"--intercept/--model: {exc}") from None
+    X, labels, intercept, desc = reg.X, reg.terms, reg.intercept, reg.description
     # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
     model = {"description": desc, "terms": labels, "intercept": intercept,
              "parameters": int(X.shape[1]),
@@ -204,16 +204,16 @@ def constraints_of(design: dict | None) -> list[str]:
 
 
 def regressors_of(arms: str, id_column: str | None, spec: dict
-                  ) -> tuple[np.ndarray, str, list[str]]:
+                  ) -> tuple[np.ndarray, str, list[str], tuple[list[str], np.ndarray]]:
     """The regressor matrix of a design's model (``spec``) on the candidate file ``arms``,
-    the model's description and the candidates' IDs."""
+    the model's description, the candidates' IDs and their factor settings."""
     factors = spec.get("factors")
     ns = argparse.Namespace(arms=arms, id_column=id_column,
                             columns=None if not factors else ",".join(factors),
                             model=spec.get("model"), intercept=spec.get("intercept"),
                             caps=None, costs=None)
     X, model, columns = arms_and_model(ns)
-    return X, model["description"], list(columns["ids"])
+    return X, model["description"], list(columns["ids"]), columns["settings"]
 
 
 def _to_model(args: argparse.Namespace, rows: np.ndarray, d: int, name: str) -> np.ndarray:
@@ -303,7 +303,14 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         out = {"criterion": res.criterion, "n": res.n, "value": res.value,
                "efficiency_bound": res.efficiency_bound, "lower_bound": res.lower_bound,
                "counts": res.counts.tolist(), "support": res.support.tolist(),
-               "start": res.start, "message": res.message}
+               "start": res.start, "message": res.message,
+               "constraints": {"bin": bool(args.bin), "caps": caps is not None,
+                               "fixed": fixed is not None,
+                               "budget_per_run": None if costs is None else args.budget}}
+        if costs is not None:
+            total = float(costs @ res.counts)
+            out["cost"] = {"total": total, "per_run": total / res.n,
+                           "budget_per_run": args.budget, "budget_total": args.budget * res.n}
         return res, out
     if args.bin:
         raise ValueError("--bin is for exact designs (with --exact N)")
@@ -326,7 +333,22 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
             method=args.method or "auto", max_iter=args.max_iter, **kw)
     out = design_to_dict(res)
     out["message"] = res.message
+    if costs is not None:
+        out["cost"] = {"per_run": float(costs @ res.weights), "budget_per_run": args.budget}
     return res, out
+
+
+def cost_line(out: dict) -> str:
+    """The summary line of a design under ``--costs``/``--budget`` ('' without)."""
+    c = out.get("cost")
+    if c is None:
+        return ""
+    if "total" in c:
+        return (f"cost: {c['total']:.6g} for {out['n']} runs ({c['per_run']:.6g} per run; "
+                f"budget {c['budget_per_run']:.6g} per run, {c['budget_total']:.6g} in "
+                "total)\n")
+    return (f"cost: {c['per_run']:.6g} per run (costs @ weights; budget "
+            f"{c['budget_per_run']:.6g})\n")
 
 
 # --------------------------------------------------------------------------------------
@@ -364,14 +386,31 @@ def rows_by_id(ids: Sequence[str], rows: list[dict], kind: str, *, shown: int = 
     return f"{kind} by id: {text}{more}\n"
 
 
+def add_settings(rows: list[dict], ids: Sequence[str],
+                 settings: tuple[list[str], np.ndarray] | None) -> None:
+    """Put each row's factor settings (``{name: value}``, from the candidate file) into
+    it, so that a run sheet says what to run, not only a candidate's ID."""
+    if settings is None:
+        return
+    names, F = settings
+    where = {name: i for i, name in enumerate(ids)}
+    for row in rows:
+        row["settings"] = {n: float(v) for n, v in zip(names, F[where[row["id"]]],
+                                                        strict=True)}
+
+
 def write_rows_csv(path: str | Path, rows: list[dict], kind: str) -> None:
-    """Write ``id,<kind>`` rows (weights with ``repr``: they read back bit for bit)."""
+    """Write ``id,<kind>`` rows (weights with ``repr``: they read back bit for bit),
+    followed by the factor settings of each candidate when the rows have them
+    (``id,runs,temp,ph``: a run sheet; the readers use the first two columns)."""
+    names = list(rows[0]["settings"]) if rows and "settings" in rows[0] else []
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["id", kind])
+        w.writerow(["id", kind, *names])
         for row in rows:
             v = row[kind]
-            w.writerow([row["id"], repr(v) if kind == "weight" else v])
+            extra = [repr(row["settings"][n]) for n in names]
+            w.writerow([row["id"], repr(v) if kind == "weight" else v, *extra])
 
 
 def write_outputs(out: dict, rows: list[dict], kind: str, *, out_path: str | None,
@@ -425,6 +464,17 @@ def read_design_csv(path: str) -> tuple[list[str], np.ndarray] | None:
     return _read_id_values(path, "weight", "--weights")
 
 
+def is_runs_csv(path: str) -> bool:
+    """Whether ``path`` is an ``id,runs`` CSV (a run sheet of an exact design or a
+    rounding)."""
+    p = Path(path)
+    if p.suffix.lower() != ".csv" or not p.is_file():
+        return False
+    with p.open(newline="", encoding="utf-8") as fh:
+        head = next(csv.reader(fh), [])
+    return [c.strip() for c in head[:2]] == ["id", "runs"]
+
+
 def read_runs_csv(path: str, ids: Sequence[str], flag: str = "--fixed") -> np.ndarray | None:
     """Counts per candidate (in the order of ``ids``) from an ``id,runs`` CSV, as written by
     ``oed design --exact N --out x.csv`` and ``oed round --out x.csv``; None for any other
@@ -454,14 +504,16 @@ def _read_id_values(path: str, kind: str, flag: str) -> tuple[list[str], np.ndar
         return None
     with p.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    if not rows or [c.strip() for c in rows[0]] != ["id", kind]:
+    if not rows or [c.strip() for c in rows[0][:2]] != ["id", kind]:
         return None
+    width = len(rows[0])  # id, kind, then optionally the factor settings (a run sheet)
     ids, values = [], []
     for line, row in enumerate(rows[1:], start=2):
         if not row:
             continue
-        if len(row) != 2:
-            raise ValueError(f"{flag} file {str(p)!r}, line {line}: expected 'id,{kind}'")
+        if len(row) != width:
+            raise ValueError(f"{flag} file {str(p)!r}, line {line}: expected {width} fields "
+                             f"({','.join(rows[0])})")
         try:
             v = float(row[1])
         except ValueError:

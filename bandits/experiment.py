@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,18 +22,54 @@ from bandits._core.state import load_policy, read_state, save_policy
 from bandits.io import load_candidates
 
 
+def candidate_model(arms: str | Path, *, id_column: str | None = None,
+                    columns: list[str] | str | None = None, model: str | int | None = None,
+                    intercept: bool | str = "auto") -> tuple[Any, Any]:
+    """``(candidates, regressors)`` of an experiment: the candidate file and the linear
+    model ``mu = X theta`` fitted to the rewards (:func:`design.regressors`).
+
+    ``intercept="auto"`` (the default) adds a constant column exactly when the constant is
+    not in the span of the features: measured responses have a baseline (a control's
+    response, a conversion rate), and without an intercept the least-squares fit would
+    force the response of the all-zero candidate to 0, bias every effect, and certify a
+    wrong set. With one-hot features (or any that span the constant) nothing is added.
+    """
+    import design
+
+    cand = load_candidates(arms, id_column=id_column, columns=columns)
+    try:
+        reg = design.regressors(cand.X, model, intercept, list(cand.columns))
+    except ValueError as exc:
+        raise ValueError(f"--intercept/--model: {exc}") from None
+    return cand, reg
+
+
+def _model_record(reg: Any, model: str | int | None) -> dict:
+    desc = reg.description.replace("the columns of --arms", "the features")
+    return {"model": model, "intercept": reg.intercept, "terms": list(reg.terms),
+            "description": desc}
+
+
 def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-lingape",
                    id_column: str | None = None, columns: list[str] | str | None = None,
                    m: int = 1, delta: float = 0.05, sigma: float = 1.0,
                    S: float | None = None, threshold: str | None = None, seed: int = 0,
-                   max_samples: int | None = None, force: bool = False) -> Any:
-    """Create the state file of a new experiment; returns the policy."""
+                   max_samples: int | None = None, force: bool = False,
+                   model: str | int | None = None, intercept: bool | str = "auto") -> Any:
+    """Create the state file of a new experiment; returns the policy.
+
+    The arms are the regressors of :func:`candidate_model` (``model``, ``intercept``: by
+    default the features plus an intercept unless they already span the constant); the
+    state records the model (``oed experiment status`` prints it). ``S`` bounds the norm
+    of the whole parameter, intercept included.
+    """
     from bandits.registry import entry, policy
 
     p = Path(state)
     if p.exists() and not force:
         raise ValueError(f"--state: {str(p)!r} exists; pass --force to start over")
-    cand = load_candidates(arms, id_column=id_column, columns=columns)
+    cand, reg = candidate_model(arms, id_column=id_column, columns=columns, model=model,
+                                intercept=intercept)
     e = entry(algorithm)
     if e.instance != "linear":
         raise ValueError(f"--algorithm: {algorithm!r} is not a linear identification "
@@ -51,10 +87,11 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
         args["S"] = S
     if threshold is not None:
         args["threshold"] = threshold
-    pol = policy(algorithm, cand.X, **args)
+    pol = policy(algorithm, reg.X, **args)
     pol.ids = list(cand.ids)
     save_policy(pol, p, {"arms_file": str(arms), "id_column": id_column,
-                         "columns": cand.columns, "m": m})
+                         "columns": cand.columns, "m": m,
+                         "model": _model_record(reg, model)})
     return pol
 
 
@@ -76,10 +113,11 @@ def ask(state: str | Path, n: int) -> list[str]:
 def _stopped(pol: Any, state: str | Path) -> None:
     """The ValueError of an ask or tell on an experiment that has ended."""
     best = [] if pol.recommendation is None else [pol.ids[a] for a in sorted(pol.recommendation)]
-    how = ("its stopping rule holds: the set is certified" if pol.stopped_by == "rule"
-           else f"ended by its {pol.stopped_by}")
+    how, label = (("its stopping rule holds: the set is certified", "recommended")
+                  if pol.stopped_by == "rule" else
+                  (f"ended by its {pol.stopped_by}, not certified", "best so far"))
     raise ValueError(f"state {str(state)!r}: the experiment has stopped ({how}); "
-                     f"recommended: {', '.join(best) or 'none'}; nothing more to measure "
+                     f"{label}: {', '.join(best) or 'none'}; nothing more to measure "
                      "(`oed experiment status` shows it)")
 
 
@@ -123,13 +161,31 @@ def _indices(pol: Any, ids: list[str], where: str) -> list[int]:
     return [lookup[n] for n in ids]
 
 
+class Told(NamedTuple):
+    """What a ``tell`` / ``observe`` did."""
+
+    taken: int
+    """Rewards read from the results file (rows with an empty reward are skipped)."""
+    unused: int
+    """Of those, rewards that arrived after the stop: recorded in the state, not used."""
+    stopped_by: str | None
+    """``"rule"`` (the set is certified) or the budget, if the run has ended; else None."""
+    samples: int
+    """Rewards the algorithm has used so far."""
+    recommended: list[str]
+    """The recommended IDs once stopped (empty before)."""
+
+
 def tell(state: str | Path, results: str | Path, *, observe: bool = False,
-         id_column: str = "id", reward_column: str = "reward") -> int:
+         id_column: str = "id", reward_column: str = "reward") -> Told:
     """Tell the results of asked arms by ID (``observe``: measurements that were not
-    asked, a warm start). Returns the number of rewards taken."""
+    asked, a warm start), in the order of the file: the stopping rule is checked after
+    each. Results after the stop are recorded but not used (the stopped set is what was
+    certified)."""
     pol, extra = _load(state)
     ids, rewards = read_results(results, id_column, reward_column)
     arms = _indices(pol, ids, f"results file {str(results)!r}")
+    late_before = len(pol.late)
     if observe:
         pol.observe(arms, rewards)
     else:
@@ -137,7 +193,10 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
             _stopped(pol, state)
         pol.tell(arms, rewards)
     save_policy(pol, state, extra)
-    return len(arms)
+    best = ([] if not pol.done or pol.recommendation is None
+            else [pol.ids[a] for a in sorted(np.ravel(pol.recommendation))])
+    return Told(len(arms), len(pol.late) - late_before, pol.stopped_by if pol.done else None,
+                int(pol.samples), best)
 
 
 def estimate(pol: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -171,6 +230,7 @@ class Status:
     stopped_by: str | None
     remaining: int | None
     basis: str
+    model: str = ""
 
 
 def status(state: str | Path, *, simulations: int = 5) -> Status:
@@ -188,9 +248,11 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
     remaining, basis = None, "the run has stopped"
     if not pol.done:
         remaining, basis = _predict_remaining(pol, algorithm, theta, m, simulations)
+    model = extra.get("model", {}).get("description", "the features as given (a state "
+                                       "written before models were recorded)")
     return Status(algorithm, pol.samples, [pol.ids[a] for a in pol.outstanding],
                   [pol.ids[a] for a in sorted(best)], pol.done and pol.stopped_by == "rule",
-                  pol.stopped_by, remaining, basis)
+                  pol.stopped_by, remaining, basis, model)
 
 
 def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,
@@ -229,20 +291,28 @@ def _predict_remaining(pol: Any, algorithm: str, theta: np.ndarray, m: int, runs
 def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
          id_column: str | None = None, columns: list[str] | str | None = None, m: int = 1,
          delta: float = 0.05, sigma: float = 1.0, S: float | None = None, runs: int = 10,
-         max_samples: int = 10**6) -> dict:
+         max_samples: int = 10**6, model: str | int | None = None,
+         intercept: bool | str = "auto") -> dict:
     """Predicted budget on a plausible ``theta``: the complexity constants (Réda et al.
-    2021, Table 2) and short simulations under the theoretical and heuristic thresholds."""
+    2021, Table 2) and short simulations under the theoretical and heuristic thresholds.
+
+    ``theta`` has one value per term of the model (:func:`candidate_model`, the same
+    ``model`` and ``intercept`` as ``new``), the intercept first when one is added."""
     from bandits.complexity import complexity_constants
     from bandits.registry import entry
 
-    cand = load_candidates(arms, id_column=id_column, columns=columns)
-    X = cand.X
+    cand, reg = candidate_model(arms, id_column=id_column, columns=columns, model=model,
+                                intercept=intercept)
+    X = reg.X
     theta = np.asarray(theta, dtype=float).ravel()
     if theta.shape[0] != X.shape[1]:
-        raise ValueError(f"--theta: {theta.shape[0]} values for {X.shape[1]} feature "
-                         f"columns {cand.columns}")
+        extra = (" ('1' is the intercept: the baseline response; --no-intercept fits "
+                 "without it)" if reg.intercept else "")
+        raise ValueError(f"--theta: {theta.shape[0]} values for the {X.shape[1]} terms "
+                         f"{reg.terms} of the model{extra}")
     mu = X @ theta
     out: dict[str, Any] = {"K": X.shape[0], "d": X.shape[1], "m": m,
+                           "model": _model_record(reg, model)["description"],
                            "top": [cand.ids[a] for a in np.argsort(-mu, kind="stable")[:m]],
                            "constants": complexity_constants(X, mu, m, sigma=sigma)}
     args: dict[str, Any] = {"delta": delta, "sigma": sigma}

@@ -94,7 +94,12 @@ def load_weights(path: str | Path, name: str = "weights") -> np.ndarray:
         if w.ndim != 1:
             raise ValueError(f"{name} file {str(p)!r}: 'weights' must be a list of numbers")
         return _real_finite(w, name, p)
-    return load_matrix(p, name).ravel()
+    M = load_matrix(p, name)
+    if M.ndim == 2 and min(M.shape) > 1:
+        raise ValueError(f"{name} file {str(p)!r} has {M.shape[0]} rows of {M.shape[1]} "
+                         "columns; weights are one column (or row) of numbers, a design "
+                         "JSON or an 'id,weight' CSV of `oed design`")
+    return M.ravel()
 
 
 def jsonable(value: object) -> object:

@@ -53,7 +53,15 @@ from design.minimax import (
     xy_check,
     xy_optimal,
 )
-from design.models import box_grid, model_matrix, model_terms, simplex_grid
+from design.models import (
+    Regressors,
+    box_grid,
+    model_matrix,
+    model_terms,
+    regressors,
+    simplex_grid,
+    spans_constant,
+)
 from design.result import Certificate, DesignConvergenceWarning, DesignResult
 
 __all__ = [
@@ -65,6 +73,7 @@ __all__ = [
     "ExactDesign",
     "GreedyChoice",
     "MinimaxCertificate",
+    "Regressors",
     "a_optimal",
     "box_grid",
     "c_check",
@@ -90,9 +99,11 @@ __all__ = [
     "model_terms",
     "moment_matrix",
     "pairwise_differences",
+    "regressors",
     "sherman_morrison_update",
     "two_approx_g_design",
     "simplex_grid",
+    "spans_constant",
     "variances",
     "xy_check",
     "xy_optimal",

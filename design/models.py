@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-from design._validation import as_arms
+from design._validation import _rank, as_arms
 
-__all__ = ["TERMS", "box_grid", "model_exponents", "model_matrix", "model_terms",
+__all__ = ["TERMS", "Regressors", "box_grid", "model_exponents", "model_matrix",
+           "model_terms", "regressors", "spans_constant",
            "simplex_grid"]
 
 TERMS = ("linear", "interactions", "pure-quadratic", "quadratic", "cubic")
@@ -141,6 +143,91 @@ def model_matrix(F: object, terms: str | int | Sequence[Sequence[int]] = "linear
         for i in np.flatnonzero(e):
             X[:, j] *= Fa[:, i] ** e[i]
     return X + 0.0  # no negative zeros in the output
+
+
+def spans_constant(X: np.ndarray) -> bool:
+    """Whether the constant vector ``1`` lies in the column span of ``X`` (K, p): then
+    a model ``mu = X theta`` already has a baseline (e.g. one-hot columns, or a column of
+    ones) and an intercept column would make ``X`` rank-deficient. Numerical ranks as in
+    the arm-rank check (column-equilibrated, ``s_i > s_1 max(K, p) eps``)."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] == 0:
+        return False
+    return _rank(np.c_[np.ones(X.shape[0]), X]) == _rank(X)
+
+
+class Regressors(NamedTuple):
+    """The regressor matrix of a model on factor settings, and what it is."""
+
+    X: np.ndarray
+    """(n, p) regressors, columns in the order of ``terms``."""
+    terms: list[str]
+    """Readable column names (``"1"`` is the intercept)."""
+    intercept: bool
+    """Whether the constant column ``"1"`` was added."""
+    description: str
+    """One line saying which model this is (for output and result files)."""
+
+
+def regressors(F: np.ndarray, model: str | int | None = None,
+               intercept: bool | str | None = None,
+               names: Sequence[str] | None = None) -> Regressors:
+    """The regressors of a model on factor settings ``F`` (n, k), as the CLI builds them.
+
+    Parameters
+    ----------
+    F : ndarray, shape (n, k)
+        Factor settings (rows: candidates).
+    model : str or int, optional
+        A model of :func:`model_matrix` (``"linear"``, ``"quadratic"``, ..., a degree).
+        Without it the columns of ``F`` are the regressors as given.
+    intercept : bool, ``"auto"`` or None
+        Add the constant column: ``True``, ``False``, ``"auto"`` (add it exactly when the
+        constant is not already in the span of the other regressors,
+        :func:`spans_constant`: a response with a baseline is then still a linear model),
+        or None: ``True`` with a ``model``, ``False`` without (``oed design``'s default).
+        ``True`` when the constant is already in the span is a ValueError (the
+        regressors would be rank-deficient).
+    names : sequence of str, optional
+        Factor names for ``terms`` (default ``x1, x2, ...``).
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if F.ndim == 1:
+        F = F[:, None]
+    if names is not None and len(names) != F.shape[1]:
+        raise ValueError(f"names has {len(names)} entries for {F.shape[1]} factors")
+    if intercept not in (None, True, False, "auto"):
+        raise ValueError(f"intercept must be True, False, 'auto' or None; got {intercept!r}")
+    if model is not None:
+        terms: str | int = int(model) if str(model).isdigit() else model
+        X0 = model_matrix(F, terms, intercept=False)
+        labels = model_terms(F.shape[1], terms, False, names=names)
+        k = F.shape[1]
+        desc = f"{model} model in {k} factor{'' if k == 1 else 's'}"
+    else:
+        X0 = F
+        labels = list(names) if names is not None else [f"x{j + 1}" for j in
+                                                         range(F.shape[1])]
+        desc = "the columns of --arms as regressors"
+    if intercept is None:
+        intercept = model is not None
+    spanned = spans_constant(X0) if intercept in (True, "auto") else False
+    if intercept is True and spanned:
+        why = (f"{X0.shape[0]} candidates for {X0.shape[1]} terms: the regressors span "
+               "every vector of means" if _rank(X0) >= X0.shape[0]
+               else "e.g. one-hot or mixture columns")
+        raise ValueError("intercept: the constant is already in the span of the "
+                         f"regressors {labels} ({why}); an intercept column would make "
+                         "them rank-deficient")
+    add = intercept is True or (intercept == "auto" and not spanned)
+    X = np.c_[np.ones(F.shape[0]), X0] if add else X0
+    if model is None:
+        desc += " plus an intercept" if add else ", no intercept added"
+        if intercept == "auto" and spanned:
+            desc += " (the constant is in their span)"
+    elif not add:
+        desc += ", no intercept"
+    return Regressors(X, (["1"] if add else []) + labels, bool(add), desc)
 
 
 def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | None = None,

@@ -76,7 +76,12 @@ def test_exact_bin_and_fixed(tmp_path):
 
 def test_bad_input(grid, tmp_path, capsys):
     base = ["design", "ds", "--arms", str(grid), "--model", "quadratic"]
+    # the cost column (affine in temp) is read as a factor here: with temp it spans the
+    # constant, so an intercept on top would make the model rank-deficient
     assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "--intercept" in err and "already in the span" in err and "'cost'" in err
+    assert main([*base, "--columns", "temp,press"]) == 2
     assert "--interest is required" in capsys.readouterr().err
     assert main(["design", "d", "--arms", str(grid), "--costs", "cost"]) == 2
     assert "--costs and --budget go together" in capsys.readouterr().err
@@ -106,3 +111,29 @@ def test_exact_with_costs_and_budget(grid, tmp_path):
     assert total <= Fraction(1.4 * 8)
     assert float(np.dot(cost, free["counts"])) > 1.4 * 8  # the budget binds
     assert res["value"] >= free["value"]
+    # the result file says what the design costs, against the budget
+    assert res["cost"]["total"] == pytest.approx(float(total), rel=1e-12)
+    assert res["cost"]["per_run"] == pytest.approx(float(total) / 8, rel=1e-12)
+    assert res["cost"]["budget_total"] == pytest.approx(1.4 * 8)
+    assert res["constraints"] == {"bin": False, "caps": False, "fixed": False,
+                                  "budget_per_run": 1.4}
+
+
+def test_cost_line_in_the_summary(grid, tmp_path, capsys):
+    """The printed summary of a design under --costs/--budget has its cost: the exact
+    design's total and per-run cost, the approximate design's costs @ weights."""
+    out = tmp_path / "e.json"
+    assert main(["design", "d", "--arms", str(grid), "--model", "quadratic", "--exact", "8",
+                 "--costs", "cost", "--budget", "1.4", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    text = capsys.readouterr().out
+    assert (f"cost: {res['cost']['total']:.6g} for 8 runs ({res['cost']['per_run']:.6g} per "
+            "run; budget 1.4 per run, 11.2 in total)") in text
+    assert main(["design", "d", "--arms", str(grid), "--model", "quadratic",
+                 "--costs", "cost", "--budget", "1.4", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    w = np.array(res["weights"])
+    cost = np.loadtxt(grid, delimiter=",", skiprows=1)[:, 2]
+    assert res["cost"]["per_run"] == pytest.approx(float(cost @ w), rel=1e-12)
+    assert res["cost"]["per_run"] <= 1.4 * (1 + 1e-9)
+    assert "per run (costs @ weights; budget 1.4)" in capsys.readouterr().out

@@ -45,9 +45,11 @@ def test_design_csv_lists_the_support_by_id_in_file_order(screen, tmp_path, caps
                  "linear", "--out", str(out), "--json", str(js)]) == 0
     assert "4 of 9 candidates to run" in capsys.readouterr().out
     rows = _rows(out)
-    assert rows[0] == ["id", "weight"]
+    assert rows[0] == ["id", "weight", "temp", "press"]  # a run sheet: what to set
     corners = [ids[i] for i in range(9) if abs(F[i, 0]) == 1 and abs(F[i, 1]) == 1]
     assert [r[0] for r in rows[1:]] == corners  # file order, support only
+    for r in rows[1:]:
+        assert [float(v) for v in r[2:]] == F[ids.index(r[0])].tolist()
     weights = np.array([float(r[1]) for r in rows[1:]])
     assert np.all(weights > 0) and abs(weights.sum() - 1.0) < 1e-9
     assert np.allclose(weights, 0.25, atol=1e-6)
@@ -66,7 +68,7 @@ def test_exact_design_and_round_write_integer_runs_summing_to_n(screen, tmp_path
     assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
                  "quadratic", "--exact", "7", "--out", str(exact)]) == 0
     rows = _rows(exact)
-    assert rows[0] == ["id", "runs"]
+    assert rows[0] == ["id", "runs", "temp", "press"]
     runs = [int(r[1]) for r in rows[1:]]
     assert sum(runs) == 7 and min(runs) >= 1
     assert [r[0] for r in rows[1:]] == [i for i in ids if i in {r[0] for r in rows[1:]}]
@@ -282,3 +284,30 @@ def test_fixed_runs_by_id_augment_an_earlier_exact_design(screen, tmp_path, caps
     capsys.readouterr()
     assert main([*base, "--exact", "3", "--fixed", str(bad)]) == 2
     assert "unknown ID(s) ['nope']" in capsys.readouterr().err
+
+
+def test_run_sheets_carry_settings_and_read_back(screen, tmp_path, capsys):
+    """`oed round --arms` of a design with a model writes the settings too; a run sheet
+    (id,runs,settings...) is read back as --fixed, and refused as --weights with a message
+    saying what it is; a matrix of several columns is refused as weights."""
+    path, ids, F = screen
+    js, runs = tmp_path / "d.json", tmp_path / "runs.csv"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "quadratic", "--out", str(js)]) == 0
+    assert main(["round", "--weights", str(js), "--n", "9", "--arms", str(path),
+                 "--id-column", "name", "--out", str(runs)]) == 0
+    rows = _rows(runs)
+    assert rows[0] == ["id", "runs", "temp", "press"]
+    for r in rows[1:]:
+        assert [float(v) for v in r[2:]] == F[ids.index(r[0])].tolist()
+    more = tmp_path / "more.json"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "quadratic", "--exact", "3", "--fixed", str(runs), "--out", str(more)]) == 0
+    assert sum(json.loads(more.read_text())["counts"]) == 3
+    capsys.readouterr()
+    assert main(["round", "--weights", str(runs), "--n", "10"]) == 2
+    assert "holds runs ('id,runs'" in capsys.readouterr().err
+    matrix = tmp_path / "m.csv"
+    np.savetxt(matrix, F[:3], delimiter=",")
+    assert main(["round", "--weights", str(matrix), "--n", "10"]) == 2
+    assert "has 3 rows of 2 columns; weights are one column" in capsys.readouterr().err

@@ -15,11 +15,17 @@ import pytest
 
 from bandits.cli import main
 
+#: The screen's baseline response (the intercept): a lab's responses are not centred at 0.
+BASELINE = 3.0
+
 
 def _screen(tmp_path):
+    """The candidate file, IDs, features and the true parameter of the model the
+    experiment fits by default (intercept first: the features do not span a constant),
+    so that the true means are ``[1, X] @ theta``."""
     rng = np.random.default_rng(14)
     X = rng.normal(size=(30, 8))
-    theta = rng.normal(size=8)
+    theta = np.r_[BASELINE, rng.normal(size=8)]
     ids = [f"CMP-{i:03d}" for i in range(30)]
     path = tmp_path / "screen.csv"
     with path.open("w", newline="") as fh:
@@ -27,7 +33,7 @@ def _screen(tmp_path):
         w.writerow(["name", *[f"f{j}" for j in range(8)]])
         for i in range(30):
             w.writerow([ids[i], *[repr(float(v)) for v in X[i]]])
-    return path, ids, X, theta
+    return path, ids, np.c_[np.ones(30), X], theta
 
 
 def _oed(*argv: str, capsys) -> str:
@@ -142,6 +148,35 @@ def test_run_and_complexity_on_the_users_own_file(tmp_path, capsys) -> None:
     assert "3 values for 2 feature columns" in capsys.readouterr().err
 
 
+def test_user_instance_with_a_model(tmp_path, capsys) -> None:
+    """`oed run --arms --theta` simulates the model `oed experiment` fits: --intercept adds
+    the baseline (theta's first value), --model a response surface; the means are exactly
+    [1, F] theta; --model with --means is refused."""
+    p = tmp_path / "arms.csv"
+    p.write_text("name,f1,f2\nA,1,0\nB,0,1\nC,0.7,0.7\nD,-1,0.2\n")
+    out = json.loads(_oed("run", "m-lingape", "--arms", str(p), "--id-column", "name",
+                          "--theta", "5,1,0.2", "--intercept", "--threshold", "heuristic",
+                          "--json", capsys=capsys))
+    assert out["recommendation_ids"] == ["A"]  # means 6, 5.2, 5.84, 4.04
+    assert main(["run", "m-lingape", "--arms", str(p), "--id-column", "name",
+                 "--theta", "5,1,0.2"]) == 2
+    assert "with an intercept (the baseline first), pass --intercept" in \
+        capsys.readouterr().err
+    assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--model",
+                 "quadratic", "--theta", "1,2"]) == 2
+    assert "4 candidates for 5 terms: the regressors span every vector of means" in \
+        capsys.readouterr().err
+    grid = tmp_path / "grid.csv"
+    grid.write_text("f1,f2\n" + "".join(f"{a},{b}\n" for a in (-1, 0, 1) for b in (-1, 0, 1)))
+    assert main(["run", "lucb", "--arms", str(grid), "--model", "quadratic",
+                 "--theta", "1,2"]) == 2
+    assert "2 values for 6 terms ['1', 'f1', 'f2', 'f1*f2', 'f1^2', 'f2^2'] of the model" \
+        in capsys.readouterr().err
+    assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--means",
+                 "1,2,3,4", "--intercept"]) == 2
+    assert "--model/--intercept go with --theta" in capsys.readouterr().err
+
+
 def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
     """The same shell workflow with LinGame (batches by look-ahead, issue 14): daily
     batches of 10 until the GLR rule holds, on the best compound of the screen."""
@@ -169,3 +204,104 @@ def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
             break
     assert st["stopped"] and st["stopped_by"] == "rule"
     assert st["best"] == [ids[int(np.argmax(means))]]
+
+
+def _ab_variants(tmp_path):
+    """Twelve page variants by three coded factors (none spans a constant), with a
+    baseline response of 5 and a negative effect: without an intercept the least-squares
+    fit forces v00's mean to 0, the baseline leaks into every effect and v11 (largest
+    features) looks best; the true best is v07."""
+    import itertools
+
+    F = np.array(list(itertools.product([0, 1], [0, 1, 2], [0, 1])), dtype=float)
+    ids = [f"v{i:02d}" for i in range(len(F))]
+    p = tmp_path / "variants.csv"
+    with p.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["variant", "color", "layout", "copy"])
+        for i, row in zip(ids, F, strict=True):
+            w.writerow([i, *[int(v) for v in row]])
+    means = 5.0 + F @ np.array([0.3, -0.1, 0.5])
+    return p, ids, means
+
+
+def test_experiment_fits_an_intercept_when_the_features_have_none(tmp_path, capsys) -> None:
+    """A response with a baseline: `new` adds the intercept (the features do not span a
+    constant), says so, the state and `status` record the model, and the certified
+    recommendation is the true best variant; one-hot features get no intercept, and
+    forcing one onto them is refused by name."""
+    p, ids, means = _ab_variants(tmp_path)
+    truth = ids[int(np.argmax(means))]
+    assert truth == "v07"
+    state = str(tmp_path / "ab.json")
+    out = _oed("experiment", "new", "--arms", str(p), "--id-column", "variant", "--sigma",
+               "1", "--threshold", "heuristic", "--state", state, capsys=capsys)
+    assert "plus an intercept; terms 1, color, layout, copy" in out
+    rng = np.random.default_rng(3)
+    for day in range(400):
+        sheet = tmp_path / f"b{day}.csv"
+        _oed("experiment", "ask", "--n", "20", "--out", str(sheet), "--state", state,
+             capsys=capsys)
+        rows = list(csv.reader(sheet.open()))[1:]
+        with sheet.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "reward"])
+            for name, _ in rows:
+                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+        if "stopped after" in told:
+            break
+    assert f"(the stopping rule holds: the set is certified); recommended: {truth}" in told
+    st = json.loads(_oed("experiment", "status", "--json", "--state", state, capsys=capsys))
+    assert st["best"] == [truth] and st["model"].endswith("plus an intercept")
+    # one-hot features already span the constant: nothing is added
+    onehot = tmp_path / "onehot.csv"
+    onehot.write_text("id,a,b,c\nA,1,0,0\nB,0,1,0\nC,0,0,1\n")
+    out = _oed("experiment", "new", "--arms", str(onehot), "--id-column", "id", "--sigma",
+               "1", "--threshold", "heuristic", "--state", str(tmp_path / "oh.json"),
+               capsys=capsys)
+    assert "no intercept added (the constant is in their span); terms a, b, c" in out
+    assert main(["experiment", "new", "--arms", str(onehot), "--id-column", "id",
+                 "--intercept", "--state", str(tmp_path / "oh2.json")]) == 2
+    err = capsys.readouterr().err
+    assert "--intercept" in err and "rank-deficient" in err
+    # plan: one value per term, the terms named when the count is wrong
+    assert main(["experiment", "plan", "--arms", str(p), "--id-column", "variant",
+                 "--theta", "0.3,-0.1,0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "3 values for the 4 terms ['1', 'color', 'layout', 'copy']" in err
+    out = json.loads(_oed("experiment", "plan", "--arms", str(p), "--id-column", "variant",
+                          "--theta", "5,0.3,-0.1,0.5", "--m", "1",
+                          "--runs", "2", "--json", capsys=capsys))
+    assert out["top"] == [truth] and out["model"].endswith("plus an intercept")
+    # a response-surface model on the factors: the interactions are terms too
+    assert main(["experiment", "plan", "--arms", str(p), "--id-column", "variant",
+                 "--model", "interactions", "--theta", "1"]) == 2
+    assert ("1 values for the 7 terms ['1', 'color', 'layout', 'copy', 'color*layout', "
+            "'color*copy', 'layout*copy']") in capsys.readouterr().err
+
+
+def test_budget_stop_is_said_not_certified(tmp_path, capsys) -> None:
+    """--max-samples: tell says the run ended by its budget, not certified, with the best
+    set so far (never 'recommended'); ask afterwards is refused saying the same."""
+    p, ids, means = _ab_variants(tmp_path)
+    state = str(tmp_path / "b.json")
+    _oed("experiment", "new", "--arms", str(p), "--id-column", "variant", "--threshold",
+         "heuristic", "--max-samples", "30", "--state", state, capsys=capsys)
+    sheet = tmp_path / "s.csv"
+    _oed("experiment", "ask", "--n", "50", "--out", str(sheet), "--state", state,
+         capsys=capsys)
+    rows = list(csv.reader(sheet.open()))[1:]
+    assert len(rows) == 30  # the batch is cut at the budget
+    rng = np.random.default_rng(0)
+    with sheet.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "reward"])
+        for name, _ in rows:
+            w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+    out = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+    assert "stopped after 30 samples (the run ended by its budget, not certified); best " \
+           "so far: " in out and "recommended" not in out
+    assert main(["experiment", "ask", "--state", state]) == 2
+    err = capsys.readouterr().err
+    assert "ended by its budget, not certified); best so far:" in err

@@ -95,3 +95,45 @@ def test_bad_input():
         simplex_grid(3, 0)
     with pytest.raises(ValueError, match="degree must be >= 1"):
         model_matrix(box_grid(2, 2), 0)
+
+
+def test_spans_constant() -> None:
+    """One-hot and mixture columns span the constant (also when scaled by 1e6: the test
+    is column-equilibrated); generic features and coded factors do not."""
+    from design import simplex_grid, spans_constant
+
+    rng = np.random.default_rng(0)
+    assert spans_constant(np.eye(4))
+    assert spans_constant(1e6 * np.eye(4)[:, [2, 0, 1, 3]])
+    assert spans_constant(simplex_grid(3, 2))
+    assert spans_constant(np.c_[np.ones(5), rng.normal(size=(5, 2))])
+    assert not spans_constant(rng.normal(size=(30, 8)))
+    assert not spans_constant(box_grid(3, 2))
+    # nearly but not exactly constant in the span: a column 1 + 1e-3 noise is not
+    assert not spans_constant((1 + 1e-3 * rng.normal(size=40))[:, None])
+
+
+def test_regressors_intercept_rules() -> None:
+    """``regressors``: None adds the intercept with a model only; 'auto' adds it exactly
+    when the constant is not in the span; True onto a spanning model is refused by name;
+    the columns equal ``model_matrix``'s and the terms ``model_terms``'."""
+    from design import model_terms, regressors, simplex_grid
+
+    F = box_grid(3, 2)
+    r = regressors(F, "quadratic", None, ["t", "p"])
+    np.testing.assert_array_equal(r.X, model_matrix(F, "quadratic"))
+    assert r.terms == model_terms(2, "quadratic", True, names=["t", "p"]) and r.intercept
+    r = regressors(F)
+    assert not r.intercept and r.X.shape == (9, 2) and "no intercept added" in r.description
+    r = regressors(F, intercept="auto")
+    assert r.intercept and r.terms == ["1", "x1", "x2"] and r.X[:, 0].tolist() == [1.0] * 9
+    M = simplex_grid(3, 2)
+    r = regressors(M, "interactions", "auto")  # Scheffe's quadratic model: no intercept
+    np.testing.assert_array_equal(r.X, model_matrix(M, "interactions", intercept=False))
+    assert not r.intercept and r.description.endswith(", no intercept")
+    with pytest.raises(ValueError, match="intercept: the constant is already in the span"):
+        regressors(M, "linear", True)
+    with pytest.raises(ValueError, match="intercept must be"):
+        regressors(F, intercept="yes")
+    with pytest.raises(ValueError, match="names has 1 entries for 2 factors"):
+        regressors(F, names=["t"])
