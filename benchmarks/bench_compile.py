@@ -26,8 +26,19 @@ ends with the CPU seconds of ``import numba`` / ``import design`` / ``import ban
 the whole ``oed demo`` (a child process, empty cache, then warm). With ``--ref REV`` each
 number is also measured on that revision.
 
+``--entries`` measures what a user's first call pays, per entry point: every registered
+algorithm through ``bandits.run(name, example)`` (its registry example instance, read from
+the registry of each revision, so a new algorithm is measured for free) and every public
+design and rounding function of :data:`DESIGN_ENTRIES`, each in a fresh interpreter with a
+new empty ``NUMBA_CACHE_DIR``: ``cold`` (CPU seconds of that single first call, imports
+excluded: the number issue 16's "first call under 3 s" is checked against), ``again`` (the
+same call once more in that process: the run alone), ``warm`` (the first call in a second
+fresh process loading the cache) and the kernels compiled, as one table sorted by cold
+time (with ``--ref REV``: that revision's cold and warm and the ratio).
+
 Usage: ``python benchmarks/bench_compile.py [--ref main] [--repeats 1] [--family gifa]
-[--no-compile] [--no-hops] [--families [--only NAME] [--kernels N]] [--runtime --ref main]``.
+[--no-compile] [--no-hops] [--families|--entries [--only NAME] [--kernels N]]
+[--runtime --ref main [--only NAME]]``.
 
 ``--runtime`` (with ``--ref``) times warm calls of the kernels changed for compile time
 (best CPU seconds of several calls in one process, this checkout and the revision in
