@@ -530,7 +530,8 @@ def _user_instance(args: argparse.Namespace):
 
         theta = load_vector(args.theta, "--theta")
         try:
-            reg = design.regressors(cand.X, args.model, args.intercept, list(cand.columns))
+            reg = design.regressors(cand.X, args.model, args.intercept, list(cand.columns),
+                                    code=args.coded)
         except ValueError as exc:
             raise ValueError(f"--intercept/--model: {exc}") from None
         X = reg.X
@@ -541,8 +542,8 @@ def _user_instance(args: argparse.Namespace):
                     if theta.shape[0] == X.shape[1] + 1 and not reg.intercept else "")
             raise ValueError(f"--theta: {theta.shape[0]} values for {X.shape[1]} {what}"
                              f"{hint}")
-    elif args.model is not None or args.intercept:
-        raise ValueError("--model/--intercept go with --theta (a linear model); --means "
+    elif args.model is not None or args.intercept or args.coded:
+        raise ValueError("--model/--intercept/--coded go with --theta (a linear model); --means "
                          "gives one mean per arm")
     else:
         theta = load_vector(args.means, "--means")
@@ -800,7 +801,8 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                                 delta=args.delta, sigma=args.sigma, S=args.S,
                                 threshold=args.threshold, seed=args.seed,
                                 max_samples=args.max_samples, force=args.force,
-                                model=args.model, intercept=_intercept(args))
+                                model=args.model, intercept=_intercept(args),
+                                code=args.coded)
         from bandits._core.state import read_state
 
         model = read_state(args.state)["experiment"]["model"]
@@ -857,7 +859,8 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     theta = load_vector(args.theta, "--theta")
     out = ex.plan(args.arms, theta, algorithm=args.algorithm, id_column=args.id_column,
                   columns=args.columns, m=args.m, delta=args.delta, sigma=args.sigma,
-                  S=args.S, runs=args.runs, model=args.model, intercept=_intercept(args))
+                  S=args.S, runs=args.runs, model=args.model, intercept=_intercept(args),
+                  code=args.coded)
     if args.json:
         print(json.dumps(jsonable(out), indent=2))
         return 0

@@ -51,6 +51,10 @@ def add_model_options(g: Any, intercept_help: str, prefix: str = "") -> None:
                    "(default: the features as given)")
     g.add_argument("--intercept", action=argparse.BooleanOptionalAction, default=None,
                    help=prefix + intercept_help)
+    g.add_argument("--coded", action="store_true",
+                   help=f"{prefix}build the model on the features in coded units (each "
+                   "mapped to [-1, 1]; the output gives the coding): the same model, far "
+                   "better conditioned (e.g. a quadratic in raw temperatures)")
 
 
 def add_design_arguments(g: argparse.ArgumentParser) -> None:
@@ -166,14 +170,16 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     names = [header[j] for j in keep] if header is not None else None
     columns["settings"] = (names or [f"x{j + 1}" for j in range(F.shape[1])], F)
     try:
-        reg = design.regressors(F, args.model, args.intercept, names)
+        reg = design.regressors(F, args.model, args.intercept, names,
+                                code=getattr(args, "coded", False))
     except ValueError as exc:
         raise ValueError(f"--intercept/--model: {exc}") from None
     X, labels, intercept, desc = reg.X, reg.terms, reg.intercept, reg.description
     # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
     model = {"description": desc, "terms": labels, "intercept": intercept,
              "parameters": int(X.shape[1]),
-             "spec": {"model": args.model, "factors": names, "intercept": intercept}}
+             "spec": {"model": args.model, "factors": names, "intercept": intercept,
+                      "coded": bool(getattr(args, "coded", False))}}
     return X, model, columns
 
 
@@ -211,7 +217,7 @@ def regressors_of(arms: str, id_column: str | None, spec: dict
     ns = argparse.Namespace(arms=arms, id_column=id_column,
                             columns=None if not factors else ",".join(factors),
                             model=spec.get("model"), intercept=spec.get("intercept"),
-                            caps=None, costs=None)
+                            coded=bool(spec.get("coded", False)), caps=None, costs=None)
     X, model, columns = arms_and_model(ns)
     return X, model["description"], list(columns["ids"]), columns["settings"]
 

@@ -24,7 +24,7 @@ from bandits.io import load_candidates
 
 def candidate_model(arms: str | Path, *, id_column: str | None = None,
                     columns: list[str] | str | None = None, model: str | int | None = None,
-                    intercept: bool | str = "auto") -> tuple[Any, Any]:
+                    intercept: bool | str = "auto", code: bool = False) -> tuple[Any, Any]:
     """``(candidates, regressors)`` of an experiment: the candidate file and the linear
     model ``mu = X theta`` fitted to the rewards (:func:`design.regressors`).
 
@@ -38,9 +38,9 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
 
     cand = load_candidates(arms, id_column=id_column, columns=columns)
     try:
-        reg = design.regressors(cand.X, model, intercept, list(cand.columns))
+        reg = design.regressors(cand.X, model, intercept, list(cand.columns), code=code)
     except ValueError as exc:
-        raise ValueError(f"--intercept/--model: {exc}") from None
+        raise ValueError(f"--intercept/--model/--coded: {exc}") from None
     return cand, reg
 
 
@@ -55,7 +55,8 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
                    m: int = 1, delta: float = 0.05, sigma: float = 1.0,
                    S: float | None = None, threshold: str | None = None, seed: int = 0,
                    max_samples: int | None = None, force: bool = False,
-                   model: str | int | None = None, intercept: bool | str = "auto") -> Any:
+                   model: str | int | None = None, intercept: bool | str = "auto",
+                   code: bool = False) -> Any:
     """Create the state file of a new experiment; returns the policy.
 
     The arms are the regressors of :func:`candidate_model` (``model``, ``intercept``: by
@@ -69,7 +70,7 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
     if p.exists() and not force:
         raise ValueError(f"--state: {str(p)!r} exists; pass --force to start over")
     cand, reg = candidate_model(arms, id_column=id_column, columns=columns, model=model,
-                                intercept=intercept)
+                                intercept=intercept, code=code)
     e = entry(algorithm)
     if e.instance != "linear":
         raise ValueError(f"--algorithm: {algorithm!r} is not a linear identification "
@@ -292,7 +293,7 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
          id_column: str | None = None, columns: list[str] | str | None = None, m: int = 1,
          delta: float = 0.05, sigma: float = 1.0, S: float | None = None, runs: int = 10,
          max_samples: int = 10**6, model: str | int | None = None,
-         intercept: bool | str = "auto") -> dict:
+         intercept: bool | str = "auto", code: bool = False) -> dict:
     """Predicted budget on a plausible ``theta``: the complexity constants (Réda et al.
     2021, Table 2) and short simulations under the theoretical and heuristic thresholds.
 
@@ -302,7 +303,7 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
     from bandits.registry import entry
 
     cand, reg = candidate_model(arms, id_column=id_column, columns=columns, model=model,
-                                intercept=intercept)
+                                intercept=intercept, code=code)
     X = reg.X
     theta = np.asarray(theta, dtype=float).ravel()
     if theta.shape[0] != X.shape[1]:

@@ -56,6 +56,7 @@ from design.minimax import (
 from design.models import (
     Regressors,
     box_grid,
+    coded,
     model_matrix,
     model_terms,
     regressors,
@@ -76,6 +77,7 @@ __all__ = [
     "Regressors",
     "a_optimal",
     "box_grid",
+    "coded",
     "c_check",
     "c_optimal",
     "constrained_optimal",

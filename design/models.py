@@ -20,7 +20,7 @@ import numpy as np
 
 from design._validation import _rank, as_arms
 
-__all__ = ["TERMS", "Regressors", "box_grid", "model_exponents", "model_matrix",
+__all__ = ["TERMS", "Regressors", "box_grid", "coded", "model_exponents", "model_matrix",
            "model_terms", "regressors", "spans_constant",
            "simplex_grid"]
 
@@ -169,9 +169,26 @@ class Regressors(NamedTuple):
     """One line saying which model this is (for output and result files)."""
 
 
+def coded(F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Factor settings in coded units: ``(F - centre) / half_range`` per column, so that
+    each factor spans ``[-1, 1]`` (a constant column is only centred). Returns the coded
+    settings, the centres and the half-ranges (``F = centre + half_range * coded``).
+
+    Coding is a reparametrisation of a full polynomial model (its regressors become
+    ``X T`` for an invertible ``T``): G- and D-optimal designs and every identification
+    problem on the arms are unchanged, while the conditioning of ``X`` improves by orders of
+    magnitude (a quadratic in raw temperatures 293-333 K has ``cond(X) = 6e7``; coded, 4).
+    """
+    F = np.asarray(F, dtype=np.float64)
+    lo, hi = F.min(axis=0), F.max(axis=0)
+    centre = (lo + hi) / 2
+    half = np.where(hi > lo, (hi - lo) / 2, 1.0)
+    return (F - centre) / half, centre, half
+
+
 def regressors(F: np.ndarray, model: str | int | None = None,
                intercept: bool | str | None = None,
-               names: Sequence[str] | None = None) -> Regressors:
+               names: Sequence[str] | None = None, *, code: bool = False) -> Regressors:
     """The regressors of a model on factor settings ``F`` (n, k), as the CLI builds them.
 
     Parameters
@@ -190,12 +207,22 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         regressors would be rank-deficient).
     names : sequence of str, optional
         Factor names for ``terms`` (default ``x1, x2, ...``).
+    code : bool, default False
+        Build the model on the factors in coded units (:func:`coded`: each factor mapped
+        to ``[-1, 1]``); the description says so and gives the coding.
     """
     F = np.asarray(F, dtype=np.float64)
     if F.ndim == 1:
         F = F[:, None]
     if names is not None and len(names) != F.shape[1]:
         raise ValueError(f"names has {len(names)} entries for {F.shape[1]} factors")
+    coding = ""
+    if code:
+        F, centre, half = coded(F)
+        fn = list(names) if names is not None else [f"x{j + 1}" for j in range(F.shape[1])]
+        coding = ("; factors coded to [-1, 1]: " + ", ".join(
+            f"{n} = {c:.6g} + {h:.6g} * coded" for n, c, h in zip(fn, centre, half,
+                                                                   strict=True)))
     if intercept not in (None, True, False, "auto"):
         raise ValueError(f"intercept must be True, False, 'auto' or None; got {intercept!r}")
     if model is not None:
@@ -220,6 +247,10 @@ def regressors(F: np.ndarray, model: str | int | None = None,
                          f"regressors {labels} ({why}); an intercept column would make "
                          "them rank-deficient")
     add = intercept is True or (intercept == "auto" and not spanned)
+    if code and not add and not spans_constant(X0):
+        raise ValueError("code: coding centres the factors, which puts a constant into a "
+                         "model without an intercept (a different model); use it with an "
+                         "intercept")
     X = np.c_[np.ones(F.shape[0]), X0] if add else X0
     if model is None:
         desc += " plus an intercept" if add else ", no intercept added"
@@ -227,7 +258,7 @@ def regressors(F: np.ndarray, model: str | int | None = None,
             desc += " (the constant is in their span)"
     elif not add:
         desc += ", no intercept"
-    return Regressors(X, (["1"] if add else []) + labels, bool(add), desc)
+    return Regressors(X, (["1"] if add else []) + labels, bool(add), desc + coding)
 
 
 def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | None = None,

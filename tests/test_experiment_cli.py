@@ -36,6 +36,16 @@ def _screen(tmp_path):
     return path, ids, np.c_[np.ones(30), X], theta
 
 
+def _fill_in(sheet, names, ids, means, rng) -> None:
+    """The lab measures ``names`` (in this order) and writes an id,reward sheet:
+    the true mean plus standard normal noise."""
+    with sheet.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "reward"])
+        for name in names:
+            w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+
+
 def _oed(*argv: str, capsys) -> str:
     assert main(list(argv)) == 0
     return capsys.readouterr().out
@@ -61,11 +71,7 @@ def test_lab_screen_end_to_end(tmp_path, capsys) -> None:
         # with the day's results (docs/choices.md, "Batches")
         assert rows[0] == ["id", "reward"] and 2 <= len(rows) <= 11
         told += len(rows) - 1
-        with sheet.open("w", newline="") as fh:  # the lab fills in the sheet
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows[1:]:
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        _fill_in(sheet, [r[0] for r in rows[1:]], ids, means, rng)  # the lab's results
         _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
                              "--state", state, capsys=capsys))
@@ -174,7 +180,7 @@ def test_user_instance_with_a_model(tmp_path, capsys) -> None:
         in capsys.readouterr().err
     assert main(["run", "lucb", "--arms", str(p), "--id-column", "name", "--means",
                  "1,2,3,4", "--intercept"]) == 2
-    assert "--model/--intercept go with --theta" in capsys.readouterr().err
+    assert "--model/--intercept/--coded go with --theta" in capsys.readouterr().err
 
 
 def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
@@ -192,11 +198,8 @@ def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
              capsys=capsys)
         rows = list(csv.reader(sheet.open()))
         assert rows[0] == ["id", "reward"] and 2 <= len(rows) <= 11
-        with sheet.open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows[1:][::-1]:  # results in another order
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        # results in another order
+        _fill_in(sheet, [r[0] for r in rows[1:]][::-1], ids, means, rng)
         _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
                              "--state", state, capsys=capsys))
@@ -243,11 +246,7 @@ def test_experiment_fits_an_intercept_when_the_features_have_none(tmp_path, caps
         _oed("experiment", "ask", "--n", "20", "--out", str(sheet), "--state", state,
              capsys=capsys)
         rows = list(csv.reader(sheet.open()))[1:]
-        with sheet.open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["id", "reward"])
-            for name, _ in rows:
-                w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+        _fill_in(sheet, [r[0] for r in rows], ids, means, rng)
         told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
         if "stopped after" in told:
             break
@@ -294,14 +293,43 @@ def test_budget_stop_is_said_not_certified(tmp_path, capsys) -> None:
     rows = list(csv.reader(sheet.open()))[1:]
     assert len(rows) == 30  # the batch is cut at the budget
     rng = np.random.default_rng(0)
-    with sheet.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["id", "reward"])
-        for name, _ in rows:
-            w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
+    _fill_in(sheet, [r[0] for r in rows], ids, means, rng)
     out = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
     assert "stopped after 30 samples (the run ended by its budget, not certified); best " \
            "so far: " in out and "recommended" not in out
     assert main(["experiment", "ask", "--state", state]) == 2
     err = capsys.readouterr().err
     assert "ended by its budget, not certified); best so far:" in err
+
+
+def test_ill_conditioned_model_is_refused_and_coded_units_work(tmp_path, capsys) -> None:
+    """A quadratic in raw kelvin (condition number 5.9e7) is refused at `new` with the
+    remedy; with --coded the same model is built on coded factors, `new` prints the
+    coding, and the screen certifies the true best condition."""
+    import itertools
+
+    F = list(itertools.product([293.15, 303.15, 313.15, 323.15, 333.15], [5.0, 6.0, 7.0]))
+    ids = [f"c{i:02d}" for i in range(len(F))]
+    p = tmp_path / "cond.csv"
+    p.write_text("cond,temp_K,pH\n" + "".join(f"{i},{t},{h}\n" for i, (t, h) in
+                                               zip(ids, F, strict=True)))
+    Fa = np.array(F)
+    means = 50 - 0.02 * (Fa[:, 0] - 318) ** 2 - 3 * (Fa[:, 1] - 6.6) ** 2
+    state = str(tmp_path / "k.json")
+    base = ["experiment", "new", "--arms", str(p), "--id-column", "cond", "--model",
+            "quadratic", "--threshold", "heuristic", "--state", state]
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "condition number is" in err and "--coded" in err
+    out = _oed(*base, "--coded", capsys=capsys)
+    assert "factors coded to [-1, 1]: temp_K = 313.15 + 20 * coded, pH = 6 + 1 * coded" in out
+    rng = np.random.default_rng(5)
+    for day in range(60):
+        sheet = tmp_path / f"k{day}.csv"
+        _oed("experiment", "ask", "--n", "200", "--out", str(sheet), "--state", state,
+             capsys=capsys)
+        _fill_in(sheet, [r[0] for r in list(csv.reader(sheet.open()))[1:]], ids, means, rng)
+        told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+        if "stopped after" in told:
+            break
+    assert f"certified); recommended: {ids[int(np.argmax(means))]}" in told

@@ -137,3 +137,29 @@ def test_regressors_intercept_rules() -> None:
         regressors(F, intercept="yes")
     with pytest.raises(ValueError, match="names has 1 entries for 2 factors"):
         regressors(F, names=["t"])
+
+
+def test_coded_regressors_span_the_same_model_better_conditioned() -> None:
+    """``code=True``: each factor mapped to [-1, 1] (centre + half-range), the regressors
+    span the same column space as the raw model (a reparametrisation X -> X T), with a
+    condition number of 3.8 instead of 5.9e7 for a quadratic in raw kelvin and pH; coding
+    a model without an intercept (which it would change) is refused."""
+    import itertools
+
+    from design import coded, regressors
+
+    F = np.array(list(itertools.product([293.15, 303.15, 313.15, 323.15, 333.15],
+                                        [5.0, 6.0, 7.0, 8.0])))
+    C, centre, half = coded(F)
+    assert C.min(axis=0).tolist() == [-1.0, -1.0] and C.max(axis=0).tolist() == [1.0, 1.0]
+    np.testing.assert_allclose(centre + half * C, F, rtol=1e-15)
+    raw = regressors(F, "quadratic", None, ["T", "pH"])
+    cod = regressors(F, "quadratic", None, ["T", "pH"], code=True)
+    assert cod.terms == raw.terms and "T = 313.15 + 20 * coded" in cod.description
+    assert np.linalg.cond(raw.X) > 5e7 and np.linalg.cond(cod.X) < 4
+    T = np.linalg.lstsq(cod.X, raw.X, rcond=None)[0]  # raw = coded @ T exactly
+    np.testing.assert_allclose(cod.X @ T, raw.X, rtol=0, atol=1e-9 * np.abs(raw.X).max())
+    with pytest.raises(ValueError, match="code: coding centres the factors"):
+        regressors(F, "quadratic", False, code=True)
+    const = np.c_[F[:, :1], np.full(len(F), 2.0)]  # a constant factor is only centred
+    assert np.all(coded(const)[0][:, 1] == 0.0)

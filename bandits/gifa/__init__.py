@@ -55,6 +55,7 @@ from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.lsq import new_state, refresh, update
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
+from bandits._core.validate import check_conditioning
 from bandits.gifa import _kernels as G
 from rounding.validation import (
     as_real_array,
@@ -212,6 +213,8 @@ class _Engine:
             max_samples = check_budget(max_samples)
         seed = check_seed(seed)
         self.algo, self.K, self.m = algo, K, int(m)
+        if algo.structured:
+            check_conditioning(X)
         self.features = X if algo.structured else np.eye(K)
         self.lam = float((sigma / 20.0) ** 2 if algo.reg is None else algo.reg)
         if not algo.structured:

@@ -313,10 +313,10 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
     """
     sig = float(instance.sigma if sigma is None else sigma)
     refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every", 1)
+    check_resolution(instance, 1)  # first: its message names the unresolvable arms
     eng = _adaptive_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = check_seed(seed), check_budget(max_samples)
     per_sample = check_simulation(simulation)
-    check_resolution(instance, 1)
     env = make_environment(instance)
     blocks = (not per_sample and eng.stop_in and env.kind == ENV_GAUSSIAN
               and distinct_rows(eng.Z))
@@ -725,9 +725,9 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
     """
     sig = float(instance.sigma if sigma is None else sigma)
     per_sample = check_simulation(simulation)
+    check_resolution(instance, 1)  # first: its message names the unresolvable arms
     eng = _rage_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = check_seed(seed), check_budget(max_samples)
-    check_resolution(instance, 1)
     env = make_environment(instance)
     K = eng.X.shape[0]
     pcounts, psums = np.zeros(K, dtype=np.int64), np.zeros(K)

@@ -322,6 +322,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     """
     sig = float(instance.sigma if sigma is None else sigma)
     method = default_method(algorithm) if method is None else method
+    check_resolution(instance, 1)  # first: its message names the unresolvable arms
     st = _setup(algorithm, instance.X, getattr(instance, "Z", None),
                 getattr(instance, "theta", None), method=method, init=init,
                 confidence=confidence, c=c, sigma=sig, delta=delta)
@@ -329,7 +330,6 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     max_samples = _budget(max_samples)
     refresh_every = check_int(refresh_every, "refresh_every", 1)
     per_sample = check_simulation(simulation)
-    check_resolution(instance, 1)
     env = make_environment(instance)
     fast = not per_sample and st.stop_kind == S.STOP_ORACLE
     blocks = (not per_sample and st.stop_kind == S.STOP_EMPIRICAL
