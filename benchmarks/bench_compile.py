@@ -26,8 +26,19 @@ ends with the CPU seconds of ``import numba`` / ``import design`` / ``import ban
 the whole ``oed demo`` (a child process, empty cache, then warm). With ``--ref REV`` each
 number is also measured on that revision.
 
+``--entries`` measures what a user's first call pays, per entry point: every registered
+algorithm through ``bandits.run(name, example)`` (its registry example instance, read from
+the registry of each revision, so a new algorithm is measured for free) and every public
+design and rounding function of :data:`DESIGN_ENTRIES`, each in a fresh interpreter with a
+new empty ``NUMBA_CACHE_DIR``: ``cold`` (CPU seconds of that single first call, imports
+excluded: the number issue 16's "first call under 3 s" is checked against), ``again`` (the
+same call once more in that process: the run alone), ``warm`` (the first call in a second
+fresh process loading the cache) and the kernels compiled, as one table sorted by cold
+time (with ``--ref REV``: that revision's cold and warm and the ratio).
+
 Usage: ``python benchmarks/bench_compile.py [--ref main] [--repeats 1] [--family gifa]
-[--no-compile] [--no-hops] [--families [--only NAME] [--kernels N]] [--runtime --ref main]``.
+[--no-compile] [--no-hops] [--families|--entries [--only NAME] [--kernels N]]
+[--runtime --ref main [--only NAME]]``.
 
 ``--runtime`` (with ``--ref``) times warm calls of the kernels changed for compile time
 (best CPU seconds of several calls in one process, this checkout and the revision in
@@ -309,6 +320,163 @@ def families_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
           + (", ".join(f"{k} x{n}" for m in multi.values() for k, n in m.items()) or "none"))
 
 
+#: Budget of a measured ``bandits.run`` (fixed-horizon algorithms: their horizon).
+ENTRY_BUDGET = 20_000
+
+_SMALL = ("import numpy as np, design, rounding\n"
+          "X = np.random.default_rng(0).normal(size=(20, 3))\n"
+          "Q = design.model_matrix(np.random.default_rng(0).uniform(-1, 1, (30, 2)), "
+          "'quadratic')\n"
+          "w = np.full(20, 1 / 20)")
+
+#: The public design and rounding functions, one small first call each (name -> call;
+#: ``_SMALL`` sets up ``X`` (20 x 3), ``Q`` (30 x 6, a quadratic model) and ``w``).
+DESIGN_ENTRIES: dict[str, str] = {
+    "design.g_optimal": "design.g_optimal(X)",
+    "design.d_optimal": "design.d_optimal(X)",
+    "design.kw_check": "design.kw_check(X, w)",
+    "design.a_optimal": "design.a_optimal(X)",
+    "design.i_optimal": "design.i_optimal(X)",
+    "design.ds_optimal": "design.ds_optimal(X, [0, 1])",
+    "design.c_optimal": "design.c_optimal(X, X[0] - X[1])",
+    "design.linear_optimal": "design.linear_optimal(X, np.diag([1.0, 2.0, 0.5]))",
+    "design.criterion_check": "design.criterion_check(X, w, 'a')",
+    "design.xy_optimal": "design.xy_optimal(X)",
+    "design.xy_check": "design.xy_check(X, w)",
+    "design.minimax_optimal": "design.minimax_optimal(X, X[:5] - X[5:10])",
+    "design.h_optimal": "design.h_optimal(X, np.array([1.0, 0.5, -0.5]))",
+    "design.g_optimal_hessian": "design.g_optimal_hessian(X, np.array([1.0, 0.5, -0.5]))",
+    "design.two_approx_g_design": "design.two_approx_g_design(X)",
+    "design.constrained_optimal": "design.constrained_optimal(X, 'd', caps=0.1)",
+    "design.exact": "design.exact(Q, 8)",
+    "design.exact (a)": "design.exact(Q, 8, 'a')",
+    "design.exact_value": "design.exact_value(Q, np.ones(30, dtype=np.int64))",
+    "design.greedy_xy_step": "design.greedy_xy_step(np.eye(3), X)",
+    "rounding.efficient_round": "rounding.efficient_round(w, 50)",
+    "rounding.round_with_guarantee": "rounding.round_with_guarantee(X, w, 50, 0.5)",
+    "rounding.track": "rounding.track(np.zeros(20, dtype=np.int64), w)",
+}
+
+_ENTRY_PROBE = """
+import json, time
+t0 = time.process_time()
+import numba
+from numba.core import event
+{setup}
+t1 = time.process_time()
+stack, kernels = [], {{}}
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.process_time(), 0.0])
+
+    def on_end(self, ev):
+        start, child = stack.pop()
+        dt = time.process_time() - start
+        if stack:
+            stack[-1][1] += dt
+        fn = ev.data["dispatcher"].py_func
+        r = kernels.setdefault(fn.__module__ + "." + fn.__qualname__, [0.0, 0])
+        r[0] += dt - child
+        r[1] += 1
+
+event.register("numba:compile", Listener())
+t1 = time.process_time()
+{call}
+t2 = time.process_time()
+{call}
+t3 = time.process_time()
+import bandits
+from bandits.warmup import jitted_functions
+sigs = {{}}
+for dsp in jitted_functions():
+    if dsp.signatures:
+        sigs[dsp.py_func.__module__ + "." + dsp.py_func.__qualname__] = len(dsp.signatures)
+print(json.dumps({{"setup": t1 - t0, "first": t2 - t1, "again": t3 - t2, "kernels": kernels,
+                  "sigs": sigs, "file": bandits.__file__}}))
+"""
+
+
+def entry_points(where: Path = ROOT) -> dict[str, tuple[str, str]]:
+    """name -> (setup, call) of every entry point a user calls first, read from the
+    registry of the checkout at ``where`` (a new algorithm is measured for free): one
+    ``bandits.run(name, example instance)`` per registered algorithm, then the public
+    design and rounding functions of :data:`DESIGN_ENTRIES` that ``where`` has."""
+    code = ("import json, design, rounding\nfrom bandits.registry import REGISTRY\n"
+            "print(json.dumps({'algs': [[n, e.example] for n, e in REGISTRY.items()], "
+            "'names': sorted(set(dir(design)) | {'r.' + n for n in dir(rounding)})}))")
+    env = {**os.environ, "PYTHONPATH": str(where), "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=where, env=env,
+                         capture_output=True, text=True, check=True)
+    info = json.loads(out.stdout.strip().splitlines()[-1])
+    entries: dict[str, tuple[str, str]] = {}
+    for name, example in info["algs"]:
+        module, _, fn = example.partition(":")
+        setup = f"from bandits import run\nfrom {module} import {fn}\ninst = {fn}()"
+        entries[f"run({name!r})"] = (
+            setup, f"run({name!r}, inst, seed=0, max_samples={ENTRY_BUDGET})")
+    have = set(info["names"])
+    for name, call in DESIGN_ENTRIES.items():
+        module, _, fn = name.split(" ")[0].partition(".")
+        if (fn if module == "design" else "r." + fn) in have:
+            entries[name] = (_SMALL, call)
+    return entries
+
+
+def entry_time(setup: str, call: str, where: Path) -> dict:
+    """CPU seconds of one entry point's first call: ``cold`` (fresh process, empty numba
+    cache), ``again`` (the same call once more in that process: the run alone) and
+    ``warm`` (a fresh process loading what the cold one cached)."""
+    code = _ENTRY_PROBE.format(setup=setup, call=call)
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        cold = _run_probe(code, where, cache)
+        warm = _run_probe(code, where, cache)
+    return {"cold": cold["first"], "again": cold["again"], "warm": warm["first"],
+            "kernels": cold["kernels"], "sigs": cold["sigs"]}
+
+
+def entries_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
+    """Per entry point: cold / warm first-call CPU s (and at ``--ref``), sorted by cold."""
+    mine_entries = entry_points(ROOT)
+    ref_entries = entry_points(ref_dir) if ref_dir is not None else {}
+    rows = []
+    for name, (setup, call) in mine_entries.items():
+        if args.only and not any(o in name for o in args.only):
+            continue
+        mine = entry_time(setup, call, ROOT)
+        ref = None
+        if name in ref_entries:
+            try:  # a call the other revision refuses (an older signature) is left out
+                ref = entry_time(*ref_entries[name], ref_dir)
+            except RuntimeError as exc:
+                print(f"  {name} at {args.ref}: {str(exc).splitlines()[-1]}", file=sys.stderr)
+        rows.append((name, mine, ref))
+        print(f"  measured {name}: cold {mine['cold']:.2f}"
+              + (f" ({args.ref} {ref['cold']:.2f})" if ref else ""), file=sys.stderr,
+              flush=True)
+    head = (f"{'entry point (first call)':<34} {'cold CPU s':>10} {'warm':>6} {'again':>6} "
+            f"{'specs':>5}")
+    if ref_dir is not None:
+        head += f" | {args.ref + ': cold':>12} {'warm':>6} {'this/ref':>8}"
+    print(head)
+    for name, mine, ref in sorted(rows, key=lambda r: -r[1]["cold"]):
+        line = (f"{name:<34} {mine['cold']:>10.2f} {mine['warm']:>6.2f} "
+                f"{mine['again']:>6.2f} {sum(mine['sigs'].values()):>5}")
+        if ref_dir is not None:
+            line += (f" | {ref['cold']:>12.2f} {ref['warm']:>6.2f} "
+                     f"{mine['cold'] / ref['cold']:>8.2f}" if ref else f" | {'-':>12}")
+        print(line)
+    if args.kernels:
+        print("\nheaviest kernels by exclusive compile CPU s (this checkout):")
+        for name, mine, _ in sorted(rows, key=lambda r: -r[1]["cold"]):
+            top = sorted(mine["kernels"].items(), key=lambda kv: -kv[1][0])[:args.kernels]
+            print(f"  {name}: " + ", ".join(f"{k.rsplit('.', 1)[-1]} {v[0]:.2f}"
+                                            for k, v in top))
+    multi = {k: n for _, mine, _ in rows for k, n in mine["sigs"].items() if n > 1}
+    print("\nkernels with more than one specialisation in one first call (this checkout): "
+          + (", ".join(f"{k} x{n}" for k, n in multi.items()) or "none"))
+
+
 #: Warm run-time cases (the kernels changed for compile time must not get slower).
 RUNTIME: dict[str, tuple[str, str]] = {
     "g_optimal K=5000 d=30 tol=1e-9": (
@@ -349,6 +517,10 @@ RUNTIME: dict[str, tuple[str, str]] = {
         "from bandits.subsets import SubsetEnv, run_subset\n"
         "env = SubsetEnv.bernoulli(N=20, K=4, seed=0)",
         "[run_subset(a, env, 20000, seed=0) for a in ('dart', 'csar', 'lints', 'ucb')]"),
+    "subsets dart/csar/lints N=30 K=5 T=300000 rho=0.3": (
+        "from bandits.subsets import SubsetEnv, run_subset\n"
+        "env = SubsetEnv.bernoulli(N=30, K=5, seed=1, rho=0.3)",
+        "[run_subset(a, env, 300000, seed=0) for a in ('dart', 'csar', 'lints')]"),
 }
 
 _RUNTIME_PROBE = """
@@ -372,6 +544,8 @@ def runtime_table(args: argparse.Namespace, ref_dir: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="numba-rt-") as c1, \
             tempfile.TemporaryDirectory(prefix="numba-rt-") as c2:
         for name, (setup, call) in RUNTIME.items():
+            if args.only and not any(o in name for o in args.only):
+                continue
             code = _RUNTIME_PROBE.format(setup=setup, call=call, repeats=max(3, args.repeats))
             mine = min(_run_probe(code, ROOT, c1)["cpu"] for _ in range(2))
             ref = min(_run_probe(code, ref_dir, c2)["cpu"] for _ in range(2))
@@ -452,12 +626,14 @@ def main() -> None:
     parser.add_argument("--chains", action="store_true", help="print each deepest chain")
     parser.add_argument("--families", action="store_true",
                         help="cold/warm CPU and specialisations per `oed warmup` family")
+    parser.add_argument("--entries", action="store_true",
+                        help="cold/warm CPU of the first call of every entry point")
     parser.add_argument("--runtime", action="store_true",
                         help="warm run time of the changed kernels, this vs --ref")
     parser.add_argument("--only", action="append",
-                        help="with --families: only the families whose name contains this")
+                        help="with --families/--entries/--runtime: only the names containing this")
     parser.add_argument("--kernels", type=int, default=0,
-                        help="with --families: list the N heaviest kernels per family")
+                        help="with --families/--entries: list the N heaviest kernels")
     args = parser.parse_args()
     families = args.family or list(SNIPPETS)
     with tempfile.TemporaryDirectory(prefix="bench-ref-") as tmp:
@@ -469,6 +645,9 @@ def main() -> None:
             return
         if args.families:
             families_table(args, ref_dir)
+            return
+        if args.entries:
+            entries_table(args, ref_dir)
             return
         if not args.no_compile:
             compile_table(args, families, ref_dir)

@@ -11,29 +11,29 @@ update ``A^{-1}`` and every directional derivative by the Woodbury formula for t
 change ``A + alpha (x_i x_i^T - x_j x_j^T)`` in ``O(K d)``.
 
 Helpers that only kernels call are compiled without numba's Python wrapper
-(:func:`design._jit.inner`; first-call compile time, issue 16); the solvers the Python side
-calls (:func:`linear_solve`, :func:`ds_solve`) keep ``@njit(cache=True)``.
+(:func:`design._jit.inner`; first-call compile time, issue 16). The solvers the Python side
+calls (:func:`linear_solve`, :func:`ds_solve`) are Python: they recompute the exact state
+(``A^{-1}`` and every derivative) with LAPACK every ``refresh`` steps and run the exchange
+steps in between in the jitted :func:`linear_steps` / :func:`ds_steps`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from scipy.linalg.lapack import dpotrf, dpotri
 
 from design._jit import inner
 from design._linalg import (
     info_matrix,
-    inverse_spd,
     linear_pair_terms,
     linear_rank2_update,
-    mv_into,
     pair_terms,
     rank2_core,
     rank2_inverse_update,
     rank2_variance_update,
-    trace_product,
 )
-from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401
+from design._status import CONVERGED, MAX_ITER, REFRESH, SINGULAR, STALLED  # noqa: F401
 
 # STALLED (design._status, one definition for every kernel) here: no exchange along the
 # chosen pair improves the criterion.
@@ -75,45 +75,6 @@ def _quad_roots(qa: float, qb: float, qc: float, out: np.ndarray) -> int:
 # ----------------------------------------------------------------------------------------
 # linear criteria: phi(w) = tr(L A(w)^{-1})  (A-optimal: L = I; I-optimal: L a moment matrix)
 # ----------------------------------------------------------------------------------------
-
-
-@inner(inline="always")
-def linear_state(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
-                 Ainv: np.ndarray, g: np.ndarray) -> float:
-    """Recompute ``A^{-1}`` and ``g_a = x_a^T A^{-1} L A^{-1} x_a`` exactly, with
-    ``A = M0 + sum_a w_a x_a x_a^T`` (``M0``: information of runs already made, or 0).
-
-    Returns ``phi = tr(L A^{-1})``, or -1 when ``A`` is not numerically PD.
-    """
-    K, d = X.shape
-    if not _inverse_info(X, w, M0, Ainv):
-        return -1.0
-    # g_a = z_a^T L z_a, z_a = A^{-1} x_a: plain loops, no BLAS product (issue 16)
-    z = np.empty(d)
-    for a in range(K):
-        mv_into(Ainv, X[a], z)
-        s = 0.0
-        for r in range(d):
-            t = 0.0
-            for c in range(d):
-                t += L[r, c] * z[c]
-            s += z[r] * t
-        g[a] = s
-    return trace_product(L, Ainv)
-
-
-@njit(cache=True, inline="always")
-def _inverse_info(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarray) -> bool:
-    """``Minv = (M0 + sum_a w_a x_a x_a^T)^{-1}`` (Cholesky); False if not numerically PD.
-    Loops only: an array expression such as ``M + M0`` compiles numba's broadcasting
-    machinery (issue 16)."""
-    d = X.shape[1]
-    M = np.empty((d, d))
-    info_matrix(X, w, M)
-    for r in range(d):
-        for c in range(d):
-            M[r, c] += M0[r, c]
-    return inverse_spd(M, Minv)
 
 
 @njit(cache=True, inline="always")
@@ -190,6 +151,56 @@ def _select(score: np.ndarray, w: np.ndarray, cap: np.ndarray) -> tuple[int, int
 
 
 @njit(cache=True)
+def linear_steps(X: np.ndarray, L: np.ndarray, w: np.ndarray, Ainv: np.ndarray,
+                 g: np.ndarray, phi: float, cap: np.ndarray, kkt: bool, tol: float,
+                 max_iter: int, refresh: int) -> tuple[int, int]:
+    """Exchange steps of :func:`linear_solve` from an exact state (``Ainv``, ``g``, ``phi``
+    of ``w``), until the caller must refresh it: returns ``(REFRESH, steps)`` after
+    ``refresh`` steps, or when the stop rule holds or no exchange improves on an updated
+    (not exact) state; ``CONVERGED`` / ``STALLED`` when that happens on the exact state,
+    ``MAX_ITER`` after ``max_iter`` steps. ``w``, ``Ainv`` and ``g`` are updated in place.
+    """
+    it = 0
+    while True:
+        i, j = _select(g, w, cap)
+        if i < 0 or j < 0:
+            return STALLED, it
+        thr = g[j] if kkt else phi
+        if g[i] <= thr * (1.0 + tol) or j == i:
+            return (CONVERGED if it == 0 else REFRESH), it
+        if it >= max_iter:
+            return MAX_ITER, it
+        amax = min(w[j], cap[i] - w[i])
+        new_phi = linear_exchange(X, L, w, Ainv, g, i, j, phi, amax)
+        if new_phi < 0.0:
+            # no improving exchange along this pair: refresh once, else stop honestly
+            return (STALLED if it == 0 else REFRESH), it
+        if w[i] > cap[i]:
+            w[i] = cap[i]
+        phi = new_phi
+        it += 1
+        if it >= refresh:
+            return REFRESH, it
+
+
+def inverse_info(X: np.ndarray, w: np.ndarray, M0: np.ndarray) -> np.ndarray | None:
+    """``(M0 + sum_a w_a x_a x_a^T)^{-1}`` (C-contiguous, exactly symmetric) by LAPACK's
+    Cholesky (``dpotrf``, ``dpotri``); None if not numerically PD (a pivot
+    ``L_jj^2 <= 1e-300``, the rule of :func:`design._linalg.cholesky_lower`)."""
+    d = X.shape[1]
+    if d == 0:
+        return np.empty((0, 0))
+    C, info = dpotrf((X.T * w) @ X + M0, lower=1, clean=1)
+    dg = C.diagonal()
+    if info != 0 or not (dg * dg > 1e-300).all():
+        return None
+    Ci, info = dpotri(C, lower=1)  # the lower triangle of the inverse (C's upper one: 0)
+    if info != 0:  # pragma: no cover - C has a positive diagonal
+        return None
+    Ci += np.tril(Ci, -1).T
+    return np.ascontiguousarray(Ci)
+
+
 def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
                  cap: np.ndarray, kkt: bool, tol: float, max_iter: int, refresh: int
                  ) -> tuple[int, int]:
@@ -201,49 +212,31 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
     the stop rule is ``max_a g_a <= phi (1 + tol)``. With caps or ``M0`` (``kkt=True``) the
     stop rule is the KKT condition ``max_{w_a < cap_a} g_a <= (1 + tol) min_{w_a > 0} g_a``
     (the certificate is computed by the caller). Exchanges move weight from the support arm
-    with the smallest ``g`` to the arm below its cap with the largest, at most up to the cap.
+    with the smallest ``g`` to the arm below its cap with the largest, at most up to the cap
+    (:func:`linear_steps`, jitted); the exact state (``A^{-1}``, every ``g_a``,
+    ``phi = tr(L A^{-1})``) is recomputed here with LAPACK every ``refresh`` steps and
+    before convergence or a stall is declared: BLAS-3 work once per ``refresh`` steps, and
+    as jitted code it cost about 1 s of CPU to compile on a user's first call (issue 16).
     Returns ``(status, iterations)``; ``w`` is updated in place.
     """
-    K, d = X.shape
-    Ainv = np.empty((d, d))
-    g = np.empty(K)
-    phi = 0.0
-    since = 0
+    from design._gd_batch import blas_threads
+
     it = 0
-    stale = True  # one call site of the exact refresh, inlined (first-call compile time)
-    while True:
-        if stale:
-            phi = linear_state(X, L, w, M0, Ainv, g)
+    with blas_threads(1):  # small products, many refreshes: BLAS threads only cost
+        while True:
+            Ainv = inverse_info(X, w, M0)
+            if Ainv is None:
+                return SINGULAR, it
+            Z = X @ Ainv  # rows z_a = A^{-1} x_a
+            g = np.einsum("ij,ij->i", Z @ L, Z)
+            phi = float(np.einsum("ij,ji->", L, Ainv))
             if phi <= 0.0:
                 return SINGULAR, it
-            since = 0
-            stale = False
-        i, j = _select(g, w, cap)
-        if i < 0 or j < 0:
-            return STALLED, it
-        thr = g[j] if kkt else phi
-        if g[i] <= thr * (1.0 + tol) or j == i:
-            if since == 0:
-                return CONVERGED, it
-            stale = True
-            continue
-        if it >= max_iter:
-            return MAX_ITER, it
-        amax = min(w[j], cap[i] - w[i])
-        new_phi = linear_exchange(X, L, w, Ainv, g, i, j, phi, amax)
-        if new_phi < 0.0:
-            # no improving exchange along this pair: refresh once, else stop honestly
-            if since == 0:
-                return STALLED, it
-            stale = True
-            continue
-        if w[i] > cap[i]:
-            w[i] = cap[i]
-        phi = new_phi
-        it += 1
-        since += 1
-        if since >= refresh:
-            stale = True
+            status, steps = linear_steps(X, L, w, Ainv, g, phi, cap, bool(kkt), tol,
+                                         max_iter - it, refresh)
+            it += steps
+            if status != REFRESH:
+                return status, it
 
 
 # ----------------------------------------------------------------------------------------
@@ -251,69 +244,20 @@ def linear_solve(X: np.ndarray, L: np.ndarray, w: np.ndarray, M0: np.ndarray,
 # ----------------------------------------------------------------------------------------
 
 
-@inner
-def variance_state(X: np.ndarray, w: np.ndarray, M0: np.ndarray, Minv: np.ndarray,
-                   om: np.ndarray) -> bool:
-    """Exact ``M^{-1}``, ``M = M0 + sum_a w_a x_a x_a^T``, and variances
-    ``om_a = x_a^T M^{-1} x_a`` (``d = 0`` allowed)."""
-    K, d = X.shape
-    if d == 0:
-        for a in range(K):
-            om[a] = 0.0
-        return True
-    if not _inverse_info(X, w, M0, Minv):
-        return False
-    z = np.empty(d)
-    for a in range(K):
-        mv_into(Minv, X[a], z)
-        s = 0.0
-        for r in range(d):
-            s += X[a, r] * z[r]
-        om[a] = s
-    return True
-
-
-@inner(inline="always")
-def _ds_state(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
-              Minv: np.ndarray, om: np.ndarray, Ninv: np.ndarray, nu: np.ndarray) -> bool:
-    """Exact refresh of both the full and the nuisance inverse and variances."""
-    return (variance_state(X, w, M0, Minv, om)
-            and variance_state(XN, w, M0N, Ninv, nu))
-
-
 @njit(cache=True)
-def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
-             cap: np.ndarray, kkt: bool, s: int, tol: float, max_iter: int, refresh: int
-             ) -> tuple[int, int]:
-    """Vertex-exchange solver of the Ds-optimal design from the PD start ``w``.
-
-    ``XN`` holds the nuisance columns of ``X`` (none: the D-optimal design), ``M0``/``M0N``
-    the information already there, ``cap`` the weight caps. The directional derivative is
-    ``d_a = omega_a - nu_a`` (full minus nuisance variance; ``max_a d_a = s`` at the
-    unconstrained optimum). For the exchange ``j -> i`` both determinant ratios are
-    quadratics, ``q(alpha) = 1 + e alpha - D alpha^2``, so ``log q_full - log q_nuis`` has its
-    stationary points at the roots of
-    ``(e - e') - 2 (D - D') alpha + (e D' - D e') alpha^2``. Stops when
-    ``max_a d_a <= s (1 + tol)`` (``kkt``: ``max_{w_a < cap_a} d_a <= (1 + tol)
-    min_{w_a > 0} d_a``) on an exact refresh. Returns ``(status, iterations)``.
+def ds_steps(X: np.ndarray, XN: np.ndarray, w: np.ndarray, Minv: np.ndarray,
+             om: np.ndarray, Ninv: np.ndarray, nu: np.ndarray, cap: np.ndarray, kkt: bool,
+             s: int, tol: float, max_iter: int, refresh: int) -> tuple[int, int]:
+    """Exchange steps of :func:`ds_solve` from an exact state (``Minv``, ``om`` and the
+    nuisance ``Ninv``, ``nu`` of ``w``), until the caller must refresh it; the return
+    codes of :func:`linear_steps`. ``w``, the inverses and variances are updated in place.
     """
-    K, d = X.shape
+    K = X.shape[0]
     m = XN.shape[1]
-    Minv = np.empty((d, d))
-    Ninv = np.empty((m, m))
-    om = np.empty(K)
-    nu = np.empty(K)
     dv = np.empty(K)
     cand = np.empty(3)
-    since = 0
     it = 0
-    stale = True  # one call site of the exact refresh, inlined (first-call compile time)
     while True:
-        if stale:
-            if not _ds_state(X, XN, w, M0, M0N, Minv, om, Ninv, nu):
-                return SINGULAR, it
-            since = 0
-            stale = False
         for a in range(K):
             dv[a] = om[a] - nu[a]
         i, j = _select(dv, w, cap)
@@ -321,10 +265,7 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
             return STALLED, it
         thr = dv[j] if kkt else s
         if dv[i] <= thr * (1.0 + tol) or j == i:
-            if since == 0:
-                return CONVERGED, it
-            stale = True
-            continue
+            return (CONVERGED if it == 0 else REFRESH), it
         if it >= max_iter:
             return MAX_ITER, it
         amax = min(w[j], cap[i] - w[i])
@@ -357,10 +298,7 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
                 alpha = t
         if alpha <= 0.0:
             # no improving exchange along this pair: refresh once, else stop honestly
-            if since == 0:
-                return STALLED, it
-            stale = True
-            continue
+            return (STALLED if it == 0 else REFRESH), it
         # the rank-two Woodbury update M + alpha (x_i x_i^T - x_j x_j^T) of both inverses
         # and variances, from the pair terms above (the state has not changed since)
         s11, s12, s22 = rank2_core(fi, fj, fij, alpha, alpha)
@@ -376,6 +314,48 @@ def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: 
         else:
             w[j] -= alpha
         it += 1
-        since += 1
-        if since >= refresh:
-            stale = True
+        if it >= refresh:
+            return REFRESH, it
+
+
+def _variances(X: np.ndarray, w: np.ndarray, M0: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact ``M^{-1}``, ``M = M0 + sum_a w_a x_a x_a^T``, and the variances
+    ``om_a = x_a^T M^{-1} x_a`` (``d = 0`` allowed: zeros); None if not numerically PD."""
+    Minv = inverse_info(X, w, M0)
+    if Minv is None:
+        return None
+    return Minv, np.einsum("ij,ij->i", X @ Minv, X)
+
+
+def ds_solve(X: np.ndarray, XN: np.ndarray, w: np.ndarray, M0: np.ndarray, M0N: np.ndarray,
+             cap: np.ndarray, kkt: bool, s: int, tol: float, max_iter: int, refresh: int
+             ) -> tuple[int, int]:
+    """Vertex-exchange solver of the Ds-optimal design from the PD start ``w``.
+
+    ``XN`` holds the nuisance columns of ``X`` (none: the D-optimal design), ``M0``/``M0N``
+    the information already there, ``cap`` the weight caps. The directional derivative is
+    ``d_a = omega_a - nu_a`` (full minus nuisance variance; ``max_a d_a = s`` at the
+    unconstrained optimum). For the exchange ``j -> i`` both determinant ratios are
+    quadratics, ``q(alpha) = 1 + e alpha - D alpha^2``, so ``log q_full - log q_nuis`` has its
+    stationary points at the roots of
+    ``(e - e') - 2 (D - D') alpha + (e D' - D e') alpha^2``. Stops when
+    ``max_a d_a <= s (1 + tol)`` (``kkt``: ``max_{w_a < cap_a} d_a <= (1 + tol)
+    min_{w_a > 0} d_a``) on an exact refresh. The steps are jitted (:func:`ds_steps`),
+    the exact refresh of both inverses and variances every ``refresh`` steps is LAPACK
+    (as :func:`linear_solve`). Returns ``(status, iterations)``.
+    """
+    from design._gd_batch import blas_threads
+
+    it = 0
+    with blas_threads(1):  # as linear_solve
+        while True:
+            full = _variances(X, w, M0)
+            nuis = _variances(XN, w, M0N)
+            if full is None or nuis is None:
+                return SINGULAR, it
+            status, steps = ds_steps(X, XN, w, full[0], full[1], nuis[0], nuis[1], cap,
+                                     bool(kkt), int(s), tol, max_iter - it, refresh)
+            it += steps
+            if status != REFRESH:
+                return status, it

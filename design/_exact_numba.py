@@ -15,6 +15,8 @@ from numba import njit
 
 from design._criteria_numba import _info
 from design._linalg import (
+    cholesky_lower,
+    inner,
     inverse_spd,
     linear_pair_terms,
     linear_rank2_update,
@@ -110,7 +112,15 @@ def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarr
             return False
         counts[k] += 1
         spent += costs[k]
-        woodbury_pair(X, Minv, om, k, k, 1.0, 0.0)
+        # Sherman-Morrison for M + x_k x_k^T; the column X M^{-1} x_k by BLAS gemv
+        u = mv(Minv, X[k])
+        cst = 1.0 / (1.0 + om[k])
+        t = X @ u
+        for a in range(K):
+            om[a] -= cst * t[a] * t[a]
+        for r in range(d):
+            for c in range(d):
+                Minv[r, c] -= cst * u[r] * u[c]
     return True
 
 
@@ -300,7 +310,10 @@ def _d_full_state(X: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, Minv: np.
                   om: np.ndarray, H: np.ndarray, sup: np.ndarray, pos: np.ndarray) -> int:
     """Recompute ``M^{-1}``, every variance ``om_a`` and the cross-variances ``H[a, j] =
     x_a^T M^{-1} x_{sup_j}`` with the support points (one BLAS product) from the counts;
-    returns the support size, -1 if ``M`` is not PD."""
+    returns the support size, -1 if ``M`` is not PD or numerically singular: a support
+    point has ``n_r om_r <= 1`` (``M >= n_r x_r x_r^T``), so ``n_r om_r > 1 + 1e-6`` means
+    ``M^{-1}`` is wrong beyond that (a start on a nearly singular design, whose exchanges
+    would follow noise)."""
     if not inverse_spd(_info(X, counts.astype(np.float64)) + Mfix, Minv):
         return -1
     Z = X @ Minv
@@ -309,6 +322,8 @@ def _d_full_state(X: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, Minv: np.
     for a in range(X.shape[0]):
         pos[a] = -1
         if counts[a] > 0:
+            if counts[a] * om[a] > 1.0 + 1e-6:
+                return -1
             sup[S] = a
             pos[a] = S
             S += 1
@@ -326,6 +341,41 @@ def _d_full_state(X: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, Minv: np.
 def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
               max_steps: int, refresh: int, costs: np.ndarray, budget: float
               ) -> tuple[int, bool]:
+    """:func:`_fedorov_d_run` with ``verify``: the returned design is a local optimum checked
+    on an exactly recomputed state (the exchange continues if the check finds a gain)."""
+    return _fedorov_d_run(X, counts, cap, Mfix, max_steps, refresh, costs, budget,
+                          counts.shape[0] >= 0)
+
+
+@njit(cache=True)
+def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
+                     max_steps: int, refresh: int, costs: np.ndarray, budget: float,
+                     n_ex: np.ndarray, logdet: np.ndarray) -> None:
+    """Fedorov's exchange (:func:`_fedorov_d_run`, without the final check on a recomputed
+    state) from every row of ``starts`` (counts, in place), in one call: ``n_ex[i]`` the
+    exchanges of start ``i``, ``logdet[i] = log det M`` of its end design, recomputed from
+    its counts (``-inf`` if ``M`` is not PD or the state became singular). The caller
+    verifies the design it keeps with :func:`fedorov_d` (one exact state for the winner
+    instead of one per start)."""
+    K, d = X.shape
+    L = np.empty((d, d))
+    for i in range(starts.shape[0]):
+        c = starts[i]
+        n, ok = _fedorov_d_run(X, c, cap, Mfix, max_steps, refresh, costs, budget,
+                               starts.shape[0] < 0)
+        n_ex[i] = n
+        logdet[i] = -np.inf
+        if ok and cholesky_lower(_info(X, c.astype(np.float64)) + Mfix, L, 0.0):
+            s = 0.0
+            for j in range(d):
+                s += np.log(L[j, j])
+            logdet[i] = 2.0 * s
+
+
+@inner
+def _fedorov_d_run(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
+                   max_steps: int, refresh: int, costs: np.ndarray, budget: float,
+                   verify: bool) -> tuple[int, bool]:
     """Fedorov's exchange for D (every step the best pair "one run from a support point
     ``r`` to a candidate ``a``" over all pairs, Fedorov 1972), in place, at ``O(K S + K d)``
     per exchange (``S`` support points) instead of ``O(K S d + K d^2)``.
@@ -333,14 +383,19 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
     The state is ``M^{-1}``, the variances ``om_a = x_a^T M^{-1} x_a`` and the
     cross-variances ``H[a, j] = x_a^T M^{-1} x_r`` of every candidate with every support
     point ``r = sup_j``: the determinant ratio of a pair is ``(1 + om_a)(1 - om_r) + H[a,
-    j]^2`` (``O(1)``), bounded by ``1 + om_a - om_r`` (``H^2 <= om_a om_r``), so with the
-    support sorted by ``om_r`` the scan of a candidate stops at the first ``r`` whose bound
-    cannot beat the best gain. The exchange ``M + x_a x_a^T - x_r x_r^T`` updates ``om``
-    and ``H`` by the rank-two Woodbury formula: ``x^T M'^{-1} y = x^T M^{-1} y - h_x^T S
-    h_y`` with ``h_x = (x^T M^{-1} x_a, x^T M^{-1} x_r)``, the column of ``a`` costing one
-    ``O(K d)`` product. Exact refresh every ``refresh`` exchanges and before convergence is
+    j]^2`` (``O(1)``), bounded by ``1 + om_a - om_r`` (``H^2 <= om_a om_r``): a candidate
+    with ``om_a - min_r om_r`` below the best gain so far is skipped in ``O(1)`` (the
+    candidate of largest variance is scanned first, so the best gain is large early), the
+    others scan their row of ``H`` in memory order (with a budget: the support sorted by
+    ``om_r``, cut at the first ``r`` whose bound cannot beat the best gain). The exchange
+    ``M + x_a x_a^T - x_r x_r^T`` updates ``om`` and ``H`` by the rank-two Woodbury formula
+    (one row-major pass over ``H``): ``x^T M'^{-1} y = x^T M^{-1} y - h_x^T S h_y`` with
+    ``h_x = (x^T M^{-1} x_a, x^T M^{-1} x_r)``, the column of ``a`` costing one ``O(K d)``
+    product (BLAS gemv). Exact refresh every ``refresh`` exchanges and before convergence is
     declared; the result is a design that no single exchange improves by more than
-    ``1e-10`` (the plain Fedorov threshold). With costs only exchanges within the budget are
+    ``1e-10`` (the plain Fedorov threshold). Without ``verify`` the run ends where the
+    updated state shows no gain (its drift since the last refresh is at rounding level):
+    for the starts that are only compared. With costs only exchanges within the budget are
     made (the spent total from the counts every step: no drift). Returns
     ``(exchanges, ok)``; ``ok`` is False if ``M`` became singular.
     """
@@ -352,7 +407,6 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
     sup = np.empty(n_max, dtype=np.int64)
     pos = np.empty(K, dtype=np.int64)
     colA = np.empty(K)
-    colR = np.empty(K)
     rowA = np.empty(n_max)
     rowR = np.empty(n_max)
     omr_s = np.empty(n_max)
@@ -362,10 +416,12 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         return 0, False
     n_ex = 0
     since = 0
+    priced = budget < np.inf
     while n_ex < max_steps:
         spent = 0.0
-        for a in range(K):
-            spent += costs[a] * counts[a]
+        if priced:
+            for a in range(K):
+                spent += costs[a] * counts[a]
         for j in range(S):  # the support by increasing om_r (insertion sort: S is small)
             v = om[sup[j]]
             omr_s[j] = v
@@ -377,26 +433,49 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         best = 1e-10
         add = -1
         jrem = -1
+        a0 = -1  # first the candidate of largest variance: a large gain early prunes the scan
         for a in range(K):
-            if counts[a] >= cap[a]:
+            if counts[a] < cap[a] and (a0 < 0 or om[a] > om[a0]):
+                a0 = a
+        omr_min = omr_s[order[0]] if S > 0 else np.inf
+        for i in range(-1, K):
+            a = a0 if i < 0 else i
+            if a < 0 or counts[a] >= cap[a]:
                 continue
             oma = om[a]
-            for t in range(S):
-                j = order[t]
-                omr = omr_s[j]
-                if oma - omr <= best:
-                    break
-                r = sup[j]
-                if r == a or spent - costs[r] + costs[a] > budget:
-                    continue
+            if oma - omr_min <= best:
+                continue  # no pair of a can beat best (gain <= om_a - om_r)
+            if priced:  # budget: the support by increasing om_r, cut at the bound
+                for t in range(S):
+                    j = order[t]
+                    omr = omr_s[j]
+                    if oma - omr <= best:
+                        break
+                    r = sup[j]
+                    if r == a or spent - costs[r] + costs[a] > budget:
+                        continue
+                    h = H[a, j]
+                    gain = (1.0 + oma) * (1.0 - omr) + h * h - 1.0
+                    if gain > best:
+                        best = gain
+                        add = a
+                        jrem = j
+                continue
+            # no budget: the row of H in memory order (the pair (a, a) has gain 0)
+            ja = -1
+            ga = best
+            for j in range(S):
                 h = H[a, j]
-                gain = (1.0 + oma) * (1.0 - omr) + h * h - 1.0
-                if gain > best:
-                    best = gain
-                    add = a
-                    jrem = j
+                gain = (1.0 + oma) * (1.0 - omr_s[j]) + h * h - 1.0
+                if gain > ga:
+                    ga = gain
+                    ja = j
+            if ja >= 0 and sup[ja] != a:
+                best = ga
+                add = a
+                jrem = ja
         if add < 0:
-            if since > 0:  # never declare convergence on an updated state
+            if verify and since > 0:  # never declare convergence on an updated state
                 S = _d_full_state(X, counts, Mfix, Minv, om, H, sup, pos)
                 if S < 0:
                     return n_ex, False
@@ -406,12 +485,7 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         rem = sup[jrem]
         ua = mv(Minv, X[add])
         ur = mv(Minv, X[rem])
-        for b in range(K):
-            s = 0.0
-            for c in range(d):
-                s += X[b, c] * ua[c]
-            colA[b] = s
-            colR[b] = H[b, jrem]
+        colA[:] = X @ ua  # BLAS gemv: the dot products vectorised, no serial add chain
         oa = om[add]
         orr = om[rem]
         oar = colA[rem]
@@ -424,14 +498,19 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         pa = s11 * oa + s12 * oar  # the same for the new column of add
         qa = s12 * oa + s22 * oar
         new_col = pos[add] < 0
+        drop = counts[rem] == 1  # rem leaves the support: the last column takes its place
+        last = S if new_col else S - 1
+        # one pass over the rows of H (row-major): update, new column, column move
         for b in range(K):
             ca = colA[b]
-            cr = colR[b]
+            cr = H[b, jrem]
             om[b] -= ca * (s11 * ca + s12 * cr) + cr * (s12 * ca + s22 * cr)
             for j in range(S):
                 H[b, j] -= ca * rowA[j] + cr * rowR[j]
             if new_col:
-                colA[b] = ca - (ca * pa + cr * qa)
+                H[b, S] = ca - (ca * pa + cr * qa)
+            if drop:
+                H[b, jrem] = H[b, last]
         for r in range(d):
             a1 = s11 * ua[r] + s12 * ur[r]
             a2 = s12 * ua[r] + s22 * ur[r]
@@ -442,16 +521,10 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
         if new_col:
             sup[S] = add
             pos[add] = S
-            for b in range(K):
-                H[b, S] = colA[b]
             S += 1
-        if counts[rem] == 0:  # drop its column: the last one takes its place
-            last = S - 1
-            if jrem != last:
-                for b in range(K):
-                    H[b, jrem] = H[b, last]
-                sup[jrem] = sup[last]
-                pos[sup[jrem]] = jrem
+        if drop:
+            sup[jrem] = sup[last]
+            pos[sup[jrem]] = jrem
             pos[rem] = -1
             S -= 1
         n_ex += 1

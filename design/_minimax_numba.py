@@ -1,7 +1,9 @@
 """Jitted kernels of the weighted minimax (XY / transductive / H-optimal) design solver.
 
-The validated Python API is :mod:`design.minimax`; the working-set driver is
-:mod:`design._minimax_solver`. Notation used throughout:
+The validated Python API is :mod:`design.minimax`; the working-set driver and the default
+primal-dual method (numpy/LAPACK) are in :mod:`design._minimax_solver`; here: the
+log-barrier kernel (``method="barrier"``) and the factor of the reference solvers. Notation
+used throughout:
 
 * ``X`` (k, d): measurement rows (arms), ``lam`` (k,) positive weights, **not** normalised:
   the barrier solver works on the homogeneous form of the problem (see below);
@@ -42,11 +44,12 @@ PIVOT_RTOL = 1e-14
 # again inside every caller (a three-line kernel calling ``inverse_factor`` compiles in
 # 0.20 s of CPU, without the call in 0.05 s), on top of the callee's own compilation; and
 # each loop costs about 25 ms. So the kernels here are few and share their helpers: the
-# ``design._linalg`` Cholesky is inlined at numba's IR level into ``_spd_factor`` (the one
-# Cholesky of ``primal_dual``) and into ``inverse_factor`` (the barrier kernel's, and the
-# reference solvers'), the same Python functions under an inlining dispatcher (one
-# implementation). Not into ``primal_dual`` itself: numba copies the caller's IR per
-# inlined call, and a dozen inlined helpers took it from 1.9 s to 6.7 s.
+# ``design._linalg`` Cholesky is inlined at numba's IR level into ``_spd_factor`` and
+# into ``inverse_factor`` (the barrier kernel's, and the reference solvers'), the same
+# Python functions under an inlining dispatcher (one implementation). The default
+# primal-dual method is not here: it is numpy/LAPACK
+# (:func:`design._minimax_solver.primal_dual`; as a kernel it cost 2.5-3 s of CPU to
+# compile on the first XY/H design of a process).
 _cholesky = njit(inline="always", error_model="numpy")(cholesky_lower.py_func)
 _info_matrix = njit(inline="always", error_model="numpy")(info_matrix.py_func)
 _lower_inverse = njit(inline="always", error_model="numpy")(lower_inverse.py_func)
@@ -67,19 +70,6 @@ def inverse_factor(X: np.ndarray, lam: np.ndarray, Linv: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True, error_model="numpy")
-def forward_rows(L: np.ndarray, Y: np.ndarray, T: np.ndarray) -> None:
-    """``T_j = L^{-1} y_j`` for every row of ``Y`` (forward substitution, ``L`` lower
-    triangular), so that ``y_i^T A^{-1} y_j = T_i . T_j`` when ``A = L L^T``."""
-    m, d = Y.shape
-    for j in range(m):
-        for i in range(d):
-            t = Y[j, i]
-            for p in range(i):
-                t -= L[i, p] * T[j, p]
-            T[j, i] = t / L[i, i]
-
-
 @njit(cache=True, inline="always", error_model="numpy")
 def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
     """``v_j = ||Linv y_j||^2 = y_j^T A^{-1} y_j`` for every row of ``Y`` (a plain loop: a
@@ -93,87 +83,6 @@ def target_values(Y: np.ndarray, Linv: np.ndarray, v: np.ndarray) -> None:
                 t += Linv[i, p] * Y[j, p]
             s += t * t
         v[j] = s
-
-
-# ----------------------------------------------------------------------------------------
-# full passes over implicit pairwise-difference targets  y = x_i - x_j  (i < j)
-# ----------------------------------------------------------------------------------------
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _heap_push(hv: np.ndarray, hi: np.ndarray, hj: np.ndarray, n: int, cap: int,
-               val: float, i: int, j: int) -> int:
-    """Keep the ``cap`` largest values in a binary min-heap; returns the new size."""
-    if n < cap:
-        pos = n
-        n += 1
-    else:
-        if val <= hv[0]:
-            return n
-        # replace the root and sift down
-        pos = 0
-        while True:
-            c = 2 * pos + 1
-            if c >= n:
-                break
-            if c + 1 < n and hv[c + 1] < hv[c]:
-                c += 1
-            if hv[c] >= val:
-                break
-            hv[pos] = hv[c]
-            hi[pos] = hi[c]
-            hj[pos] = hj[c]
-            pos = c
-        hv[pos] = val
-        hi[pos] = i
-        hj[pos] = j
-        return n
-    # sift up
-    while pos > 0:
-        par = (pos - 1) // 2
-        if hv[par] <= val:
-            break
-        hv[pos] = hv[par]
-        hi[pos] = hi[par]
-        hj[pos] = hj[par]
-        pos = par
-    hv[pos] = val
-    hi[pos] = i
-    hj[pos] = j
-    return n
-
-
-@njit(cache=True, error_model="numpy")
-def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
-              ) -> tuple[float, int, int, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Values ``scale * ||P_i - P_j||^2`` of all pairs ``i < j`` without materialising them.
-
-    With ``P = X Linv^T`` this is ``scale * (x_i - x_j)^T A^{-1} (x_i - x_j)``: O(K^2 d) time,
-    O(K d + cap) memory. Returns the maximum with its pair, and the ``cap`` largest values
-    above ``keep_above`` (unsorted) as ``(vals, I, J, n)``.
-    """
-    K, d = P.shape
-    hv = np.empty(cap)
-    hi = np.empty(cap, dtype=np.int64)
-    hj = np.empty(cap, dtype=np.int64)
-    n = np.int64(0)  # not a literal: _heap_push would be compiled twice (issue 16)
-    vmax = -1.0
-    imax = 0
-    jmax = 1
-    for i in range(K):
-        for j in range(i + 1, K):
-            s = 0.0
-            for p in range(d):
-                t = P[i, p] - P[j, p]
-                s += t * t
-            s *= scale
-            if s > vmax:
-                vmax = s
-                imax = i
-                jmax = j
-            if s > keep_above and cap > 0:
-                n = _heap_push(hv, hi, hj, n, cap, s, i, j)
-    return vmax, imax, jmax, hv, hi, hj, n
 
 
 # ----------------------------------------------------------------------------------------
@@ -413,7 +322,7 @@ def barrier_newton(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, tau: float, to
 
 
 # ----------------------------------------------------------------------------------------
-# primal-dual interior-point method (Mehrotra predictor-corrector)
+# Newton-system helpers of the barrier kernel
 # ----------------------------------------------------------------------------------------
 
 
@@ -439,9 +348,8 @@ def _spd_factor(M: np.ndarray, L: np.ndarray, W: np.ndarray, retries: int) -> bo
     False if a pivot is ``<= PIVOT_RTOL M_jj`` (not numerically positive definite).
 
     With ``retries > 0`` (Newton matrices) a failure is retried on ``M + shift I``, built in
-    ``W``, with ``shift = 1e-14 max_a M_aa`` multiplied by 100 after each attempt. The one
-    Cholesky of the interior-point kernels: information matrices (``retries = 0``) and
-    Newton matrices share its compiled code (issue 16).
+    ``W``, with ``shift = 1e-14 max_a M_aa`` multiplied by 100 after each attempt (the
+    rule of :func:`design._minimax_solver._newton_factor`).
     """
     n = M.shape[0]
     F = M
@@ -463,295 +371,3 @@ def _spd_factor(M: np.ndarray, L: np.ndarray, W: np.ndarray, retries: int) -> bo
         if _cholesky(F, L, PIVOT_RTOL):
             return True
     return False
-
-
-@inner(error_model="numpy")
-def _pd_direction(Lh: np.ndarray, Q: np.ndarray, lam: np.ndarray, s: np.ndarray,
-                  u: np.ndarray, nu: np.ndarray, cl: np.ndarray, cs: np.ndarray,
-                  rhs: np.ndarray, dl: np.ndarray, ds: np.ndarray, du: np.ndarray,
-                  dn: np.ndarray, frac: float) -> tuple[float, float]:
-    """One Newton direction of :func:`primal_dual` and its largest steps.
-
-    With the centring terms ``cl_a`` (pairs ``nu_a lam_a``) and ``cs_j`` (pairs
-    ``u_j s_j``) -- zero for the predictor, ``sigma - dlam_aff dnu_aff`` for the corrector --
-    solves ``M dlam = -1 + cl / lam + Q^T (cs / s)`` (``M = Lh Lh^T``), then
-    ``ds = Q dlam``, ``du = (cs - u s - u ds) / s``, ``dnu = (cl - nu lam - nu dlam) / lam``,
-    and returns the primal and dual step lengths ``min(1, frac * distance to the
-    boundary)``. One kernel for both directions, called at one site: compiled once, without
-    numba's wrappers (``inner``: fourteen arguments, 0.29 s instead of 0.47 s; issue 16).
-    """
-    m, k = Q.shape
-    for a in range(k):
-        rhs[a] = -1.0 + cl[a] / lam[a]
-    for j in range(m):
-        t = cs[j] / s[j]
-        for a in range(k):
-            rhs[a] += Q[j, a] * t
-    _chol_solve(Lh, rhs, dl)
-    ap = 1.0
-    ad = 1.0
-    for j in range(m):
-        t = 0.0
-        for a in range(k):
-            t += Q[j, a] * dl[a]
-        ds[j] = t
-        du[j] = (cs[j] - u[j] * s[j] - u[j] * t) / s[j]
-        if t < 0.0:
-            r = -frac * s[j] / t
-            if r < ap:
-                ap = r
-        if du[j] < 0.0:
-            r = -frac * u[j] / du[j]
-            if r < ad:
-                ad = r
-    for a in range(k):
-        dn[a] = (cl[a] - nu[a] * lam[a] - nu[a] * dl[a]) / lam[a]
-        if dl[a] < 0.0:
-            r = -frac * lam[a] / dl[a]
-            if r < ap:
-                ap = r
-        if dn[a] < 0.0:
-            r = -frac * nu[a] / dn[a]
-            if r < ad:
-                ad = r
-    return ap, ad
-
-
-@njit(cache=True, error_model="numpy")
-def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
-                nu: np.ndarray, tol: float, max_iter: int, gamma: float = 1e-3
-                ) -> tuple[int, int, float, float]:
-    """Primal-dual interior-point method for ``min sum(lam) s.t. v_j(lam) <= 1, lam >= 0``.
-
-    Perturbed KKT system (``s_j = 1 - v_j(lam) > 0`` kept exactly, duals ``u, nu > 0``)::
-
-        1 - sum_j u_j q_j - nu = 0,   u_j s_j = sigma,   nu_a lam_a = sigma,
-
-    with ``q_ja = z_ja^2 = -d v_j / d lam_a``. Eliminating ``du, dnu`` leaves the
-    ``k x k`` system ``M dlam = -1 + sum_j q_j sigma'_j / s_j + sigma'_a / lam_a``,
-    ``M = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam)``; Mehrotra's
-    predictor-corrector chooses ``sigma``. Primal steps keep ``lam > 0`` and the *exact*
-    ``s > 0`` (backtracking), dual steps use the fraction-to-boundary rule.
-
-    Unlike the pure barrier, the multipliers ``u`` are iterated, so that the stationarity
-    residual is driven to zero and ``mu = u / sum(u)`` gives a tight Cauchy–Schwarz
-    certificate even when many more targets than arms are active. Stops when the restricted
-    certificate has relative gap ``<= tol``. ``lam`` (strictly feasible), ``u`` (> 0) and
-    ``nu`` (> 0) are updated in place. Returns ``(status, iterations, value, lb)``.
-    """
-    k, d = X.shape
-    m = Y.shape[0]
-    A = np.empty((d, d))
-    L = np.empty((d, d))
-    Lt = np.empty((d, d))
-    T = np.empty((m, d))
-    Tt = np.empty((m, d))
-    R = np.empty((k, d))
-    RT = np.empty((d, k))
-    Bw = np.empty((d, d))
-    pb = np.empty(d)
-    Q = np.empty((m, k))
-    Z = np.empty((m, k))
-    s = np.empty(m)
-    lam_t = np.empty(k)
-    H = np.empty((k, k))
-    H2 = np.empty((k, k))
-    Lh = np.empty((k, k))
-    rhs = np.empty(k)
-    # directions: row 0 the predictor's (affine), row 1 the corrector's
-    DL = np.empty((2, k))
-    DS = np.empty((2, m))
-    DU = np.empty((2, m))
-    DN = np.empty((2, k))
-    dl_aff, ds_aff, du_aff, dn_aff = DL[0], DS[0], DU[0], DN[0]
-    dl, du, dn = DL[1], DU[1], DN[1]
-    cl = np.empty(k)
-    cs = np.empty(m)
-    value = np.inf
-    lb = 0.0
-    it = 0
-    floor = 0.0
-    status = MAX_ITER
-    no_retry = np.int64(0)  # not literals: one specialisation of _spd_factor (issue 16)
-    newton_retries = np.int64(12)
-    info_matrix(X, lam, A)
-    if not _spd_factor(A, L, A, no_retry):
-        return SINGULAR, 0, value, lb
-    forward_rows(L, Y, T)
-    # Everything is computed in the basis whitened by the Cholesky factor ``A = L L^T``
-    # (no inverse is formed): with ``t_j = L^{-1} y_j`` and ``r_a = L^{-1} x_a``,
-    # ``v_j = |t_j|^2``, ``z_ja = t_j . r_a``, ``G_ab = r_a . r_b`` and, with
-    # ``Bw = sum_j u_j t_j t_j^T``, ``C_ab = sum_j u_j z_ja z_jb = r_a^T Bw r_b`` (rank <= d:
-    # ``O(m d^2 + k^2 d)`` instead of ``O(m k^2)``). Compile time (issue 16): every loop
-    # costs about 25 ms of CPU to compile, so the passes are fused, and no BLAS product
-    # is used (its glue is compiled code).
-    while True:
-        forward_rows(L, X, R)
-        for a in range(k):
-            for i in range(d):
-                RT[i, a] = R[a, i]
-        for i in range(d):
-            for i2 in range(d):
-                Bw[i, i2] = 0.0
-        # one pass over the targets: v_j, s_j = 1 - v_j, z_ja (axpy form: the inner loop
-        # runs over arms, vectorised), q_ja = z_ja^2, Bw, the complementarity, the terms
-        # of the certificate, and the predictor's zero centring terms
-        stalled = False
-        comp = 0.0
-        su = 0.0
-        tr = 0.0
-        vmax = 0.0
-        for j in range(m):
-            vj = 0.0
-            for i in range(d):
-                vj += T[j, i] * T[j, i]
-            s[j] = 1.0 - vj
-            # near the rounding level the recomputed slacks (or weights) can reach 0
-            # although the line search kept them positive: stop (the caller certifies
-            # the last iterate) instead of dividing by zero
-            if not s[j] > 0.0 or not u[j] > 0.0:
-                stalled = True
-            comp += u[j] * s[j]
-            su += u[j]
-            tr += u[j] * vj
-            if vj > vmax:
-                vmax = vj
-            cs[j] = 0.0
-            for a in range(k):
-                Z[j, a] = 0.0
-            for i in range(d):
-                tji = T[j, i]
-                for a in range(k):
-                    Z[j, a] += tji * RT[i, a]
-                t = u[j] * tji
-                for i2 in range(d):
-                    Bw[i, i2] += t * T[j, i2]
-            for a in range(k):
-                Q[j, a] = Z[j, a] * Z[j, a]
-        sl = 0.0
-        for a in range(k):
-            if not lam[a] > 0.0 or not nu[a] > 0.0:
-                stalled = True
-            comp += nu[a] * lam[a]
-            sl += lam[a]
-            cl[a] = 0.0
-        if stalled:
-            status = STALLED
-            break
-        # Newton matrix, lower triangle (all the Cholesky reads):
-        # H = 2 G o C + D + diag(nu / lam), D = Q^T diag(u / s) Q (below); on the way
-        # g_a = sum_j u_j z_ja^2 = C_aa, the denominator of the certificate
-        gmax = 0.0
-        for a in range(k):
-            for i in range(d):
-                t = 0.0
-                for i2 in range(d):
-                    t += Bw[i, i2] * R[a, i2]
-                pb[i] = t
-            for b in range(a + 1):
-                g = 0.0
-                c = 0.0
-                for i in range(d):
-                    g += R[a, i] * R[b, i]
-                    c += pb[i] * R[b, i]
-                H[a, b] = 2.0 * g * c
-                if b == a and c > gmax:
-                    gmax = c
-            H[a, a] += nu[a] / lam[a]
-        # certificate of the restricted problem (restricted_certificate): value
-        # sum(lam) max_j v_j, bound (sum_j mu_j v_j)^2 / max_a sum_j mu_j z_ja^2, mu = u/sum(u)
-        value = vmax * sl
-        lb = (tr / su) * (tr / su) / (gmax / su) if su > 0.0 and gmax > 0.0 else 0.0
-        if lb > 0.0 and value <= lb * (1.0 + tol):
-            status = CONVERGED
-            break
-        if it >= max_iter:
-            status = MAX_ITER
-            break
-        for j in range(m):
-            wj = u[j] / s[j]
-            for a in range(k):
-                t = wj * Q[j, a]
-                for b in range(a + 1):
-                    H[a, b] += t * Q[j, b]
-        if not _spd_factor(H, Lh, H2, newton_retries):
-            status = SINGULAR
-            break
-        if not comp > 0.0:
-            status = STALLED
-            break
-        mu_c = comp / (m + k)
-        # predictor (phase 0: sigma = 0, no centring terms), then the corrector (phase 1:
-        # Mehrotra's sigma and second-order terms)
-        frac = 1.0
-        ap = 1.0
-        ad = 1.0
-        for phase in range(2):
-            ap, ad = _pd_direction(Lh, Q, lam, s, u, nu, cl, cs, rhs, DL[phase], DS[phase],
-                                   DU[phase], DN[phase], frac)
-            if phase == 1:
-                break
-            comp_aff = 0.0
-            for j in range(m):
-                comp_aff += (u[j] + ad * du_aff[j]) * (s[j] + ap * ds_aff[j])
-            for a in range(k):
-                comp_aff += (nu[a] + ad * dn_aff[a]) * (lam[a] + ap * dl_aff[a])
-            ratio = comp_aff / comp
-            sigma = ratio * ratio * ratio * mu_c
-            if sigma < floor * mu_c:
-                # after a short step (curvature of v), favour centring
-                sigma = floor * mu_c
-            for a in range(k):
-                cl[a] = sigma - dl_aff[a] * dn_aff[a]
-            for j in range(m):
-                cs[j] = sigma - ds_aff[j] * du_aff[j]
-            frac = 0.995
-        # exact feasibility of the primal step (v is convex: s may fall below its
-        # linearisation), and stay in the wide neighbourhood
-        # min_i (dual_i slack_i) >= gamma * average
-        ok = False
-        for _ in range(60):
-            for a in range(k):
-                lam_t[a] = lam[a] + ap * dl[a]
-            info_matrix(X, lam_t, A)
-            if _spd_factor(A, Lt, A, no_retry):
-                forward_rows(Lt, Y, Tt)  # v_j at the trial point: |Tt_j|^2
-                ok = True
-                pmin = np.inf
-                psum = 0.0
-                for j in range(m):
-                    vt = 0.0
-                    for i in range(d):
-                        vt += Tt[j, i] * Tt[j, i]
-                    st = 1.0 - vt
-                    if not st > 0.0:
-                        ok = False
-                        break
-                    p = (u[j] + ad * du[j]) * st
-                    psum += p
-                    if p < pmin:
-                        pmin = p
-                if ok:
-                    for a in range(k):
-                        p = (nu[a] + ad * dn[a]) * lam_t[a]
-                        psum += p
-                        if p < pmin:
-                            pmin = p
-                    ok = pmin >= gamma * psum / (m + k)
-                    if ok:
-                        break
-            ap *= 0.5
-            ad *= 0.5
-        it += 1
-        if not ok:
-            status = STALLED
-            break
-        floor = 0.0 if ap > 0.2 else (0.1 if ap > 0.05 else 0.5)
-        for a in range(k):
-            lam[a] = lam_t[a]
-            nu[a] += ad * dn[a]
-        for j in range(m):
-            u[j] += ad * du[j]
-        L, Lt = Lt, L  # the factor and whitened targets at the accepted point
-        T, Tt = Tt, T
-    return status, it, value, lb

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg.lapack import dpotrf, dtrtri
+from scipy.linalg.lapack import dpotrf, dpotrs, dtrtri
 
 from design import _minimax_numba as kern
 
@@ -78,14 +78,10 @@ class Targets:
         ``keep_above`` (ids sorted by decreasing value).
 
         Time O(M d^2) for explicit targets (BLAS, in blocks of 32768 rows) and O(K^2 d) for
-        implicit pairs (jitted, no pair stored); extra memory O(block d + cap).
+        implicit pairs (:func:`pair_scan`, no pair stored); extra memory O(block d + cap).
         """
         if self.pts is not None:
-            K = self.pts.shape[0]
-            P = np.ascontiguousarray(self.pts @ Linv.T)
-            vmax, imax, jmax, hv, hi, hj, n = kern.pair_scan(P, self.scale, cap, keep_above)
-            vals, ids = hv[:n], hi[:n] * K + hj[:n]
-            arg = int(imax * K + jmax)
+            vmax, arg, ids, vals = pair_scan(self.pts @ Linv.T, self.scale, cap, keep_above)
         else:
             M = self.rows.shape[0]
             vmax, arg = -1.0, 0
@@ -114,6 +110,47 @@ class Targets:
                 ids, vals = np.empty(0, np.int64), np.empty(0)
         order = np.argsort(-vals, kind="stable")
         return float(vmax), int(arg), ids[order].astype(np.int64), vals[order]
+
+
+_PAIR_BLOCK = 1 << 18  # differences (entries of d-vectors) per block of pair_scan
+
+
+def pair_scan(P: np.ndarray, scale: float, cap: int, keep_above: float
+              ) -> tuple[float, int, np.ndarray, np.ndarray]:
+    """Values ``scale * ||P_i - P_j||^2`` of all pairs ``i < j`` without storing them all.
+
+    With ``P = X Linv^T`` this is ``scale * (x_i - x_j)^T A^{-1} (x_i - x_j)``, each from
+    its difference vector. Rows ``i`` are taken in blocks (``O(K^2 d)`` time, memory
+    ``O(block + cap)``). Returns the maximum, the id ``i K + j`` of its first pair (in the
+    order of ``i``, then ``j``), and the ids and values of the ``cap`` largest values above
+    ``keep_above`` (unsorted). numpy, not a numba kernel (0.3 s of compile on the first
+    XY design; issue 16).
+    """
+    K, d = P.shape
+    vmax, arg = -1.0, 1
+    ids, vals = np.empty(0, np.int64), np.empty(0)
+    rows = max(1, _PAIR_BLOCK // max(1, K * d))
+    for i0 in range(0, K - 1, rows):
+        i1 = min(K - 1, i0 + rows)
+        D = P[i0:i1, None, :] - P[None, i0 + 1:, :]  # (b, K - i0 - 1, d): j = i0 + 1 + c
+        V = np.einsum("abk,abk->ab", D, D)
+        V *= scale
+        # j > i only: in row a (i = i0 + a) the columns c < a are pairs already seen
+        V[np.tri(i1 - i0, K - i0 - 1, -1, dtype=bool)] = -np.inf
+        top = int(np.argmax(V))
+        if V.flat[top] > vmax:
+            a, c = divmod(top, V.shape[1])
+            vmax, arg = float(V.flat[top]), (i0 + a) * K + i0 + 1 + c
+        if cap > 0:
+            sel = np.flatnonzero(V > keep_above)
+            if sel.size:
+                a, c = np.divmod(sel, V.shape[1])
+                ids = np.concatenate([ids, (i0 + a) * K + i0 + 1 + c])
+                vals = np.concatenate([vals, V.ravel()[sel]])
+                if vals.size > cap:
+                    keep = np.argpartition(vals, -cap)[-cap:]
+                    ids, vals = ids[keep], vals[keep]
+    return vmax, int(arg), ids.astype(np.int64), vals
 
 
 def dedupe_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -323,6 +360,186 @@ def certify(X: np.ndarray, w: np.ndarray, targets: Targets, tol: float,
 
 
 # ----------------------------------------------------------------------------------------
+# primal-dual interior-point method (Mehrotra predictor-corrector), numpy / LAPACK
+# ----------------------------------------------------------------------------------------
+
+
+def _whitened(X: np.ndarray, Y: np.ndarray, lam: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(Linv, T)``: ``A(lam)^{-1} = Linv^T Linv`` and the whitened targets ``T = Y Linv^T``
+    (rows ``t_j = L^{-1} y_j``, ``v_j = |t_j|^2``); None if ``A(lam)`` is singular (the rule
+    of :func:`factor`)."""
+    A = (X.T * lam) @ X
+    L, info = dpotrf(A, lower=1, clean=1)
+    dg = L.diagonal()
+    if info != 0 or not (dg * dg > kern.PIVOT_RTOL * np.abs(A.diagonal())).all():
+        return None
+    Linv, info = dtrtri(L, lower=1)
+    if info != 0:  # pragma: no cover - L has a positive diagonal
+        return None
+    return Linv, Y @ Linv.T
+
+
+def _newton_factor(H: np.ndarray) -> np.ndarray | None:
+    """Lower Cholesky factor of the Newton matrix ``H`` (lower triangles read and returned:
+    the upper one is not cleaned, :func:`dpotrs` does not read it), retried on
+    ``H + shift I`` with ``shift = 1e-14 max_a H_aa`` multiplied by 100 after each failure
+    (12 retries); a pivot ``L_jj^2 <= PIVOT_RTOL M_jj`` is a failure. None if all fail."""
+    dg = H.diagonal().copy()
+    shift = 0.0
+    for attempt in range(13):
+        if attempt == 1:
+            shift = 1e-14 * max(float(dg.max()), 0.0)
+        elif attempt > 1:
+            shift *= 100.0
+        M = H
+        if attempt > 0:
+            M = H.copy()
+            M.ravel()[::M.shape[0] + 1] = dg + shift
+        L, info = dpotrf(M, lower=1, clean=0)
+        ld = L.diagonal()
+        if info == 0 and (ld * ld > kern.PIVOT_RTOL * np.abs(M.diagonal())).all():
+            return L
+    return None
+
+
+def primal_dual(X: np.ndarray, Y: np.ndarray, lam: np.ndarray, u: np.ndarray,
+                nu: np.ndarray, tol: float, max_iter: int, gamma: float = 1e-3
+                ) -> tuple[int, int, float, float]:
+    """Primal-dual interior-point method for ``min sum(lam) s.t. v_j(lam) <= 1, lam >= 0``.
+
+    Perturbed KKT system (``s_j = 1 - v_j(lam) > 0`` kept exactly, duals ``u, nu > 0``)::
+
+        1 - sum_j u_j q_j - nu = 0,   u_j s_j = sigma,   nu_a lam_a = sigma,
+
+    with ``q_ja = z_ja^2 = -d v_j / d lam_a``. Eliminating ``du, dnu`` leaves the
+    ``k x k`` system ``M dlam = -1 + sum_j q_j sigma'_j / s_j + sigma'_a / lam_a``,
+    ``M = 2 G o (Z^T diag(u) Z) + Q^T diag(u / s) Q + diag(nu / lam)``; Mehrotra's
+    predictor-corrector chooses ``sigma`` (with a centring floor after a short step).
+    Primal steps keep ``lam > 0`` and the *exact* ``s > 0`` (backtracking) and stay in
+    the wide neighbourhood ``min(u_j s_j, nu_a lam_a) >= gamma * average``; dual steps use
+    the fraction-to-boundary rule.
+
+    Everything is computed in the basis whitened by the Cholesky factor ``A = L L^T``: with
+    ``t_j = L^{-1} y_j`` and ``r_a = L^{-1} x_a``, ``v_j = |t_j|^2``, ``z_ja = t_j . r_a``,
+    ``G_ab = r_a . r_b`` and ``Z^T diag(u) Z = R B_w R^T``, ``B_w = sum_j u_j t_j t_j^T``
+    (rank ``<= d``: ``O(m d^2 + k^2 d)``); its diagonal is the denominator of the
+    certificate. Stops when the restricted certificate (value ``sum(lam) max_j v_j``,
+    bound ``(sum_j mu_j v_j)^2 / max_a sum_j mu_j z_ja^2``, ``mu = u / sum(u)``) has
+    relative gap ``<= tol``. ``lam`` (strictly feasible), ``u`` (> 0) and ``nu`` (> 0) are
+    updated in place. Returns ``(status, iterations, value, lb)``.
+
+    The slacks ``x = (s, lam)`` and the duals ``y = (u, nu)`` are stacked (``dx = (Q; I)
+    dlam``), so that each vector operation of a step is one numpy call. numpy and LAPACK,
+    not numba: its products are BLAS-3, and a jitted version of this loop cost about 2.5 s
+    of CPU to compile on a user's first call of every XY/H design (and of the static,
+    phased and logistic bandits); warm, this version has about 0.1 ms of interpreter
+    overhead per step (issue 16, docs/choices.md).
+    """
+    k = X.shape[0]
+    m = Y.shape[0]
+    mk = m + k
+    value, lb, it, floor = np.inf, 0.0, 0, 0.0
+    first = _whitened(X, Y, lam)
+    if first is None:
+        return kern.SINGULAR, 0, value, lb
+    Linv, T = first
+    v = np.einsum("ij,ij->i", T, T)
+    x = np.concatenate((1.0 - v, lam))  # slacks (s, lam)
+    y = np.concatenate((u, nu))  # duals (u, nu)
+    xt = np.empty(mk)
+    QI = np.zeros((mk, k))  # (Q; I): the slacks' change dx = QI dlam
+    QI[m:] = np.eye(k)
+    Q = QI[:m]
+    minus_one = np.full(k, -1.0)
+    status = kern.MAX_ITER
+    while True:
+        # near the rounding level the slacks (or duals) can reach 0 although the line
+        # search kept them positive: stop (the caller certifies the last iterate)
+        if not (x.min() > 0.0 and y.min() > 0.0):
+            status = kern.STALLED
+            break
+        R = X @ Linv.T  # rows r_a = L^{-1} x_a
+        Z = T @ R.T  # z_ja = t_j . r_a
+        np.multiply(Z, Z, out=Q)  # q_ja = z_ja^2
+        yu = y[:m]
+        RB = R @ ((T.T * yu) @ T)  # R B_w, B_w = sum_j u_j t_j t_j^T
+        su = float(yu.sum())
+        gmax = float(np.einsum("ai,ai->a", RB, R).max())  # max_a sum_j u_j z_ja^2
+        tr = float(yu @ v)
+        value = max(float(v.max()), 0.0) * float(x[m:].sum())
+        lb = (tr / su) * (tr / su) / (gmax / su) if su > 0.0 and gmax > 0.0 else 0.0
+        if lb > 0.0 and value <= lb * (1.0 + tol):
+            status = kern.CONVERGED
+            break
+        if it >= max_iter:
+            break
+        # Newton matrix 2 G o (R B_w R^T) + Q^T diag(u / s) Q + diag(nu / lam)
+        H = R @ R.T
+        H *= RB @ R.T
+        H *= 2.0
+        ratio_yx = y / x
+        H += Q.T @ (Q * ratio_yx[:m, None])
+        H.ravel()[::k + 1] += ratio_yx[m:]  # H is a new C-contiguous array: a view
+        Lh = _newton_factor(H)
+        if Lh is None:
+            status = kern.SINGULAR
+            break
+        comp = float(y @ x)
+        if not comp > 0.0:
+            status = kern.STALLED
+            break
+        # predictor (no centring terms): M dlam = -1, dy = -y (x + dx) / x
+        dl = dpotrs(Lh, minus_one, lower=1)[0]
+        dx = QI @ dl
+        dy = -y * (x + dx) / x
+        rp, rd = float((dx / x).min()), float((dy / y).min())
+        ap = min(1.0, -1.0 / rp) if rp < 0.0 else 1.0
+        ad = min(1.0, -1.0 / rd) if rd < 0.0 else 1.0
+        ratio = float((y + ad * dy) @ (x + ap * dx)) / comp
+        # corrector: centring terms c = sigma - dx_aff dy_aff (Mehrotra's sigma, with a
+        # floor after a short step), M dlam = -1 + QI^T (c / x), dy = (c - y (x + dx)) / x
+        cx = (max(ratio * ratio * ratio, floor) * comp / mk - dx * dy) / x
+        rhs = cx @ QI
+        rhs -= 1.0
+        dl = dpotrs(Lh, rhs, lower=1)[0]
+        dx = QI @ dl
+        dy = cx - y * (x + dx) / x
+        # fraction to the boundary: x + t dx >= 0 up to t = -1 / min(dx / x)
+        rp, rd = float((dx / x).min()), float((dy / y).min())
+        ap = min(1.0, -0.995 / rp) if rp < 0.0 else 1.0
+        ad = min(1.0, -0.995 / rd) if rd < 0.0 else 1.0
+        # exact feasibility of the primal step (v is convex: s may fall below its
+        # linearisation), and the wide neighbourhood min_i (y_i x_i) >= gamma * average
+        ok = False
+        for _ in range(60):
+            lam_t = x[m:] + ap * dl
+            trial = _whitened(X, Y, lam_t) if lam_t.min() > 0.0 else None
+            if trial is not None:
+                vt = np.einsum("ij,ij->i", trial[1], trial[1])
+                xt[:m] = 1.0 - vt
+                xt[m:] = lam_t
+                p = (y + ad * dy) * xt
+                if vt.max() < 1.0 and p.min() >= gamma * p.sum() / mk:
+                    ok = True
+                    break
+            ap *= 0.5
+            ad *= 0.5
+        it += 1
+        if not ok:
+            status = kern.STALLED
+            break
+        floor = 0.0 if ap > 0.2 else (0.1 if ap > 0.05 else 0.5)
+        x, xt = xt, x
+        y += ad * dy
+        (Linv, T), v = trial, vt
+    lam[:] = x[m:]
+    u[:] = y[:m]
+    nu[:] = y[m:]
+    return status, it, value, lb
+
+
+# ----------------------------------------------------------------------------------------
 # working-set interior-point solver
 # ----------------------------------------------------------------------------------------
 
@@ -376,7 +593,10 @@ class _Inner:
             tau = (m + k) / lam.sum()
             self.u = 1.0 / (tau * (1.0 - v))
             self.nu = 1.0 / (tau * lam)
-        status, its, _, _ = kern.primal_dual(Xs, Yt, lam, self.u, self.nu, tol, budget)
+        from design._gd_batch import blas_threads
+
+        with blas_threads(1):  # small products: BLAS threads only cost (wake-ups)
+            status, its, _, _ = primal_dual(Xs, Yt, lam, self.u, self.nu, tol, budget)
         return status, its, self.u / self.u.sum()
 
 
@@ -390,8 +610,8 @@ def solve_ipm(X: np.ndarray, targets: Targets, tol: float, max_iter: int, *,
     Outer loop (column and constraint generation):
 
     1. solve the problem restricted to the working arms ``S`` and targets ``T`` with the
-       jitted primal-dual kernel (:func:`design._minimax_numba.primal_dual`; or the pure
-       barrier kernel if ``inner="barrier"``);
+       primal-dual method (:func:`primal_dual`; or the jitted pure barrier kernel if
+       ``inner="barrier"``);
     2. full pass over *all* targets at the new design: add the targets that violate the
        restricted optimum (largest ``v_j`` first) and go back to 1;
     3. price the arms outside ``S`` with the restricted multipliers ``mu``: an arm with

@@ -12,3 +12,5 @@ SINGULAR = 3
 """The information matrix became numerically singular."""
 CENTRED = 4
 """A centring step of the barrier kernel finished (internal)."""
+REFRESH = 5
+"""An exchange kernel needs the exact state recomputed by its caller (internal)."""

@@ -28,6 +28,7 @@ For arms ``x_1..x_K`` (rows of ``X``) and weights ``w`` on the simplex,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -670,7 +671,22 @@ def _column_generation(K: int, d: int, w0: np.ndarray, tol: float, max_iter: int
     the basis' rounding-error factor (``1 + eta``), so a design at a working-set gap just
     under ``tol`` was certified just above it (Ds at cond 1e10: 1.014e-3 for tol = 1e-3).
     A design whose gap stops improving while it is within ``tol`` ends the rounds too.
+
+    BLAS is limited to one thread throughout (:func:`design._gd_batch.blas_threads`): the
+    products are small and many, and a thread pool spent 5-20x the CPU time in wake-ups on
+    a loaded machine (issue 16).
     """
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):
+        return _rounds(K, d, w0, tol, max_iter, solve, derivatives)
+
+
+def _rounds(K: int, d: int, w0: np.ndarray, tol: float, max_iter: int,
+            solve: Callable[[np.ndarray, np.ndarray, float, int], tuple[int, int]],
+            derivatives: Callable[[np.ndarray], tuple[np.ndarray, float] | None]
+            ) -> tuple[np.ndarray, int, int]:
+    """The rounds of :func:`_column_generation`."""
     batch = max(10 * d, 100)
     S = np.flatnonzero(w0 > 0)
     w = w0.copy()
@@ -835,6 +851,17 @@ def _refresh(d: int) -> int:
 def _linear(Xa: np.ndarray, L: np.ndarray, tol: float, method: str, max_iter: int | None,
             criterion: str, info: dict | None = None, rows: np.ndarray | None = None
             ) -> DesignResult:
+    """The A/I/linear solve with BLAS limited to one thread (as :func:`_column_generation`:
+    small products, where a thread pool only costs)."""
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):
+        return _linear_solve(Xa, L, tol, method, max_iter, criterion, info, rows)
+
+
+def _linear_solve(Xa: np.ndarray, L: np.ndarray, tol: float, method: str,
+                  max_iter: int | None, criterion: str, info: dict | None,
+                  rows: np.ndarray | None) -> DesignResult:
     tol = as_tol(tol)
     _check_method(method)
     max_iter = as_max_iter(max_iter, 200_000)
@@ -899,13 +926,13 @@ def linear_optimal(X: object, L: object, *, tol: float = 1e-6, method: str = "au
         Requested certified gap ``max_a g_a / phi - 1`` with
         ``g_a = x_a^T A^{-1} L A^{-1} x_a``.
     method : {"auto", "exchange", "cvxpy"}
-        ``"auto"``/``"exchange"``: the numba vertex-exchange solver
-        (:func:`design._criteria_numba.linear_solve`): each step moves weight from the
-        support arm with the smallest ``g`` to the arm with the largest with the exact line
-        search (a quadratic equation), ``A^{-1}`` and every ``g_a`` updated by a rank-two
-        Woodbury formula in ``O(K d)``, an exact Cholesky refresh every ``max(100, 10 d)``
-        steps and before convergence is declared; started from equal weights on ``4 d``
-        well-spread arms (pivoted QR, :func:`_start`). ``"cvxpy"``:
+        ``"auto"``/``"exchange"``: the vertex-exchange solver
+        (:func:`design._criteria_numba.linear_solve`, jitted steps): each step moves weight
+        from the support arm with the smallest ``g`` to the arm with the largest with the
+        exact line search (a quadratic equation), ``A^{-1}`` and every ``g_a`` updated by a
+        rank-two Woodbury formula in ``O(K d)``, an exact (LAPACK) Cholesky refresh every
+        ``max(100, 10 d)`` steps and before convergence is declared; started from equal
+        weights on ``4 d`` well-spread arms (pivoted QR, :func:`_start`). ``"cvxpy"``:
         ``min matrix_frac(C, A(w))`` with ``L = C C^T`` (Clarabel if installed, else SCS
         with ``eps=1e-9``).
     max_iter : int, optional
@@ -999,6 +1026,56 @@ def i_optimal(X: object, *, L: object = None, region: object = None, tol: float 
                    rows=_i_rows(Xa, L, region))
 
 
+def _ds_span_reduction(Xa: np.ndarray, idx: np.ndarray
+                       ) -> tuple[np.ndarray, float, float] | None:
+    """Ds on candidates that do not span R^d: ``(Z, factor, eta)``, or None if they span.
+
+    With numerical rank ``r < d`` (:func:`design._validation.rank_of` on the column-
+    equilibrated ``Xs = X D^{-1}``) only ``theta`` modulo the orthogonal complement of the
+    row space ``V`` (``d x r``, orthonormal) is identifiable; ``theta_I`` is estimable iff
+    every ``e_i`` (``i`` in ``interest``) lies in ``V`` (Pukelsheim 2006, §3.5), else no
+    design on these candidates can estimate it: ``ValueError``. Estimable: ``B = V^T E``
+    has orthonormal columns, ``T = [B, N]^T`` (``N`` an orthonormal basis of the complement
+    of ``range B`` in R^r) is orthogonal, and on ``Z = Xs V T^T`` (``K x r``, full rank)
+    the first ``s`` coordinates are ``theta_I``: its Ds problem has the same weights and
+    ``phi_X = phi_Z prod_{i in I} D_i^{-2/s}`` (``factor``). ``eta`` bounds the relative
+    change of the value from treating ``X`` as exactly rank ``r`` (its dropped singular
+    values) and from forming ``Z`` (orthogonal transforms)."""
+    from design._validation import _rank
+
+    K, d = Xa.shape
+    if _rank(Xa) == d:
+        return None
+    scale = np.linalg.norm(Xa, axis=0)
+    zero = scale == 0.0
+    if np.any(zero[idx]):
+        raise ValueError(f"interest: column(s) {idx[zero[idx]].tolist()} of X are zero, "
+                         "so no design on these candidates can estimate those parameters")
+    scale[zero] = 1.0
+    Xs = Xa / scale
+    _, sv, Vt = np.linalg.svd(Xs, full_matrices=False)
+    r = rank_of(sv, max(K, d))
+    V = Vt[:r].T
+    E = np.eye(d)[:, idx]
+    resid = np.linalg.norm(E - V @ (V.T @ E), axis=0)
+    bad = idx[resid > 1e-8]
+    if bad.size:
+        raise ValueError(
+            f"interest: the parameters {bad.tolist()} are not estimable from these "
+            f"candidates (X has rank {r} < d={d} and e_i is not in its row space, residual "
+            f"{float(resid.max()):.2g}): no design on them can estimate these parameters; "
+            "drop or reparametrise the confounded columns")
+    B = V.T @ E
+    Qb = np.linalg.qr(B, mode="complete")[0]
+    T = np.vstack([B.T, Qb[:, idx.size:].T])
+    Z = np.ascontiguousarray(Xs @ V @ T.T)
+    dropped = float(sv[r]) if r < sv.size else 0.0
+    eta = 4.0 * (dropped + 8.0 * d * np.finfo(np.float64).eps * float(sv[0])) \
+        / float(sv[r - 1]) + 4.0 * float(resid.max())
+    factor = float(np.exp(-2.0 * np.log(scale[idx]).sum() / idx.size))
+    return Z, factor, eta
+
+
 @warns_if_not_converged
 def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = "auto",
                max_iter: int | None = None) -> DesignResult:
@@ -1014,7 +1091,11 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
     Parameters
     ----------
     X : array_like, shape (K, d)
-        Candidate arms as rows; must span R^d. The Ds-optimum may be singular (only the
+        Candidate arms as rows. If they do not span R^d (numerical rank ``r < d``), the
+        design is computed on their row space when the parameters of interest are
+        estimable there (:func:`_ds_span_reduction`; ``info["span_rank"] = r``), else
+        ``ValueError`` (no design on these candidates estimates them). The Ds-optimum may
+        be singular (only the
         parameters of interest need to be estimable, e.g. the slope of a quadratic on
         ``[-1, 1]``: 1/2 at each end): the value is then the generalized Schur complement
         ``C_K(A) = A_II - A_IN A_NN^- A_NI`` and the certificate the duality bound of
@@ -1048,12 +1129,35 @@ def ds_optimal(X: object, interest: object, *, tol: float = 1e-6, method: str = 
         ``info["interest"]`` the sorted column indices, ``info["regularisation"]`` the
         ``delta`` of the continuation when it gave the result.
     """
-    Xa = as_arms(X)
+    Xa = as_arms(X, need_span=False)
     K, d = Xa.shape
     idx = _as_interest(interest, d)
     tol = as_tol(tol)
     _check_method(method)
     max_iter = as_max_iter(max_iter, 200_000)
+    reduced = _ds_span_reduction(Xa, idx)
+    if reduced is not None:  # X does not span R^d, the interest is estimable
+        Z, factor, eta = reduced
+        res = ds_optimal.__wrapped__(Z, np.arange(idx.size), tol=tol, method=method,
+                                     max_iter=max_iter)
+        lower = res.lower_bound * factor * (1.0 - eta) / (1.0 + eta)
+        value = res.value * factor
+        return dataclasses.replace(
+            res, value=value, lower_bound=lower, gap=value / lower - 1.0 if lower > 0 else
+            np.inf, converged=bool(res.converged and value / lower - 1.0 <= tol),
+            info={**res.info, "interest": idx, "span_rank": Z.shape[1],
+                  "span_error": eta})
+    Xa = as_arms(Xa)
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):  # small products: a thread pool only costs (as _linear)
+        return _ds(Xa, idx, tol, method, max_iter)
+
+
+def _ds(Xa: np.ndarray, idx: np.ndarray, tol: float, method: str, max_iter: int
+        ) -> DesignResult:
+    """The body of :func:`ds_optimal` on validated, spanning arms."""
+    K, d = Xa.shape
     status_txt = ""
     basis, m = _ds_basis(Xa, idx)
     Q = basis.Q

@@ -436,6 +436,18 @@ _STATUS_MESSAGES = {
 def _optimal(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
              max_iter: int | None, criterion: str, extra: dict | None = None,
              name: str = "Y") -> DesignResult:
+    """The minimax solve with BLAS limited to one thread: its products are small and many
+    (an interior-point step is a few dozen of them), and a thread pool spent 3-6x the CPU
+    time in wake-ups on a loaded machine (issue 16)."""
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):
+        return _optimal_solve(X, targets, tol, method, max_iter, criterion, extra, name)
+
+
+def _optimal_solve(X: np.ndarray, targets: sol.Targets, tol: float, method: str,
+                   max_iter: int | None, criterion: str, extra: dict | None,
+                   name: str) -> DesignResult:
     tol = as_tol(tol)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
@@ -513,7 +525,7 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
     tol : float, default 1e-4
         Requested certified relative gap ``value / lower_bound - 1``.
     method : {"auto", "ipm", "barrier", "cvxpy"}
-        ``"auto"``/``"ipm"``: working-set primal-dual interior-point method (numba; see
+        ``"auto"``/``"ipm"``: working-set primal-dual interior-point method (LAPACK; see
         Notes). ``"barrier"``: the same with a pure log-barrier Newton kernel instead
         (slower, kept for comparison). ``"cvxpy"``: the reference SDP
         ``min t s.t. matrix_frac(sqrt(c_j) y_j, A(lam)) <= t`` (Clarabel if installed,
@@ -538,7 +550,7 @@ def minimax_optimal(X: object, Y: object, c: object = None, *, tol: float = 1e-4
     Homogeneous form: ``min {sum(lam) : y_j^T A(lam)^{-1} y_j <= 1, lam >= 0}`` has the same
     optimum, and ``lam / sum(lam)`` solves the original problem (``v_j(s lam) = v_j / s``).
     It is solved by a primal-dual interior-point method with Mehrotra's predictor-corrector
-    (:func:`design._minimax_numba.primal_dual`) on a working set of arms ``S`` and of
+    (:func:`design._minimax_solver.primal_dual`) on a working set of arms ``S`` and of
     targets ``T`` (column and constraint generation, :func:`design._minimax_solver.
     solve_ipm`); after each restricted solve one exact full pass over all targets adds the
     violated ones, the arms are priced with the restricted multipliers, and the design is

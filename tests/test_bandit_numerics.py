@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from numba import njit
 
 from bandits import Policy, run
 from bandits._core.exact import RESOLUTION, exact_means
@@ -65,7 +66,12 @@ def test_paired_width_is_computed_from_the_difference_vector():
     assert np.allclose(V, np.array(Vf, dtype=float))
     assert 0 < exact < 1e-15  # ~1e-17: far below the rounding of diag (~1e-17 absolute)
     mu = np.zeros(4)
-    width = G.gap_index(0, 3, X, st.P, st.diag, mu, 1.0, True)
+
+    @njit  # gap_index is an inner kernel (no Python wrapper): call it from jitted code
+    def gap_index(i, j, X, P, diag, mu, scale, paired):
+        return G.gap_index(i, j, X, P, diag, mu, scale, paired)
+
+    width = gap_index(0, 3, X, st.P, st.diag, mu, 1.0, True)
     assert width == pytest.approx(np.sqrt(exact), rel=1e-6)
 
 

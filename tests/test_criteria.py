@@ -268,3 +268,35 @@ def test_bad_input():
         criterion_check(X, np.full(30, 1 / 30), "e")
     with pytest.raises(ValueError, match="interest .* is required"):
         criterion_check(X, np.full(30, 1 / 30), "ds")
+
+
+@pytest.mark.parametrize("kind", ["linear", "ds"])
+def test_exchange_solvers_reach_the_optimum_whatever_the_refresh_interval(kind):
+    # linear_solve / ds_solve recompute the exact state (LAPACK) between runs of the
+    # jitted steps, which return REFRESH every `refresh` steps: refreshing after every
+    # step and after 10,000 reach the same optimum, certified by the equivalence theorem
+    # (max_a g_a <= phi (1 + tol) for A; max_a d_a <= s (1 + tol) for Ds)
+    from design import _criteria_numba as kern
+
+    X = np.random.default_rng(11).normal(size=(30, 4))
+    K, d = X.shape
+    out = []
+    for refresh in (1, 10_000):
+        w = np.full(K, 1.0 / K)
+        if kind == "linear":
+            status, its = kern.linear_solve(X, np.eye(d), w, np.zeros((d, d)),
+                                            np.full(K, 2.0), False, 1e-9, 100_000, refresh)
+            Ainv = np.linalg.inv((X.T * w) @ X)
+            g = np.einsum("ij,ij->i", X @ Ainv @ Ainv, X)
+            assert g.max() <= np.trace(Ainv) * (1 + 1e-8)
+        else:
+            XN = np.ascontiguousarray(X[:, 2:])
+            status, its = kern.ds_solve(X, XN, w, np.zeros((d, d)), np.zeros((2, 2)),
+                                        np.full(K, 2.0), False, 2, 1e-9, 100_000, refresh)
+            om = np.einsum("ij,ij->i", X @ np.linalg.inv((X.T * w) @ X), X)
+            nu = np.einsum("ij,ij->i", XN @ np.linalg.inv((XN.T * w) @ XN), XN)
+            assert (om - nu).max() <= 2 * (1 + 1e-8)
+        assert status == kern.CONVERGED and its > 0
+        assert w.sum() == pytest.approx(1.0, abs=1e-12) and w.min() >= 0.0
+        out.append(w)
+    np.testing.assert_allclose(out[0], out[1], atol=1e-4)

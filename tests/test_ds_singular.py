@@ -134,3 +134,37 @@ def test_not_converged_singular_run_warns_and_says_so():
     with pytest.warns(DesignConvergenceWarning):
         res = ds_optimal(QUAD, [1], max_iter=1)
     assert not res.converged and res.lower_bound <= 1.0 and "max_iter" in res.message
+
+
+def test_candidates_not_spanning_with_an_estimable_interest():
+    # (1, x, x^2) on x = +-1 only: x^2 = 1 duplicates the intercept (rank 2 < 3), the slope
+    # is estimable (e_2 = (f(1) - f(-1)) / 2) and its Ds-optimum is 1/2 at each point with
+    # slope information sum w x^2 = 1: value 1, as for the spanning model (1, x)
+    t = np.array([-1.0, 1.0, 1.0, -1.0])
+    X = np.c_[np.ones(4), t, t * t]
+    res = ds_optimal(X, [1])
+    assert res.converged and res.info["span_rank"] == 2
+    assert res.value == pytest.approx(1.0, rel=1e-9)
+    assert res.lower_bound <= 1.0 <= res.value * (1 + 1e-12)
+    assert res.weights[t > 0].sum() == pytest.approx(0.5, abs=1e-6)
+    # the intercept is confounded with x^2 on these candidates: no design estimates it
+    with pytest.raises(ValueError, match="not estimable"):
+        ds_optimal(X, [0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_not_spanning_agrees_with_the_spanning_model(seed):
+    # X = [Y, Y[:, 2:] c]: the last column is a combination of columns 2, 3 (rank 4 < 5);
+    # theta_0, theta_1 are estimable, and the Ds design for them equals the one on Y (the
+    # same regression for those parameters); columns rescaled to check the value's scale
+    rng = np.random.default_rng(seed)
+    Y = rng.standard_normal((40, 4)) * [1.0, 3.0, 0.5, 2.0]
+    X = np.c_[Y, Y[:, 2:] @ rng.standard_normal(2)]
+    ref = ds_optimal(Y, [0, 1])
+    ours = ds_optimal(X, [0, 1])
+    assert ours.converged and ours.info["span_rank"] == 4
+    assert ours.lower_bound <= ref.value * (1 + 1e-12)
+    assert ref.lower_bound <= ours.value * (1 + 1e-12)
+    assert ours.value == pytest.approx(ref.value, rel=1e-5)
+    with pytest.raises(ValueError, match="not estimable"):
+        ds_optimal(X, [2])

@@ -169,6 +169,65 @@ def test_budget_exact_matches_brute_force(crit: str, budget: float) -> None:
     assert ex.value <= best * (1.0 + 1e-12)
 
 
+def test_cheapest_spanning_design_is_the_cheapest_by_enumeration() -> None:
+    """``_cheapest_spanning``: on random costs over a quadratic model in one factor (7
+    levels, 5 runs, bin, and caps of 2), its design is nonsingular and costs exactly the
+    minimum over all nonsingular designs within the caps (enumeration)."""
+    from fractions import Fraction
+    from itertools import combinations_with_replacement
+
+    from design.exact import _cheapest_spanning
+
+    t = np.linspace(-1.0, 1.0, 7)
+    X = np.c_[np.ones(7), t, t * t]
+    rng = np.random.default_rng(3)
+    for trial in range(6):
+        costs = rng.uniform(1.0, 3.0, 7)
+        cap = np.full(7, 1 if trial % 2 == 0 else 2)
+        basis, design = _cheapest_spanning(X, 5, cap, costs, np.zeros((3, 3)))
+        assert design.sum() == 5 and np.all(design <= cap) and np.all(basis <= design)
+        assert np.linalg.matrix_rank(X[basis > 0]) == 3
+        best = min(sum(Fraction(float(costs[a])) * int(c[a]) for a in range(7))
+                   for combo in combinations_with_replacement(range(7), 5)
+                   if np.all((c := np.bincount(np.array(combo), minlength=7)) <= cap)
+                   and np.linalg.matrix_rank(X[c > 0]) == 3)
+        assert sum(Fraction(float(costs[a])) * int(design[a]) for a in range(7)) == best
+
+
+def test_tight_budget_with_bin_finds_a_design_or_says_why() -> None:
+    """12 sensor sites out of 60 (bin), quadratic in 2 coordinates, a budget of about the
+    12 cheapest sites: D-greedy spends early and used to leave no start ("the allowed
+    candidates do not span R^d", untrue); the cheapest-basis starts give a design within
+    the budget, and a budget below the cheapest nonsingular design is refused with that
+    design's cost."""
+    from fractions import Fraction
+
+    from design import model_matrix
+    from design.exact import _cheapest_spanning
+
+    rng = np.random.default_rng(3)
+    F = np.c_[rng.uniform(0, 10, 60), rng.uniform(0, 6, 60)]
+    costs = np.round(rng.uniform(1, 4, 60), 2)
+    X = model_matrix(F, "quadratic")
+    for crit in ("d", "a", "i"):
+        ex = exact(X, 12, crit, bin=True, costs=costs, budget=17.0)
+        assert ex.counts.sum() == 12 and ex.counts.max() == 1
+        assert sum(Fraction(float(costs[a])) * int(ex.counts[a]) for a in range(60)) \
+            <= Fraction(17.0)
+        assert np.linalg.matrix_rank(X[ex.counts > 0]) == 6
+    # all 12 runs on the 5 cheapest sites would be singular: with caps of 3 the cheapest
+    # nonsingular design costs more than the 12 cheapest runs
+    cap = np.full(60, 3)
+    _, cheapest = _cheapest_spanning(X, 12, cap, costs, np.zeros((6, 6)))
+    order = np.argsort(costs)
+    runs12 = float(np.repeat(costs[order], 3)[:12].sum())
+    cost = float(costs @ cheapest)
+    assert cost > runs12
+    with pytest.raises(ValueError, match="infeasible for a design with an invertible "
+                                         "information matrix: the cheapest such design"):
+        exact(X, 12, caps=cap, costs=costs, budget=(cost + runs12) / 2)
+
+
 def test_budget_bad_input() -> None:
     t = np.linspace(-1.0, 1.0, 7)
     X = np.c_[np.ones(7), t, t * t]
@@ -303,3 +362,40 @@ def test_d_kernel_respects_caps_costs_and_fixed_runs():
             cc[a] += 1
             if a != r and cc[a] <= cap[a] and costs @ cc <= budget:
                 assert logdet(cc) <= best + 1e-9
+
+
+def test_d_kernel_from_many_starts_in_one_call():
+    """``fedorov_d_starts`` (every start in one call, without the final check on a
+    recomputed state) ends each start where ``fedorov_d`` does (continuous random
+    candidates: no ties) and reports the end design's ``log det M`` recomputed from its
+    counts; the kept design is then verified by ``fedorov_d``, which finds no further
+    exchange (it would continue if it did)."""
+    from design import _exact_numba as kern
+
+    rng = np.random.default_rng(11)
+    X = model_matrix(rng.uniform(-1, 1, (80, 2)), "quadratic")
+    K, d = X.shape
+    n = 9
+    starts = np.stack([np.bincount(rng.choice(K, size=n, replace=False), minlength=K)
+                       for _ in range(6)])
+    C = starts.copy()
+    n_ex = np.zeros(6, dtype=np.int64)
+    logdet = np.empty(6)
+    kern.fedorov_d_starts(X, C, np.full(K, n), np.zeros((d, d)), 10_000, 1000, np.zeros(K),
+                          np.inf, n_ex, logdet)
+    for i in range(6):
+        ref = _plain_fedorov(X, starts[i])
+        np.testing.assert_array_equal(C[i], ref)
+        assert logdet[i] == pytest.approx(np.linalg.slogdet((X * ref[:, None]).T @ X)[1],
+                                          abs=1e-9)
+        c = C[i].copy()
+        m, ok = kern.fedorov_d(X, c, np.full(K, n), np.zeros((d, d)), 10_000, 1000,
+                               np.zeros(K), np.inf)
+        assert ok and m == 0
+        np.testing.assert_array_equal(c, ref)
+    # a singular start is reported as -inf, not as a number
+    C = np.zeros((1, K), dtype=np.int64)
+    C[0, 0] = n
+    kern.fedorov_d_starts(X, C, np.full(K, n), np.zeros((d, d)), 10_000, 1000, np.zeros(K),
+                          np.inf, n_ex[:1], logdet[:1])
+    assert logdet[0] == -np.inf

@@ -50,3 +50,43 @@ def test_inner_kernel_called_from_jitted_code_matches_its_python_source():
         ordered = sorted(vals)
         assert (lo, hi) == (ordered[n - k], ordered[n - k - 1])
         assert (lo, hi) == _largest_two.py_func(vals.copy(), n, k)
+
+
+_FIRST_CALLS = """
+import json
+from bandits import reward_oracle, run
+from bandits.registry import REGISTRY, _load, policy_for
+from bandits.warmup import jitted_functions
+
+for name, e in REGISTRY.items():
+    inst = _load(e.example)()
+    run(name, inst, seed=0, max_samples=3000)
+    opts = {"T": 300} if e.horizon else {}
+    pol = policy_for(name, inst, seed=0, max_samples=3000, **opts)
+    draw = reward_oracle(inst, 0)
+    for _ in range(300):
+        if pol.done:
+            break
+        arm = pol.ask()
+        pol.tell(arm, draw(arm) if getattr(pol, "exploring", True) else 0.0)
+print(json.dumps({d.py_func.__module__ + "." + d.py_func.__qualname__: len(d.signatures)
+                  for d in jitted_functions() if d.signatures}))
+"""
+
+
+def test_one_specialisation_per_kernel_over_every_registered_algorithm():
+    """The first calls of every registered algorithm, simulated (``bandits.run`` on its
+    registry example) and driven by its ask/tell policy, all in one fresh process, compile
+    each of our kernels once: no duplicate specialisation (a literal int or bool, another
+    array layout or dtype) costs a second compilation (issue 16). Parametrised by the
+    registry, so a new algorithm is checked for free."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FIRST_CALLS], capture_output=True,
+                         text=True, timeout=1800, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    sigs = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(sigs) >= 50  # the run reached the kernels of every family
+    assert {k: n for k, n in sigs.items() if n > 1} == {}

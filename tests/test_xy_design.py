@@ -435,12 +435,13 @@ def _restricted_problem(kind: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("kind", ["xy", "weighted", "h"])
 @pytest.mark.parametrize("seed", range(2))
-def test_primal_dual_kernel_certificate_is_the_cauchy_schwarz_bound(kind, seed):
-    # the kernel (whitened basis, C = r_a^T Bw r_b, g_a = C_aa) reports the restricted
-    # certificate; recomputed independently (explicit inverse, sum over targets) it is
-    # the same number, it brackets the optimum of the cvxpy reference, and the design
-    # is optimal
+def test_primal_dual_certificate_is_the_cauchy_schwarz_bound(kind, seed):
+    # the primal-dual method (whitened basis, C = r_a^T Bw r_b, g_a = C_aa) reports the
+    # restricted certificate; recomputed independently (explicit inverse, sum over
+    # targets) it is the same number, it brackets the optimum of the cvxpy reference,
+    # and the design is optimal
     from design import _minimax_numba as kern
+    from design._minimax_solver import primal_dual
 
     X, Y = _restricted_problem(kind, seed)
     k, m = X.shape[0], Y.shape[0]
@@ -450,7 +451,7 @@ def test_primal_dual_kernel_certificate_is_the_cauchy_schwarz_bound(kind, seed):
     tau = (m + k) / lam.sum()
     u = 1.0 / (tau * (1.0 - 0.95 * v0 / v0.max()))
     nu = 1.0 / (tau * lam)
-    status, its, value, lb = kern.primal_dual(X, Y, lam, u, nu, 1e-8, 200)
+    status, its, value, lb = primal_dual(X, Y, lam, u, nu, 1e-8, 200)
     assert status == kern.CONVERGED and its > 0
     Ainv = np.linalg.inv((X * lam[:, None]).T @ X)
     v = np.einsum("ij,jk,ik->i", Y, Ainv, Y)
@@ -463,6 +464,53 @@ def test_primal_dual_kernel_certificate_is_the_cauchy_schwarz_bound(kind, seed):
     ref = cvxpy_value(X, Y)
     assert lb <= ref * (1 + 1e-6)
     assert value == pytest.approx(ref, rel=1e-5)
+
+
+@pytest.mark.parametrize("K,d,cap,keep_above,block", [
+    (2, 1, 5, -1.0, 1), (7, 3, 4, -1.0, 1), (50, 4, 30, 1.0, 3), (300, 5, 100, 5.0, 7),
+    (120, 2, 0, -1.0, 10**6), (40, 3, 2000, -1.0, 2)])
+def test_pair_scan_is_the_brute_force_over_all_pairs(K, d, cap, keep_above, block,
+                                                      monkeypatch):
+    # the blocked pass over the implicit pair targets: the maximum and its first pair (in
+    # the order i, then j), and exactly the cap largest values above keep_above, each
+    # computed from its difference vector, whatever the block size
+    import design._minimax_solver as ms
+
+    monkeypatch.setattr(ms, "_PAIR_BLOCK", block * K * d)
+    P = np.random.default_rng(K + d).normal(size=(K, d))
+    vmax, arg, ids, vals = ms.pair_scan(P, 0.7, cap, keep_above)
+    ii, jj = np.triu_indices(K, 1)
+    allv = 0.7 * ((P[ii] - P[jj]) ** 2).sum(axis=1)
+    first = int(np.argmax(allv))
+    assert vmax == pytest.approx(allv[first], rel=1e-14)
+    assert arg == ii[first] * K + jj[first]
+    above = np.flatnonzero(allv > keep_above)
+    expect = above[np.argsort(-allv[above])][:cap]
+    assert sorted(ids.tolist()) == sorted((ii[expect] * K + jj[expect]).tolist())
+    np.testing.assert_allclose(vals, 0.7 * ((P[ids // K] - P[ids % K]) ** 2).sum(axis=1),
+                               rtol=1e-14)
+
+
+def test_newton_factor_shifts_a_singular_newton_matrix_and_refuses_an_indefinite_one():
+    # the Newton matrix's Cholesky retries on H + shift I (shift 1e-14 max H_aa, times
+    # 100 per retry): a rank-deficient PSD matrix is factored with the smallest shift
+    # that makes every pivot exceed PIVOT_RTOL of its diagonal; an indefinite one is not
+    from design import _minimax_numba as kern
+    from design._minimax_solver import _newton_factor
+
+    B = np.random.default_rng(0).normal(size=(5, 2))
+    H = B @ B.T  # rank 2
+    L = _newton_factor(H)
+    assert L is not None
+    L = np.tril(L)  # the factor is the lower triangle (the upper one is not cleaned)
+    shift = float(np.diag(L @ L.T - H).mean())  # 1e-14 max H_aa times a power of 100
+    steps = np.log(shift / (1e-14 * H.diagonal().max())) / np.log(100.0)
+    assert abs(steps - round(steps)) < 0.01 and 0 <= round(steps) <= 12
+    np.testing.assert_allclose(np.tril(L @ L.T - H - shift * np.eye(5)), 0.0,
+                               atol=1e-12 * H.diagonal().max())
+    assert (L.diagonal() ** 2 > kern.PIVOT_RTOL * (H.diagonal() + shift)).all()
+    assert _newton_factor(-np.eye(3)) is None
+    np.testing.assert_allclose(np.tril(_newton_factor(4.0 * np.eye(3))), 2.0 * np.eye(3))
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -41,13 +41,16 @@ class LsqState(NamedTuple):
     """Pulls per arm (K,), int64."""
     stats: np.ndarray
     """``[t, log det ratio, pulls since refresh, ready]`` (slots T, LOGDET, SINCE, READY)."""
+    scratch: np.ndarray
+    """(3, d, d) work matrices of :func:`gram_inverse` (``V``, its Cholesky factor ``L``,
+    ``L^{-1}``): no kernel allocates, so a first call compiles no allocator (issue 16)."""
 
 
 def new_state(X: np.ndarray, lam: float) -> LsqState:
     """Fresh arrays for features ``X`` and regulariser ``lam`` (no pull yet)."""
     K, d = X.shape
     st = LsqState(np.zeros((d, d)), np.zeros((K, d)), np.zeros(K), np.zeros(d),
-                  np.zeros(K, dtype=np.int64), np.zeros(4))
+                  np.zeros(K, dtype=np.int64), np.zeros(4), np.zeros((3, d, d)))
     if lam > 0:
         st.Vinv[:] = np.eye(d) / lam
         st.P[:] = X / lam
@@ -56,15 +59,19 @@ def new_state(X: np.ndarray, lam: float) -> LsqState:
     return st
 
 
-@njit(cache=True)
-def gram_inverse(X, counts, lam, Vinv, L) -> bool:
-    """``V = lam I + sum_a N_a x_a x_a^T`` from the counts: its Cholesky factor into ``L``
-    (zeros on entry) and ``V^{-1} = L^{-T} L^{-1}`` into ``Vinv``. Returns False (``Vinv``
-    untouched) when ``V`` is singular. Shared by :func:`refresh` and LinGame's count
-    geometry ``W`` (``lam = 0``)."""
+@inner
+def gram_inverse(X, counts, lam, Vinv, scratch) -> bool:
+    """``V = lam I + sum_a N_a x_a x_a^T`` from the counts: ``V``, its Cholesky factor
+    ``L`` and ``L^{-1}`` into ``scratch[0..2]`` (overwritten) and
+    ``V^{-1} = L^{-T} L^{-1}`` into ``Vinv``. Returns False (``Vinv`` untouched) when ``V``
+    is singular. Shared by :func:`refresh` and LinGame's count geometry ``W``
+    (``lam = 0``)."""
     K, d = X.shape
-    V = np.zeros((d, d))
+    V, L, Linv = scratch[0], scratch[1], scratch[2]
     for i in range(d):
+        for j in range(d):
+            V[i, j] = 0.0
+            L[i, j] = 0.0
         V[i, i] = lam
     for a in range(K):
         n = counts[a]
@@ -75,7 +82,6 @@ def gram_inverse(X, counts, lam, Vinv, L) -> bool:
                     V[i, j] += xi * X[a, j]
     if not cholesky_lower(V, L, 0.0):  # explicit: an omitted default is another specialisation
         return False
-    Linv = np.empty((d, d))
     lower_inverse(L, Linv)
     # plain loops, no `@` and no array assignment: each would compile seconds of numba
     # glue on the first call (issue 16)
@@ -83,7 +89,7 @@ def gram_inverse(X, counts, lam, Vinv, L) -> bool:
     return True
 
 
-@inner
+@njit(cache=True, inline="always")
 def refresh_inner(X, lam, st) -> bool:
     """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio of the state ``st``
     exactly from the counts.
@@ -92,8 +98,7 @@ def refresh_inner(X, lam, st) -> bool:
     """
     Vinv, P, diag, counts, stats = st.Vinv, st.P, st.diag, st.counts, st.stats
     K, d = X.shape
-    L = np.zeros((d, d))
-    if not gram_inverse(X, counts, lam, Vinv, L):
+    if not gram_inverse(X, counts, lam, Vinv, st.scratch):
         stats[READY] = 0.0
         return False
     for a in range(K):  # P_a = V^{-1} x_a (V^{-1} is symmetric), a loop (issue 16)
@@ -105,16 +110,19 @@ def refresh_inner(X, lam, st) -> bool:
         diag[a] = s
     logdet = 0.0
     for i in range(d):
-        logdet += 2.0 * np.log(L[i, i])
+        logdet += 2.0 * np.log(st.scratch[1, i, i])
     stats[LOGDET] = logdet - d * np.log(lam) if lam > 0 else logdet
     stats[SINCE] = 0.0
     stats[READY] = 1.0
     return True
 
 
-@inner
-def update_inner(X, lam, st, k, reward, refresh_every) -> None:
+@njit(cache=True, inline="always")
+def update_inner(X, lam, st, k, reward, refresh_every) -> bool:
     """Record reward ``reward`` of arm ``k``: Sherman–Morrison update in ``O(Kd)``.
+    Returns True when the exact refresh is due (``refresh_every`` updates since the last):
+    the caller calls :func:`refresh_inner` next (the loops have one call site of each
+    kernel, and this kernel does not link the refresh's code: issue 16).
 
     ``V' = V + x x^T`` with ``x = x_k``; ``u = V^{-1} x`` is row ``k`` of ``P = X V^{-1}``,
     so with ``c = 1 / (1 + x^T V^{-1} x)``: ``P' = P - c (P x) u^T``,
@@ -129,7 +137,7 @@ def update_inner(X, lam, st, k, reward, refresh_every) -> None:
     counts[k] += 1
     stats[T] += 1.0
     if stats[READY] == 0.0:
-        return
+        return False
     # u = P[k]: update every other row first, so that row k is still V^{-1} x_k
     c = 1.0 / (1.0 + diag[k])
     stats[LOGDET] += np.log1p(diag[k])
@@ -151,8 +159,7 @@ def update_inner(X, lam, st, k, reward, refresh_every) -> None:
     for i in range(d):
         P[k, i] *= scale
     stats[SINCE] += 1.0
-    if stats[SINCE] >= refresh_every:
-        refresh_inner(X, lam, st)
+    return stats[SINCE] >= refresh_every
 
 
 @inner
@@ -181,6 +188,8 @@ def refresh(X, lam, st):
 
 
 @njit(cache=True)
-def update(X, lam, st, k, reward, refresh_every):
-    """Python entry of :func:`update_inner` (compiled on the first Python call)."""
-    return update_inner(X, lam, st, k, reward, refresh_every)
+def update(X, lam, st, k, reward, refresh_every) -> None:
+    """Python entry of :func:`update_inner`, followed by the exact refresh when it is due
+    (what the simulation loops do; compiled on the first Python call)."""
+    if update_inner(X, lam, st, k, reward, refresh_every):
+        refresh_inner(X, lam, st)

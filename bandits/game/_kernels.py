@@ -82,14 +82,6 @@ def heuristic_threshold(t: float, delta: float) -> float:
 
 
 @inner
-def count_inverse(X, counts, Winv) -> bool:
-    """``W^{-1}`` for ``W = sum_a N_a x_a x_a^T`` (:func:`bandits._core.lsq.gram_inverse`
-    with no regulariser); False if ``W`` is singular."""
-    d = X.shape[1]
-    return gram_inverse(X, counts, 0.0, Winv, np.zeros((d, d)))
-
-
-@inner
 def pair_width(X, Winv, a, b) -> float:
     """``||x_a - x_b||^2_{W^-1}`` from the difference vector."""
     d = X.shape[1]
@@ -153,7 +145,7 @@ def hedge_incur(losses, hedge, row, gain, w) -> None:
         losses[row, a] -= gain[a]
 
 
-@inner
+@njit(cache=True, inline="always")
 def decide_inner(X, lsq, f, rng, st) -> bool:
     """The step kernel: the stopping test and, if the run goes on, the next arm
     (``st.out[OUT_ARM]``). Returns False when ``W`` is singular (arms not spanning R^d)."""
@@ -163,7 +155,7 @@ def decide_inner(X, lsq, f, rng, st) -> bool:
     estimated_means(P, bvec, mu)
     best = argmax_random_ties(mu, rng, 1.0)
     out[OUT_BEST] = best
-    if not count_inverse(X, counts, st.Winv):
+    if not gram_inverse(X, counts, 0.0, st.Winv, lsq.scratch):  # W, no regulariser
         out[OUT_STOP] = 0
         return False
     t = stats[T]
@@ -221,22 +213,25 @@ def simulate(X, lam, lsq, f, rng_pol, rng_env, env, max_samples, refresh_every, 
     STOPPED_BY_RULE, STOPPED_BY_BUDGET or STOPPED_SINGULAR (the arms do not span R^d).
     The ask/tell :class:`bandits.game.GamePolicy` makes the same calls in the same order."""
     K = X.shape[0]
-    for a in range(K):
-        if lsq.stats[T] >= max_samples:
-            refresh_inner(X, lam, lsq)
-            decide_inner(X, lsq, f, rng_pol, st)
-            return STOPPED_BY_BUDGET
-        update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
-    refresh_inner(X, lam, lsq)
+    # one call site per kernel (each site is code LLVM compiles again): `a < K` is the
+    # initial round (arm a), `a == K` refreshes once after it, then decide -> pull
+    a = 0
     while True:
-        if not decide_inner(X, lsq, f, rng_pol, st):
-            return STOPPED_SINGULAR
-        if st.out[OUT_STOP] == 1:
-            return STOPPED_BY_RULE
-        if lsq.stats[T] >= max_samples:
-            return STOPPED_BY_BUDGET
-        a = st.out[OUT_ARM]
-        update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
+        exhausted = lsq.stats[T] >= max_samples
+        if a == K or (a < K and exhausted):
+            refresh_inner(X, lam, lsq)
+        if a >= K or exhausted:
+            ok = decide_inner(X, lsq, f, rng_pol, st)
+            if a >= K:
+                if not ok:
+                    return STOPPED_SINGULAR
+                if st.out[OUT_STOP] == 1:
+                    return STOPPED_BY_RULE
+            if exhausted:
+                return STOPPED_BY_BUDGET
+        arm = a if a < K else st.out[OUT_ARM]
+        update_inner(X, lam, lsq, arm, pull(env, arm, rng_env), refresh_every)
+        a += 1
 
 
 # ----------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ def threshold(kind: int, t: float, K: int, d: int, logdet_ratio: float, f: np.nd
     return np.sqrt(2.0 * np.log(5.0 * K * t ** 4 / (4.0 * delta)))
 
 
-@njit(cache=True)
+@inner
 def gap_index(i, j, X, P, diag, mu, scale, paired) -> float:
     """``B_{i,j} = mu_i - mu_j + W(i,j)`` with ``scale = C sigma``.
 
@@ -85,7 +85,7 @@ def gap_index(i, j, X, P, diag, mu, scale, paired) -> float:
     return mu[i] - mu[j] + w
 
 
-@njit(cache=True)
+@inner
 def _mth_largest_other(j, m, X, P, diag, mu, scale, paired, buf) -> float:
     """``max^m_{i != j} B_{i,j}``: the m-th largest index against ``j``.
 
@@ -266,28 +266,32 @@ def simulate(X, lam, lsq, conf, rng_pol, rng_env, env, init, max_samples, refres
     """
     K = X.shape[0]
     out = work.out
-    if init:
-        for a in range(K):
-            if lsq.stats[T] >= max_samples:
-                refresh_inner(X, lam, lsq)
-                decide_inner(X, lsq, conf, rng_pol, work)
-                return STOPPED_BY_BUDGET
-            update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
-        # exact state after the initialisation (V singular with lam = 0, or badly
-        # conditioned updates from V^-1 = I / lam with a tiny lam)
-        refresh_inner(X, lam, lsq)
+    # One call site per kernel (LLVM compiles a kernel's code again at every site it
+    # inlines, issue 16): `a < K` is the initial round (arm `a`), `a == K` the exact
+    # refresh after it (V singular with lam = 0, or badly conditioned updates from
+    # V^-1 = I / lam with a tiny lam); then decide -> pull arm 1 -> pull arm 2 (paired).
+    a = np.int64(0) if init else np.int64(K + 1)
+    second = np.int64(-1)  # the decision's second arm, pulled next
+    due = False  # the periodic exact refresh of the least-squares state
     while True:
-        if lsq.stats[T] >= max_samples:
+        exhausted = lsq.stats[T] >= max_samples
+        if due or a == K or (a < K and exhausted):
+            refresh_inner(X, lam, lsq)
+        if second >= 0 and not exhausted:
+            arm = second
+            second = -1
+        elif a >= K or exhausted:
             decide_inner(X, lsq, conf, rng_pol, work)
-            return STOPPED_BY_BUDGET
-        decide_inner(X, lsq, conf, rng_pol, work)
-        if out[OUT_STOP] == 1:
-            return STOPPED_BY_RULE
-        a = out[OUT_ARM1]
-        update_inner(X, lam, lsq, a, pull(env, a, rng_env), refresh_every)
-        a2 = out[OUT_ARM2]
-        if a2 >= 0 and lsq.stats[T] < max_samples:
-            update_inner(X, lam, lsq, a2, pull(env, a2, rng_env), refresh_every)
+            if exhausted:
+                return STOPPED_BY_BUDGET
+            if out[OUT_STOP] == 1:
+                return STOPPED_BY_RULE
+            arm = out[OUT_ARM1]
+            second = out[OUT_ARM2]
+        else:
+            arm = a
+        due = update_inner(X, lam, lsq, arm, pull(env, arm, rng_env), refresh_every)
+        a += 1
 
 
 # ----------------------------------------------------------------------------------------

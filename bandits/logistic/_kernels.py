@@ -87,9 +87,12 @@ def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
     Hessian is not positive definite (the arms with data do not span R^d).
     """
     K, d = X.shape
-    g = np.empty(d)
-    H = np.empty((d, d))
-    cand = np.empty(d)
+    # one allocation for every work array (each allocator a kernel allocates with is one
+    # more numba function compiled on the first call, issue 16): H, its Cholesky factor L,
+    # the gradient g, the step p and the candidate point
+    work = np.empty((2 * d + 3, d))
+    H, L = work[:d], work[d:2 * d]
+    g, p, cand = work[2 * d], work[2 * d + 1], work[2 * d + 2]
     ll = loglik(X, n, s, theta)
     for it in range(max_iter):
         # plain loops, no slice assignment: `a[:] = x` compiles numba's shape-mismatch
@@ -119,7 +122,9 @@ def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
             for j in range(i):
                 H[j, i] = H[i, j]
         # Cholesky with a relative pivot test
-        L = np.zeros((d, d))
+        for i in range(d):
+            for j in range(d):
+                L[i, j] = 0.0
         scale = 0.0
         for i in range(d):
             scale = max(scale, H[i, i])
@@ -142,7 +147,6 @@ def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
         if not ok:
             # singular at a large theta means saturation, at a moderate one missing span
             return (MLE_DIVERGED if zmax_seen > 0.5 * z_max else MLE_SINGULAR), it
-        p = np.empty(d)
         for i in range(d):  # forward
             v = g[i]
             for k in range(i):

@@ -142,7 +142,7 @@ def _record(acc, t, cp, curve, ipos):
         ipos[0] += 1
 
 
-@inner
+@njit(cache=True, inline="always")
 def _play(action, K, env, env_state, work, curve, t):
     """Draw the reward of ``action``, add its pseudo-regret, record step ``t`` (1-based).
     ``env`` is ``(p, table, kind, rho, sigma, mu_star)``, ``curve`` is ``(cp, curve, ipos,
@@ -155,7 +155,7 @@ def _play(action, K, env, env_state, work, curve, t):
     return r
 
 
-@inner
+@njit(cache=True, inline="always")
 def _commit(action, K, env, work, curve, t, T):
     """Play the fixed ``action`` from step t+1 to T (regret is deterministic: no draws)."""
     p, table, kind, rho, sigma, mu_star = env
@@ -284,7 +284,7 @@ def _dart_new_epoch(st, pol_state):
     st.ints[D_EPOCH] += 1
 
 
-@inner
+@njit(cache=True, inline="always")
 def _dart_reset(st, cfg, pol_state):
     """Start a DART run: every arm undecided, Delta = 1, the first epoch partitioned."""
     N = st.mu_hat.size
@@ -306,7 +306,7 @@ def _dart_reset(st, cfg, pol_state):
     _dart_new_epoch(st, pol_state)
 
 
-@inner
+@njit(cache=True, inline="always")
 def _dart_action(st, cfg, action):
     """The step kernel's decision: the subset ``A_e u G_ell`` to play now (into ``action``)."""
     n_acc = st.ints[D_ACCEPTED]
@@ -319,7 +319,7 @@ def _dart_action(st, cfg, action):
         action[n_acc + j] = st.perm[(Ke * ell + j) % n_und]
 
 
-@inner
+@njit(cache=True, inline="always")
 def _dart_test(st, cfg):
     """The accept/reject test at the end of an epoch with ``e >= c ln(NT) / Delta^2``."""
     e = st.ints[D_EPOCH]
@@ -357,7 +357,7 @@ def _dart_test(st, cfg):
                                                 0.5 * delta)
 
 
-@inner
+@njit(cache=True, inline="always")
 def _dart_observe(st, cfg, r, pol_state):
     """The step kernel's update: joint reward ``r`` of the group just played (the action
     of :func:`_dart_action`); at the end of an epoch the test, the stopping checks and the
@@ -405,7 +405,7 @@ def _dart_observe(st, cfg, r, pol_state):
     return False
 
 
-@inner
+@njit(cache=True, inline="always")
 def _dart_commit(st, cfg, chosen):
     """The subset DART commits to: ``A`` plus the top ``K - |A|`` undecided arms by mu_hat."""
     n_acc = st.ints[D_ACCEPTED]
@@ -528,7 +528,7 @@ def _csar_start_phase(st, K, T, designs, pol_state):
         st.sums[st.perm[j]] = 0.0
 
 
-@inner
+@njit(cache=True, inline="always")
 def _csar_reset(st, K, T, designs, pol_state):
     """Every arm undecided, no phase yet; opens phase 1."""
     N = st.est.size
@@ -544,7 +544,7 @@ def _csar_reset(st, K, T, designs, pol_state):
     _csar_start_phase(st, K, T, designs, pol_state)
 
 
-@inner
+@njit(cache=True, inline="always")
 def _csar_action(st, designs, action):
     """Step decision: the accepted arms plus the design's query on the current block."""
     ints = st.ints
@@ -557,7 +557,7 @@ def _csar_action(st, designs, action):
         action[n_acc + j] = st.perm[(blk * b + Hq[qq, j]) % n_und]
 
 
-@inner
+@njit(cache=True, inline="always")
 def _csar_test(st, K):
     """End of a phase: estimates ``phi_i = K sum / m_s``, accept
     ``phi_i >= phi_(k+1) + 2 eps``, reject ``phi_i <= phi_(k) - 2 eps``."""
@@ -586,7 +586,7 @@ def _csar_test(st, K):
     ints[C_ACCEPTED] = n_acc + new_acc
 
 
-@inner
+@njit(cache=True, inline="always")
 def _csar_observe(st, K, T, designs, r, pol_state):
     """Step update with the joint reward ``r`` of the query played; closes the phase after
     its last query (test, then the next phase). Returns True once the exploration is over."""
@@ -616,7 +616,7 @@ def _csar_observe(st, K, T, designs, r, pol_state):
     return ints[C_DONE] == 1
 
 
-@inner
+@njit(cache=True, inline="always")
 def _csar_commit(st, K, chosen):
     """The accepted arms plus the best undecided ones by the last estimates."""
     n_acc = st.ints[C_ACCEPTED]
@@ -677,7 +677,7 @@ def lints_state(N: int) -> LintsState:
                       np.arange(N), np.zeros(1, dtype=np.int64))
 
 
-@inner
+@njit(cache=True, inline="always")
 def _lints_reset(st, cfg):
     """``L = sqrt(reg) I``, ``f = 0``, no step yet."""
     N = st.f.size
@@ -711,7 +711,7 @@ def _backward(L, w, out):
         out[i] = s / L[i, i]
 
 
-@inner
+@njit(cache=True, inline="always")
 def _lints_action(st, cfg, action, pol_state):
     """Step decision: ``theta_tilde ~ N(B^-1 f, v^2 B^-1)`` (``L^-T (L^-1 f + v z)``, two
     triangular solves), play the top-K of ``theta_tilde``."""
@@ -723,7 +723,7 @@ def _lints_action(st, cfg, action, pol_state):
     _top_k_of(st.idx, N, st.th, cfg.K, action, np.int64(0))  # no literal
 
 
-@inner
+@njit(cache=True, inline="always")
 def _lints_observe(st, cfg, action, r):
     """Step update with the joint reward ``r`` of ``action``: ``f += r x`` and the rank-one
     Cholesky update ``L L^T + x x^T``. Returns True at the horizon."""
@@ -753,7 +753,7 @@ def _lints_observe(st, cfg, action, r):
     return st.ints[0] >= cfg.T
 
 
-@inner
+@njit(cache=True, inline="always")
 def _lints_commit(st, cfg, theta_mean, chosen):
     """The posterior mean ``B^-1 f`` and its top-K (the reported recommendation)."""
     _forward(st.L, st.f, st.w)
@@ -853,7 +853,7 @@ def _ucb_next(st, T):
         ints[U_IN_ROUND] = 0
 
 
-@inner
+@njit(cache=True, inline="always")
 def _ucb_reset(st, T, pol_state):
     """Every action alive in a random order, ``Delta_0 = 1``, the first round opened."""
     M = st.actions.shape[0]
@@ -869,7 +869,7 @@ def _ucb_reset(st, T, pol_state):
     _ucb_next(st, T)
 
 
-@inner
+@njit(cache=True, inline="always")
 def _ucb_action(st, action):
     """Step decision: the action whose turn it is in the round (into ``action``)."""
     a = st.alive[st.ints[U_POS]]
@@ -877,7 +877,7 @@ def _ucb_action(st, action):
         action[j] = st.actions[a, j]
 
 
-@inner
+@njit(cache=True, inline="always")
 def _ucb_observe(st, T, r):
     """Step update with the joint reward ``r`` of the action played. Returns True once the
     exploration is over."""
@@ -889,7 +889,7 @@ def _ucb_observe(st, T, r):
     return st.ints[U_DONE] == 1
 
 
-@inner
+@njit(cache=True, inline="always")
 def _ucb_commit(st, chosen):
     """The empirically best remaining action (first in ``alive`` order among ties)."""
     alive = st.alive
@@ -930,10 +930,13 @@ def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
 # ----------------------------------------------------------------------------------------
 # Python entries of the step kernels (the ask/tell policies' calls)
 # ----------------------------------------------------------------------------------------
-# The simulation loops above call the step kernels themselves, compiled without numba's
-# Python wrapper (bandits._core.jit.inner: a run's first call does not compile the
-# wrappers of its namedtuple states); a policy calls these entries, which compile the
-# wrapper once, on the policy's first use.
+# The simulation loops above call the step kernels themselves: each step kernel
+# (*_reset, *_action, *_observe, *_commit) and the loop's _play/_commit have one call site
+# in their loop, so they are inlined into it (numba's inline="always": a run's first call
+# compiles one function per loop instead of a kernel per step, each linked and optimised
+# again by the loop: issue 16); helpers with several call sites are inner kernels (no
+# Python wrapper). A policy calls these entries, which compile the same step kernel once,
+# on the policy's first use.
 
 
 @njit(cache=True)
