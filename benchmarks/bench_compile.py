@@ -176,18 +176,9 @@ print(json.dumps({{"hops": kernel[0], "chain": kernel[1], "depth": best[0],
 """
 
 
-_FAMILY_PROBE = """
-import json, sys, time
-t0 = time.process_time()
-import numba
-from numba.core import event
-t_numba = time.process_time() - t0
-import design
-t_design = time.process_time() - t0
-import bandits
-from bandits.warmup import FAMILIES, jitted_functions
-t_import = time.process_time() - t0
-stack, kernels = [], {{}}
+#: Exclusive compile CPU time per kernel from numba's ``numba:compile`` events, the part of
+#: the family and entry probes that records ``kernels[name] = [seconds, compilations]``.
+_LISTENER = """stack, kernels = [], {}
 
 class Listener(event.Listener):
     def on_start(self, ev):
@@ -204,6 +195,21 @@ class Listener(event.Listener):
         r[1] += 1
 
 event.register("numba:compile", Listener())
+"""
+
+
+_FAMILY_PROBE = """
+import json, sys, time
+t0 = time.process_time()
+import numba
+from numba.core import event
+t_numba = time.process_time() - t0
+import design
+t_design = time.process_time() - t0
+import bandits
+from bandits.warmup import FAMILIES, jitted_functions
+t_import = time.process_time() - t0
+{listener}
 if {family!r} in FAMILIES:
     go = FAMILIES[{family!r}]
 else:  # a family an older revision's `oed warmup` did not list (LinGame's)
@@ -237,7 +243,7 @@ def _run_probe(code: str, where: Path, cache: str) -> dict:
 
 def family_time(family: str, where: Path) -> dict:
     """Cold and warm first-call CPU seconds of one ``oed warmup`` family (fresh processes)."""
-    code = _FAMILY_PROBE.format(family=family)
+    code = _FAMILY_PROBE.format(family=family, listener=_LISTENER)
     with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
         cold = _run_probe(code, where, cache)
         warm = _run_probe(code, where, cache)
@@ -364,23 +370,7 @@ import numba
 from numba.core import event
 {setup}
 t1 = time.process_time()
-stack, kernels = [], {{}}
-
-class Listener(event.Listener):
-    def on_start(self, ev):
-        stack.append([time.process_time(), 0.0])
-
-    def on_end(self, ev):
-        start, child = stack.pop()
-        dt = time.process_time() - start
-        if stack:
-            stack[-1][1] += dt
-        fn = ev.data["dispatcher"].py_func
-        r = kernels.setdefault(fn.__module__ + "." + fn.__qualname__, [0.0, 0])
-        r[0] += dt - child
-        r[1] += 1
-
-event.register("numba:compile", Listener())
+{listener}
 t1 = time.process_time()
 {call}
 t2 = time.process_time()
@@ -427,7 +417,7 @@ def entry_time(setup: str, call: str, where: Path) -> dict:
     """CPU seconds of one entry point's first call: ``cold`` (fresh process, empty numba
     cache), ``again`` (the same call once more in that process: the run alone) and
     ``warm`` (a fresh process loading what the cold one cached)."""
-    code = _ENTRY_PROBE.format(setup=setup, call=call)
+    code = _ENTRY_PROBE.format(setup=setup, call=call, listener=_LISTENER)
     with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
         cold = _run_probe(code, where, cache)
         warm = _run_probe(code, where, cache)

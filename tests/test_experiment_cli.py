@@ -46,6 +46,21 @@ def _fill_in(sheet, names, ids, means, rng) -> None:
             w.writerow([name, means[ids.index(name)] + rng.standard_normal()])
 
 
+def _days_until_stop(tmp_path, state, ids, means, rng, per_day, days, capsys) -> str:
+    """Daily batches of ``per_day`` (ask, the lab's results, tell) until `tell` reports
+    the stop or ``days`` have passed; returns the last `tell` output."""
+    told = ""
+    for day in range(days):
+        sheet = tmp_path / f"day{day}.csv"
+        _oed("experiment", "ask", "--n", str(per_day), "--out", str(sheet), "--state", state,
+             capsys=capsys)
+        _fill_in(sheet, [r[0] for r in list(csv.reader(sheet.open()))[1:]], ids, means, rng)
+        told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+        if "stopped after" in told:
+            break
+    return told
+
+
 def _oed(*argv: str, capsys) -> str:
     assert main(list(argv)) == 0
     return capsys.readouterr().out
@@ -240,16 +255,8 @@ def test_experiment_fits_an_intercept_when_the_features_have_none(tmp_path, caps
     out = _oed("experiment", "new", "--arms", str(p), "--id-column", "variant", "--sigma",
                "1", "--threshold", "heuristic", "--state", state, capsys=capsys)
     assert "plus an intercept; terms 1, color, layout, copy" in out
-    rng = np.random.default_rng(3)
-    for day in range(400):
-        sheet = tmp_path / f"b{day}.csv"
-        _oed("experiment", "ask", "--n", "20", "--out", str(sheet), "--state", state,
-             capsys=capsys)
-        rows = list(csv.reader(sheet.open()))[1:]
-        _fill_in(sheet, [r[0] for r in rows], ids, means, rng)
-        told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
-        if "stopped after" in told:
-            break
+    told = _days_until_stop(tmp_path, state, ids, means, np.random.default_rng(3), 20, 400,
+                            capsys)
     assert f"(the stopping rule holds: the set is certified); recommended: {truth}" in told
     st = json.loads(_oed("experiment", "status", "--json", "--state", state, capsys=capsys))
     assert st["best"] == [truth] and st["model"].endswith("plus an intercept")
@@ -323,13 +330,6 @@ def test_ill_conditioned_model_is_refused_and_coded_units_work(tmp_path, capsys)
     assert "condition number is" in err and "--coded" in err
     out = _oed(*base, "--coded", capsys=capsys)
     assert "factors coded to [-1, 1]: temp_K = 313.15 + 20 * coded, pH = 6 + 1 * coded" in out
-    rng = np.random.default_rng(5)
-    for day in range(60):
-        sheet = tmp_path / f"k{day}.csv"
-        _oed("experiment", "ask", "--n", "200", "--out", str(sheet), "--state", state,
-             capsys=capsys)
-        _fill_in(sheet, [r[0] for r in list(csv.reader(sheet.open()))[1:]], ids, means, rng)
-        told = _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
-        if "stopped after" in told:
-            break
+    told = _days_until_stop(tmp_path, state, ids, means, np.random.default_rng(5), 200, 60,
+                            capsys)
     assert f"certified); recommended: {ids[int(np.argmax(means))]}" in told
