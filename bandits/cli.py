@@ -526,14 +526,11 @@ def _user_instance(args: argparse.Namespace):
         raise ValueError("--theta/--means: give exactly one: --theta (d values, a linear "
                          "model) or --means (one value per arm)")
     if args.theta is not None:
-        import design
+        from bandits import design_cli
 
         theta = load_vector(args.theta, "--theta")
-        try:
-            reg = design.regressors(cand.X, args.model, args.intercept, list(cand.columns),
-                                    code=args.coded)
-        except ValueError as exc:
-            raise ValueError(f"--intercept/--model: {exc}") from None
+        reg = design_cli.model_regressors(cand.X, args.model, args.intercept,
+                                          list(cand.columns), code=args.coded)
         X = reg.X
         if theta.shape[0] != X.shape[1]:
             what = (f"feature columns {cand.columns}" if args.model is None

@@ -57,6 +57,19 @@ def add_model_options(g: Any, intercept_help: str, prefix: str = "") -> None:
                    "better conditioned (e.g. a quadratic in raw temperatures)")
 
 
+def model_regressors(F: np.ndarray, model: str | None, intercept: bool | str | None,
+                     names: Sequence[str] | None, *, code: bool = False,
+                     source: str = "the features") -> Any:
+    """:func:`design.regressors` for the commands: its ValueError names the command-line
+    options (``--model``, ``--intercept``, ``--coded``) that choose the model."""
+    import design
+
+    try:
+        return design.regressors(F, model, intercept, names, code=code, source=source)
+    except ValueError as exc:
+        raise ValueError(f"--intercept/--model/--coded: {exc}") from None
+
+
 def add_design_arguments(g: argparse.ArgumentParser) -> None:
     """The lab-design options of ``oed design``."""
     g.add_argument("--columns", help="the factor columns of --arms, comma-separated "
@@ -139,7 +152,6 @@ def _column_or_vector(spec: str, name: str, header: list[str] | None, raw: np.nd
 
 def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     """The regressor matrix, a description of the model, and per-candidate columns."""
-    import design
 
     factors = _factor_columns(args)
     if factors is not None:
@@ -169,11 +181,8 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     F = raw[:, keep]
     names = [header[j] for j in keep] if header is not None else None
     columns["settings"] = (names or [f"x{j + 1}" for j in range(F.shape[1])], F)
-    try:
-        reg = design.regressors(F, args.model, args.intercept, names,
-                                code=getattr(args, "coded", False))
-    except ValueError as exc:
-        raise ValueError(f"--intercept/--model: {exc}") from None
+    reg = model_regressors(F, args.model, args.intercept, names,
+                           code=getattr(args, "coded", False), source="the columns of --arms")
     X, labels, intercept, desc = reg.X, reg.terms, reg.intercept, reg.description
     # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
     model = {"description": desc, "terms": labels, "intercept": intercept,

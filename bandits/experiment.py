@@ -34,20 +34,15 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
     force the response of the all-zero candidate to 0, bias every effect, and certify a
     wrong set. With one-hot features (or any that span the constant) nothing is added.
     """
-    import design
+    from bandits.design_cli import model_regressors
 
     cand = load_candidates(arms, id_column=id_column, columns=columns)
-    try:
-        reg = design.regressors(cand.X, model, intercept, list(cand.columns), code=code)
-    except ValueError as exc:
-        raise ValueError(f"--intercept/--model/--coded: {exc}") from None
-    return cand, reg
+    return cand, model_regressors(cand.X, model, intercept, list(cand.columns), code=code)
 
 
 def _model_record(reg: Any, model: str | int | None) -> dict:
-    desc = reg.description.replace("the columns of --arms", "the features")
     return {"model": model, "intercept": reg.intercept, "terms": list(reg.terms),
-            "description": desc}
+            "description": reg.description}
 
 
 def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-lingape",

@@ -188,7 +188,8 @@ def coded(F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def regressors(F: np.ndarray, model: str | int | None = None,
                intercept: bool | str | None = None,
-               names: Sequence[str] | None = None, *, code: bool = False) -> Regressors:
+               names: Sequence[str] | None = None, *, code: bool = False,
+               source: str = "the columns") -> Regressors:
     """The regressors of a model on factor settings ``F`` (n, k), as the CLI builds them.
 
     Parameters
@@ -210,6 +211,9 @@ def regressors(F: np.ndarray, model: str | int | None = None,
     code : bool, default False
         Build the model on the factors in coded units (:func:`coded`: each factor mapped
         to ``[-1, 1]``); the description says so and gives the coding.
+    source : str, default "the columns"
+        What the columns of ``F`` are called in the description of a model without
+        ``model`` (``"<source> as regressors"``).
     """
     F = np.asarray(F, dtype=np.float64)
     if F.ndim == 1:
@@ -235,7 +239,7 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         X0 = F
         labels = list(names) if names is not None else [f"x{j + 1}" for j in
                                                          range(F.shape[1])]
-        desc = "the columns of --arms as regressors"
+        desc = f"{source} as regressors"
     if intercept is None:
         intercept = model is not None
     spanned = spans_constant(X0) if intercept in (True, "auto") else False

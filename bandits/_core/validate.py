@@ -77,20 +77,28 @@ def as_matrix(value: object, name: str, d: int | None = None) -> np.ndarray:
 MAX_ARMS_CONDITION = 1e6
 
 
-def arms_condition(X: np.ndarray) -> float:
-    """2-norm condition number of ``X`` on its row space: ``s_1 / s_r`` over the singular
-    values above the numerical-rank threshold (``design._validation.rank_of``)."""
+def _rank_and_condition(X: np.ndarray) -> tuple[int, float]:
+    """Numerical rank of ``X`` (:func:`design.validation.rank_of`, numpy's
+    ``matrix_rank`` threshold) and its 2-norm condition number on its row space
+    (``s_1 / s_r``), from one SVD."""
     sv = np.linalg.svd(X, compute_uv=False)
     r = rank_of(sv, max(X.shape))
-    return float(sv[0] / sv[r - 1]) if r > 0 else float("inf")
+    return r, (float(sv[0] / sv[r - 1]) if r > 0 else float("inf"))
 
 
-def check_conditioning(X: np.ndarray, name: str = "X") -> None:
+def arms_condition(X: np.ndarray) -> float:
+    """2-norm condition number of ``X`` on its row space: ``s_1 / s_r`` over the singular
+    values above the numerical-rank threshold (``design.validation.rank_of``)."""
+    return _rank_and_condition(X)[1]
+
+
+def check_conditioning(X: np.ndarray, name: str = "X", cond: float | None = None) -> None:
     """ValueError naming ``name`` when the arms are too ill-conditioned for the float64
     least-squares kernels (:data:`MAX_ARMS_CONDITION`): refused with the cause and the
     remedy, instead of a run whose confidence widths have lost every digit and whose
-    stopping rule can certify a wrong set."""
-    cond = arms_condition(X)
+    stopping rule can certify a wrong set. ``cond``: :func:`arms_condition` of ``X`` when
+    the caller has it."""
+    cond = arms_condition(X) if cond is None else cond
     if cond > MAX_ARMS_CONDITION:
         raise ValueError(
             f"{name}: the arms' condition number is {cond:.3g} > {MAX_ARMS_CONDITION:.0e}: "
@@ -105,10 +113,11 @@ def check_conditioning(X: np.ndarray, name: str = "X") -> None:
 def check_arms_span(X: np.ndarray, name: str = "X") -> None:
     """ValueError naming ``name`` unless the rows of ``X`` span R^d and are well enough
     conditioned for float64 least squares (:func:`check_conditioning`)."""
-    if np.linalg.matrix_rank(X) < X.shape[1]:
+    rank, cond = _rank_and_condition(X)
+    if rank < X.shape[1]:
         raise ValueError(f"the rows of {name} must span R^d (d={X.shape[1]}); least squares "
                          "is not identifiable otherwise")
-    check_conditioning(X, name)
+    check_conditioning(X, name, cond)
 
 
 def singular_pulls_error(X: np.ndarray, name: str, what: str) -> ValueError:
