@@ -5,8 +5,10 @@ State of a linear bandit after ``t`` pulls, for features ``X`` (K, d) and regula
 ``theta_hat = V^{-1} b``. We keep the cached products ``P = X V^{-1}`` (so that
 ``mu_hat = P b`` and ``x_a^T V^{-1} y = P_a . y``), the variances
 ``diag_a = x_a^T V^{-1} x_a`` and ``log det V - d log lam``. A pull updates all of them in
-``O(Kd)`` by Sherman–Morrison; every ``refresh`` pulls they and ``V^{-1}`` are recomputed
-exactly from the counts to stop rounding drift (``V^{-1}`` is only valid after a refresh).
+``O(Kd)`` by Sherman–Morrison (jitted, :func:`update_inner`); every ``refresh`` pulls they
+and ``V^{-1}`` are recomputed exactly from the counts to stop rounding drift
+(:func:`refresh`, numpy/LAPACK, between calls of the jitted loops; ``V^{-1}`` is only valid
+after a refresh).
 
 ``stats`` holds ``[t, log det ratio, pulls since refresh, ready]``; ``ready = 0`` while
 ``V`` is singular (``lam = 0`` before every arm was pulled), when only counts and ``b``
@@ -19,9 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
 
 from bandits._core.jit import inner
-from design.linalg import cholesky_lower, inverse_from_factor, lower_inverse, mv_into
 
 T, LOGDET, SINCE, READY = 0, 1, 2, 3
 
@@ -42,8 +44,9 @@ class LsqState(NamedTuple):
     stats: np.ndarray
     """``[t, log det ratio, pulls since refresh, ready]`` (slots T, LOGDET, SINCE, READY)."""
     scratch: np.ndarray
-    """(3, d, d) work matrices of :func:`gram_inverse` (``V``, its Cholesky factor ``L``,
-    ``L^{-1}``): no kernel allocates, so a first call compiles no allocator (issue 16)."""
+    """(3, d, d) work matrices of a jitted Gram inverse (LinGame's count geometry ``W``:
+    the matrix, its Cholesky factor, the factor's inverse), so that no kernel allocates
+    (a first call compiles no allocator, issue 16)."""
 
 
 def new_state(X: np.ndarray, lam: float) -> LsqState:
@@ -59,61 +62,36 @@ def new_state(X: np.ndarray, lam: float) -> LsqState:
     return st
 
 
-@inner
-def gram_inverse(X, counts, lam, Vinv, scratch) -> bool:
-    """``V = lam I + sum_a N_a x_a x_a^T`` from the counts: ``V``, its Cholesky factor
-    ``L`` and ``L^{-1}`` into ``scratch[0..2]`` (overwritten) and
-    ``V^{-1} = L^{-T} L^{-1}`` into ``Vinv``. Returns False (``Vinv`` untouched) when ``V``
-    is singular. Shared by :func:`refresh` and LinGame's count geometry ``W``
-    (``lam = 0``)."""
-    K, d = X.shape
-    V, L, Linv = scratch[0], scratch[1], scratch[2]
-    for i in range(d):
-        for j in range(d):
-            V[i, j] = 0.0
-            L[i, j] = 0.0
-        V[i, i] = lam
-    for a in range(K):
-        n = counts[a]
-        if n > 0:
-            for i in range(d):
-                xi = n * X[a, i]
-                for j in range(d):
-                    V[i, j] += xi * X[a, j]
-    if not cholesky_lower(V, L, 0.0):  # explicit: an omitted default is another specialisation
-        return False
-    lower_inverse(L, Linv)
-    # plain loops, no `@` and no array assignment: each would compile seconds of numba
-    # glue on the first call (issue 16)
-    inverse_from_factor(Linv, Vinv)
-    return True
-
-
-@njit(cache=True, inline="always")
-def refresh_inner(X, lam, st) -> bool:
+def refresh(X: np.ndarray, lam: float, st: LsqState) -> bool:
     """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio of the state ``st``
-    exactly from the counts.
+    exactly from the counts (numpy/LAPACK: ``V`` by one product, its Cholesky factor
+    ``L`` by ``dpotrf``, ``P^T = V^{-1} X^T`` by ``dpotrs``, ``V^{-1}`` by ``dpotri``).
 
-    Returns False (and leaves ``ready = 0``) when ``V`` is singular.
+    Called every ``refresh_every`` updates and once after the initial round, between
+    calls of the jitted loops (they return when it is due): a kernel would cost every
+    user seconds of compilation on the first call for work done once per thousand pulls
+    (issue 16). Returns False (and leaves ``ready = 0``) when ``V`` is singular.
     """
-    Vinv, P, diag, counts, stats = st.Vinv, st.P, st.diag, st.counts, st.stats
-    K, d = X.shape
-    if not gram_inverse(X, counts, lam, Vinv, st.scratch):
-        stats[READY] = 0.0
+    d = X.shape[1]
+    V = (X.T * st.counts) @ X
+    V[np.diag_indices(d)] += lam
+    L, info = dpotrf(V, lower=1, clean=1)
+    if info != 0 or not np.all(np.isfinite(L)):
+        st.stats[READY] = 0.0
         return False
-    for a in range(K):  # P_a = V^{-1} x_a (V^{-1} is symmetric), a loop (issue 16)
-        mv_into(Vinv, X[a], P[a])
-    for a in range(K):
-        s = 0.0
-        for i in range(d):
-            s += P[a, i] * X[a, i]
-        diag[a] = s
-    logdet = 0.0
-    for i in range(d):
-        logdet += 2.0 * np.log(st.scratch[1, i, i])
-    stats[LOGDET] = logdet - d * np.log(lam) if lam > 0 else logdet
-    stats[SINCE] = 0.0
-    stats[READY] = 1.0
+    Pt, info = dpotrs(L, X.T, lower=1)
+    Vinv, info_inv = dpotri(L, lower=1)
+    if info != 0 or info_inv != 0:  # pragma: no cover - L is a valid factor
+        st.stats[READY] = 0.0
+        return False
+    lower = np.tril(Vinv)
+    st.Vinv[:] = lower + np.tril(lower, -1).T
+    st.P[:] = Pt.T
+    st.diag[:] = np.einsum("ij,ij->i", st.P, X)
+    logdet = 2.0 * float(np.sum(np.log(np.diagonal(L))))
+    st.stats[LOGDET] = logdet - d * np.log(lam) if lam > 0 else logdet
+    st.stats[SINCE] = 0.0
+    st.stats[READY] = 1.0
     return True
 
 
@@ -121,8 +99,8 @@ def refresh_inner(X, lam, st) -> bool:
 def update_inner(X, lam, st, k, reward, refresh_every) -> bool:
     """Record reward ``reward`` of arm ``k``: Sherman–Morrison update in ``O(Kd)``.
     Returns True when the exact refresh is due (``refresh_every`` updates since the last):
-    the caller calls :func:`refresh_inner` next (the loops have one call site of each
-    kernel, and this kernel does not link the refresh's code: issue 16).
+    the caller calls :func:`refresh` next (the jitted loops return to Python for it, so
+    they do not compile the refresh's factorisation: issue 16).
 
     ``V' = V + x x^T`` with ``x = x_k``; ``u = V^{-1} x`` is row ``k`` of ``P = X V^{-1}``,
     so with ``c = 1 / (1 + x^T V^{-1} x)``: ``P' = P - c (P x) u^T``,
@@ -176,20 +154,19 @@ def estimated_means(P, bvec, mu) -> None:
 # ----------------------------------------------------------------------------------------
 # Python entries (the ask/tell policies' and the tests' calls)
 # ----------------------------------------------------------------------------------------
-# The simulation loops call the *_inner kernels, compiled without numba's Python wrapper
-# (bandits._core.jit.inner): a run's first call does not compile the wrappers of its
-# namedtuple states; these entries compile them on the first Python call.
+# The simulation loops inline update_inner; update_step is its entry for Python callers
+# (compiled on the first Python call), the same source.
 
 
 @njit(cache=True)
-def refresh(X, lam, st):
-    """Python entry of :func:`refresh_inner` (compiled on the first Python call)."""
-    return refresh_inner(X, lam, st)
+def update_step(X, lam, st, k, reward, refresh_every) -> bool:
+    """Python entry of :func:`update_inner` (returns whether the refresh is due)."""
+    return update_inner(X, lam, st, k, reward, refresh_every)
 
 
-@njit(cache=True)
-def update(X, lam, st, k, reward, refresh_every) -> None:
-    """Python entry of :func:`update_inner`, followed by the exact refresh when it is due
-    (what the simulation loops do; compiled on the first Python call)."""
-    if update_inner(X, lam, st, k, reward, refresh_every):
-        refresh_inner(X, lam, st)
+def update(X: np.ndarray, lam: float, st: LsqState, k: int, reward: float,
+           refresh_every: int) -> None:
+    """Record reward ``reward`` of arm ``k`` (:func:`update_inner`), followed by the exact
+    :func:`refresh` when it is due (what the simulation loops do)."""
+    if update_step(X, lam, st, k, reward, refresh_every):
+        refresh(X, lam, st)

@@ -140,8 +140,14 @@ def run_lingame(name: str, instance, *, delta: float = 0.05, seed: int = 0,
                   refresh_every=refresh_every)
     env = make_environment(instance)
     t0 = time.perf_counter()
-    status = G.simulate(eng.X, eng.lam, eng.lsq, eng.f, eng.rng_policy, eng.rng_env, env,
-                        max_samples, eng.refresh_every, eng.st)
+    loop = np.zeros(2, dtype=np.int64)
+    while True:  # the jitted loop returns for each exact refresh (numpy/LAPACK)
+        status = G.simulate(eng.X, eng.lam, eng.lsq, eng.f, eng.rng_policy, eng.rng_env,
+                            env, loop, max_samples, eng.refresh_every, eng.st)
+        if status != G.NEED_REFRESH:
+            break
+        refresh(eng.X, eng.lam, eng.lsq)
+        loop[1] = 1
     wall = time.perf_counter() - t0
     if status == G.STOPPED_SINGULAR:  # pragma: no cover - X spans R^d (checked)
         raise RuntimeError("LinGame: W = sum_a N_a x_a x_a^T is singular")

@@ -29,8 +29,9 @@ from numba import njit
 
 from bandits._core.env import pull
 from bandits._core.jit import inner
-from bandits._core.lsq import T, estimated_means, gram_inverse, refresh_inner, update_inner
+from bandits._core.lsq import T, estimated_means, update_inner
 from bandits._core.rng import argmax_random_ties
+from design.linalg import cholesky_lower, inverse_from_factor, lower_inverse
 
 # output slots
 OUT_STOP, OUT_ARM, OUT_BEST, OUT_ALT = range(4)
@@ -40,7 +41,7 @@ C_DELTA, C_SIGMA_GLR, C_BONUS = range(3)
 BONUS_PAPER, BONUS_CODE = 0, 1
 #: AdaHedge's initial cumulative mixability gap (Réda et al.'s code: 0.01)
 HEDGE_DELTA0 = 0.01
-STOPPED_BY_RULE, STOPPED_BY_BUDGET, STOPPED_SINGULAR = 0, 1, 2
+STOPPED_BY_RULE, STOPPED_BY_BUDGET, STOPPED_SINGULAR, NEED_REFRESH = 0, 1, 2, 3
 
 
 class GameState(NamedTuple):
@@ -73,6 +74,34 @@ def new_state(K: int, d: int) -> GameState:
     return GameState(np.zeros((K, K)), np.full(K, HEDGE_DELTA0), np.zeros(K), np.zeros(K),
                      np.zeros(K), np.zeros(d), np.zeros((d, d)), np.zeros(K),
                      np.zeros(4, dtype=np.int64), np.zeros(2))
+
+
+@inner
+def count_gram_inverse(X, counts, Winv, scratch) -> bool:
+    """``W^{-1}`` for ``W = sum_a N_a x_a x_a^T`` (the geometry of the counts): ``W``, its
+    Cholesky factor ``L`` and ``L^{-1}`` into ``scratch[0..2]`` (overwritten) and
+    ``W^{-1} = L^{-T} L^{-1}`` into ``Winv``. Returns False (``Winv`` untouched) when ``W``
+    is singular."""
+    K, d = X.shape
+    W, L, Linv = scratch[0], scratch[1], scratch[2]
+    for i in range(d):
+        for j in range(d):
+            W[i, j] = 0.0
+            L[i, j] = 0.0
+    for a in range(K):
+        n = counts[a]
+        if n > 0:
+            for i in range(d):
+                xi = n * X[a, i]
+                for j in range(d):
+                    W[i, j] += xi * X[a, j]
+    if not cholesky_lower(W, L, 0.0):  # explicit: an omitted default is another specialisation
+        return False
+    lower_inverse(L, Linv)
+    # plain loops, no `@` and no array assignment: each would compile seconds of numba
+    # glue on the first call (issue 16)
+    inverse_from_factor(Linv, Winv)
+    return True
 
 
 @inner
@@ -155,7 +184,7 @@ def decide_inner(X, lsq, f, rng, st) -> bool:
     estimated_means(P, bvec, mu)
     best = argmax_random_ties(mu, rng, 1.0)
     out[OUT_BEST] = best
-    if not gram_inverse(X, counts, 0.0, st.Winv, lsq.scratch):  # W, no regulariser
+    if not count_gram_inverse(X, counts, st.Winv, lsq.scratch):
         out[OUT_STOP] = 0
         return False
     t = stats[T]
@@ -207,19 +236,29 @@ def decide_inner(X, lsq, f, rng, st) -> bool:
 
 
 @njit(cache=True)
-def simulate(X, lam, lsq, f, rng_pol, rng_env, env, max_samples, refresh_every, st) -> int:
+def simulate(X, lam, lsq, f, rng_pol, rng_env, env, loop, max_samples, refresh_every,
+             st) -> int:
     """LinGame against the environment ``env``: every arm once, then decide -> pull ->
     update until the GLR test stops it or ``max_samples`` pulls are spent. Returns
-    STOPPED_BY_RULE, STOPPED_BY_BUDGET or STOPPED_SINGULAR (the arms do not span R^d).
+    STOPPED_BY_RULE, STOPPED_BY_BUDGET, STOPPED_SINGULAR (the arms do not span R^d) or
+    NEED_REFRESH: the exact refresh of the least-squares state is due (after the initial
+    round and every ``refresh_every`` updates); the caller runs
+    :func:`bandits._core.lsq.refresh` (numpy/LAPACK), sets ``loop[1] = 1`` and calls again
+    (``loop[0]`` counts the pulls from the start of the initial round).
     The ask/tell :class:`bandits.game.GamePolicy` makes the same calls in the same order."""
     K = X.shape[0]
     # one call site per kernel (each site is code LLVM compiles again): `a < K` is the
     # initial round (arm a), `a == K` refreshes once after it, then decide -> pull
-    a = 0
+    a = loop[0]
+    fresh = loop[1] == 1
+    loop[1] = 0
+    due = False
     while True:
         exhausted = lsq.stats[T] >= max_samples
-        if a == K or (a < K and exhausted):
-            refresh_inner(X, lam, lsq)
+        if (due or a == K or (a < K and exhausted)) and not fresh:
+            loop[0] = a
+            return NEED_REFRESH
+        fresh = False
         if a >= K or exhausted:
             ok = decide_inner(X, lsq, f, rng_pol, st)
             if a >= K:
@@ -230,7 +269,7 @@ def simulate(X, lam, lsq, f, rng_pol, rng_env, env, max_samples, refresh_every, 
             if exhausted:
                 return STOPPED_BY_BUDGET
         arm = a if a < K else st.out[OUT_ARM]
-        update_inner(X, lam, lsq, arm, pull(env, arm, rng_env), refresh_every)
+        due = update_inner(X, lam, lsq, arm, pull(env, arm, rng_env), refresh_every)
         a += 1
 
 

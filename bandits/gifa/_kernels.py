@@ -18,7 +18,7 @@ from numba import njit
 from bandits._core import rng as _rng
 from bandits._core.env import pull
 from bandits._core.jit import inner
-from bandits._core.lsq import T, estimated_means, refresh_inner, update_inner
+from bandits._core.lsq import T, estimated_means, update_inner
 from bandits._core.rng import argmax_random_ties
 
 # integer configuration layout
@@ -246,21 +246,34 @@ def decide_inner(X, lsq, conf, rng, work):
     return bcb
 
 
-STOPPED_BY_RULE, STOPPED_BY_BUDGET = 0, 1
+STOPPED_BY_RULE, STOPPED_BY_BUDGET, NEED_REFRESH = 0, 1, 2
+# loop state kept between calls of `simulate` (slots of `loop`, int64)
+LOOP_ARM, LOOP_SECOND, LOOP_FRESH = range(3)
+
+
+def new_loop(K: int, init: bool) -> np.ndarray:
+    """The loop state of a fresh run: the next initial arm (``K + 1`` without the initial
+    round), no pending second arm, no refresh just done."""
+    return np.array([0 if init else K + 1, -1, 0], dtype=np.int64)
 
 
 @njit(cache=True)
-def simulate(X, lam, lsq, conf, rng_pol, rng_env, env, init, max_samples, refresh_every,
+def simulate(X, lsq, conf, rng_pol, rng_env, env, loop, max_samples, refresh_every,
              work) -> int:
-    """Run a GIFA algorithm against the simulated environment ``env`` until it stops or
-    the budget of ``max_samples`` pulls is spent. Returns STOPPED_BY_RULE or
-    STOPPED_BY_BUDGET; the recommendation is left in ``work.J``.
+    """Run a GIFA algorithm against the simulated environment ``env`` until it stops, the
+    budget of ``max_samples`` pulls is spent, or the exact refresh of the least-squares
+    state is due. Returns STOPPED_BY_RULE, STOPPED_BY_BUDGET (the recommendation is left
+    in ``work.J``) or NEED_REFRESH: the caller runs :func:`bandits._core.lsq.refresh`
+    (numpy/LAPACK: no factorisation is compiled here, issue 16), sets
+    ``loop[LOOP_FRESH] = 1`` and calls again; ``loop`` keeps where the run is
+    (:func:`new_loop`).
 
-    The sequence decide -> pull -> update is exactly the one the ask/tell front-end
-    (:class:`bandits.gifa.Policy`) performs, so both give the same trajectory for the same
-    rewards and seed.  A budget spent during the initialisation also ends with a decision
-    (the exact refresh, then ``decide``), so the recommendation is always ``m`` distinct
-    arms, as in the ask/tell front-end (issue 12: it used to be the unfilled ``[0, 0]``).
+    The sequence decide -> pull -> update (-> refresh) is exactly the one the ask/tell
+    front-end (:class:`bandits.gifa.Policy`) performs, so both give the same trajectory for
+    the same rewards and seed.  A budget spent during the initialisation also ends with a
+    decision (the exact refresh, then ``decide``), so the recommendation is always ``m``
+    distinct arms, as in the ask/tell front-end (issue 12: it used to be the unfilled
+    ``[0, 0]``).
 
     The paired widths are computed from difference vectors (:func:`gap_index`).
     """
@@ -270,13 +283,18 @@ def simulate(X, lam, lsq, conf, rng_pol, rng_env, env, init, max_samples, refres
     # inlines, issue 16): `a < K` is the initial round (arm `a`), `a == K` the exact
     # refresh after it (V singular with lam = 0, or badly conditioned updates from
     # V^-1 = I / lam with a tiny lam); then decide -> pull arm 1 -> pull arm 2 (paired).
-    a = np.int64(0) if init else np.int64(K + 1)
-    second = np.int64(-1)  # the decision's second arm, pulled next
+    a = loop[LOOP_ARM]
+    second = loop[LOOP_SECOND]  # the decision's second arm, pulled next
+    fresh = loop[LOOP_FRESH] == 1  # the caller has just refreshed the state
+    loop[LOOP_FRESH] = 0
     due = False  # the periodic exact refresh of the least-squares state
     while True:
         exhausted = lsq.stats[T] >= max_samples
-        if due or a == K or (a < K and exhausted):
-            refresh_inner(X, lam, lsq)
+        if (due or a == K or (a < K and exhausted)) and not fresh:
+            loop[LOOP_ARM] = a
+            loop[LOOP_SECOND] = second
+            return NEED_REFRESH
+        fresh = False
         if second >= 0 and not exhausted:
             arm = second
             second = -1
@@ -290,7 +308,7 @@ def simulate(X, lam, lsq, conf, rng_pol, rng_env, env, init, max_samples, refres
             second = out[OUT_ARM2]
         else:
             arm = a
-        due = update_inner(X, lam, lsq, arm, pull(env, arm, rng_env), refresh_every)
+        due = update_inner(X, conf.f[LAM], lsq, arm, pull(env, arm, rng_env), refresh_every)
         a += 1
 
 
