@@ -33,7 +33,7 @@ import numpy as np
 from bandits._core import rng as _rng
 from bandits._core.env import make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
-from bandits._core.lsq import new_state, refresh, update
+from bandits._core.lsq import new_state, refresh
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
 from bandits._core.validate import (
@@ -76,14 +76,29 @@ class _Engine:
         self.refresh_every = check_int(refresh_every, "refresh_every", 1)
         self.max_samples = None if max_samples is None else check_budget(max_samples)
         seed = check_seed(seed)
-        self.lsq = new_state(self.X, self.lam)
+        self.lsq = new_state(self.X, self.lam)  # V = lam I + W: the estimate, the bonus
+        self.wls = new_state(self.X, 0.0)  # the count geometry W (the GLR, Nature)
         self.st = G.new_state(self.K, self.d)
         self.rng_policy = _rng.make_state(seed, 0)
         self.rng_env = _rng.make_state(seed, 1)
 
-    def decide(self) -> None:
-        if not G.decide(self.X, self.lsq, self.f, self.rng_policy, self.st):
+    def decide(self, check: bool = True) -> None:
+        """The step kernel's decision (the same call the simulation loop makes)."""
+        ok = G.decide(self.X, self.lsq, self.wls, self.f, self.rng_policy, self.st)
+        if check and not ok:
             raise RuntimeError("LinGame: W = sum_a N_a x_a x_a^T is singular")  # pragma: no cover
+
+    def update(self, arm: int, reward: float) -> None:
+        """The step kernel's update of both states, then their exact refresh when due."""
+        if G.update_step(self.X, self.lam, self.lsq, self.wls, arm, reward,
+                         self.refresh_every):
+            self.refresh()
+
+    def refresh(self) -> None:
+        """The exact refresh of both states (numpy/LAPACK, :func:`bandits._core.lsq.refresh`;
+        ``W`` stays flagged singular until the arms pulled span R^d)."""
+        refresh(self.X, self.lam, self.lsq)
+        refresh(self.X, 0.0, self.wls)
 
     @property
     def samples(self) -> int:
@@ -142,11 +157,11 @@ def run_lingame(name: str, instance, *, delta: float = 0.05, seed: int = 0,
     t0 = time.perf_counter()
     loop = np.zeros(2, dtype=np.int64)
     while True:  # the jitted loop returns for each exact refresh (numpy/LAPACK)
-        status = G.simulate(eng.X, eng.lam, eng.lsq, eng.f, eng.rng_policy, eng.rng_env,
-                            env, loop, max_samples, eng.refresh_every, eng.st)
+        status = G.simulate(eng.X, eng.lam, eng.lsq, eng.wls, eng.f, eng.rng_policy,
+                            eng.rng_env, env, loop, max_samples, eng.refresh_every, eng.st)
         if status != G.NEED_REFRESH:
             break
-        refresh(eng.X, eng.lam, eng.lsq)
+        eng.refresh()
         loop[1] = 1
     wall = time.perf_counter() - t0
     if status == G.STOPPED_SINGULAR:  # pragma: no cover - X spans R^d (checked)
@@ -228,12 +243,12 @@ class GamePolicy(AskTellProtocol):
         the learner is charged once per real observation, as in the sequential run.
         """
         eng = self._eng
-        update(eng.X, eng.lam, eng.lsq, int(arm), r, eng.refresh_every)
+        eng.update(int(arm), r)
         budget = eng.max_samples is not None and eng.samples >= eng.max_samples
         if self._in_init:
             if budget:  # as the simulation: the budget ends the initial pulls
-                refresh(eng.X, eng.lam, eng.lsq)
-                G.decide(eng.X, eng.lsq, eng.f, eng.rng_policy, eng.st)
+                eng.refresh()
+                eng.decide(check=False)
                 self._finish("budget")
             elif not self._queue and not self._outstanding_real:
                 self._decide()
@@ -247,7 +262,7 @@ class GamePolicy(AskTellProtocol):
         eng = self._eng
         if self._in_init:
             self._in_init = False
-            refresh(eng.X, eng.lam, eng.lsq)
+            eng.refresh()
         eng.decide()
         if eng.st.out[G.OUT_STOP] == 1:
             self._finish("rule")

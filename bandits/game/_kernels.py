@@ -29,9 +29,8 @@ from numba import njit
 
 from bandits._core.env import pull
 from bandits._core.jit import inner
-from bandits._core.lsq import T, estimated_means, update_inner
+from bandits._core.lsq import READY, T, estimated_means, update_inner
 from bandits._core.rng import argmax_random_ties
-from design.linalg import cholesky_lower, inverse_from_factor, lower_inverse
 
 # output slots
 OUT_STOP, OUT_ARM, OUT_BEST, OUT_ALT = range(4)
@@ -59,8 +58,6 @@ class GameState(NamedTuple):
     """Estimated means, (K,)."""
     shift: np.ndarray
     """``theta_hat - lambda`` for Nature's best response ``lambda``, (d,)."""
-    Winv: np.ndarray
-    """``W^{-1}``, ``W = sum_a N_a x_a x_a^T``, (d, d)."""
     scratch: np.ndarray
     """(K,) work array."""
     out: np.ndarray
@@ -72,36 +69,8 @@ class GameState(NamedTuple):
 def new_state(K: int, d: int) -> GameState:
     """Fresh LinGame arrays for K arms in dimension d."""
     return GameState(np.zeros((K, K)), np.full(K, HEDGE_DELTA0), np.zeros(K), np.zeros(K),
-                     np.zeros(K), np.zeros(d), np.zeros((d, d)), np.zeros(K),
-                     np.zeros(4, dtype=np.int64), np.zeros(2))
-
-
-@inner
-def count_gram_inverse(X, counts, Winv, scratch) -> bool:
-    """``W^{-1}`` for ``W = sum_a N_a x_a x_a^T`` (the geometry of the counts): ``W``, its
-    Cholesky factor ``L`` and ``L^{-1}`` into ``scratch[0..2]`` (overwritten) and
-    ``W^{-1} = L^{-T} L^{-1}`` into ``Winv``. Returns False (``Winv`` untouched) when ``W``
-    is singular."""
-    K, d = X.shape
-    W, L, Linv = scratch[0], scratch[1], scratch[2]
-    for i in range(d):
-        for j in range(d):
-            W[i, j] = 0.0
-            L[i, j] = 0.0
-    for a in range(K):
-        n = counts[a]
-        if n > 0:
-            for i in range(d):
-                xi = n * X[a, i]
-                for j in range(d):
-                    W[i, j] += xi * X[a, j]
-    if not cholesky_lower(W, L, 0.0):  # explicit: an omitted default is another specialisation
-        return False
-    lower_inverse(L, Linv)
-    # plain loops, no `@` and no array assignment: each would compile seconds of numba
-    # glue on the first call (issue 16)
-    inverse_from_factor(Linv, Winv)
-    return True
+                     np.zeros(K), np.zeros(d), np.zeros(K), np.zeros(4, dtype=np.int64),
+                     np.zeros(2))
 
 
 @inner
@@ -111,19 +80,18 @@ def heuristic_threshold(t: float, delta: float) -> float:
 
 
 @inner
-def pair_width(X, Winv, a, b) -> float:
-    """``||x_a - x_b||^2_{W^-1}`` from the difference vector."""
+def pair_width(X, Q, a, b) -> float:
+    """``||x_a - x_b||^2_{W^-1} = (x_a - x_b) . (Q_a - Q_b)`` with ``Q = X W^{-1}`` (the
+    count geometry's cached products), from the difference vector."""
     d = X.shape[1]
     s = 0.0
     for i in range(d):
-        yi = X[a, i] - X[b, i]
-        for j in range(d):
-            s += yi * Winv[i, j] * (X[a, j] - X[b, j])
+        s += (X[a, i] - X[b, i]) * (Q[a, i] - Q[b, i])
     return s
 
 
 @inner
-def glr(X, mu, best, Winv, sigma, vals) -> None:
+def glr(X, mu, best, Q, sigma, vals) -> None:
     """``vals[a] = (mu_best - mu_a)^2 / (2 sigma^2 ||x_a - x_best||^2_{W^-1})``
     (``+inf`` at ``best``): the GLR of ``best`` against the alternative where ``a`` ties it."""
     K = X.shape[0]
@@ -131,7 +99,7 @@ def glr(X, mu, best, Winv, sigma, vals) -> None:
         if a == best:
             vals[a] = np.inf
             continue
-        w2 = pair_width(X, Winv, a, best)
+        w2 = pair_width(X, Q, a, best)
         gap = mu[best] - mu[a]
         vals[a] = gap * gap / (2.0 * sigma * sigma * w2) if w2 > 0.0 else np.inf
 
@@ -175,20 +143,24 @@ def hedge_incur(losses, hedge, row, gain, w) -> None:
 
 
 @njit(cache=True, inline="always")
-def decide_inner(X, lsq, f, rng, st) -> bool:
+def decide_inner(X, lsq, wls, f, rng, st) -> bool:
     """The step kernel: the stopping test and, if the run goes on, the next arm
-    (``st.out[OUT_ARM]``). Returns False when ``W`` is singular (arms not spanning R^d)."""
+    (``st.out[OUT_ARM]``), from the least-squares state ``lsq`` (``V = lam I + W``: the
+    estimate and the bonus) and the count geometry ``wls`` (the same state with
+    ``lam = 0``: ``Q = X W^{-1}`` in its ``P``). Returns False while ``W`` is singular (arms
+    not spanning R^d)."""
     P, diag, bvec, counts, stats = lsq.P, lsq.diag, lsq.bvec, lsq.counts, lsq.stats
     K, d = X.shape
     mu, out, fout, vals = st.mu, st.out, st.fout, st.scratch
     estimated_means(P, bvec, mu)
     best = argmax_random_ties(mu, rng, 1.0)
     out[OUT_BEST] = best
-    if not count_gram_inverse(X, counts, st.Winv, lsq.scratch):
+    Q = wls.P
+    if wls.stats[READY] == 0.0:
         out[OUT_STOP] = 0
         return False
     t = stats[T]
-    glr(X, mu, best, st.Winv, f[C_SIGMA_GLR], vals)
+    glr(X, mu, best, Q, f[C_SIGMA_GLR], vals)
     alt = argmax_random_ties(vals, rng, -1.0)
     out[OUT_ALT] = alt
     z = vals[alt] if alt >= 0 else np.inf
@@ -207,13 +179,11 @@ def decide_inner(X, lsq, f, rng, st) -> bool:
     # W-geometry, lambda = theta_hat - coef W^{-1} y with y = x_alt - x_best and
     # coef = y^T theta_hat / ||y||^2_{W^-1}; only theta_hat - lambda = coef W^{-1} y is
     # needed, and y^T theta_hat = mu_alt - mu_best.
-    w2 = pair_width(X, st.Winv, alt, best)
+    # (W^{-1} y = Q_alt - Q_best, W^{-1} being symmetric)
+    w2 = pair_width(X, Q, alt, best)
     coef = (mu[alt] - mu[best]) / w2
     for i in range(d):
-        s = 0.0
-        for j in range(d):
-            s += st.Winv[i, j] * (X[alt, j] - X[best, j])
-        st.shift[i] = coef * s
+        st.shift[i] = coef * (Q[alt, i] - Q[best, i])
     # optimistic gains, clipped at log t, charged as losses
     width = np.log(max(t, 1.0))
     gain = st.gain
@@ -235,16 +205,31 @@ def decide_inner(X, lsq, f, rng, st) -> bool:
     return True
 
 
+@njit(cache=True, inline="always")
+def update_inner2(X, lam, lsq, wls, k, reward, refresh_every) -> bool:
+    """Record reward ``reward`` of arm ``k`` in both states (:func:`bandits._core.lsq.
+    update_inner`: ``V = lam I + W`` and the count geometry ``W``, one call site). Returns
+    True when the exact refresh of both is due (their update counters agree once ``W`` is
+    invertible: both are refreshed together)."""
+    due = False
+    for s in range(2):
+        state = lsq if s == 0 else wls
+        due_s = update_inner(X, lam if s == 0 else 0.0, state, k, reward, refresh_every)
+        if s == 0:
+            due = due_s
+    return due
+
+
 @njit(cache=True)
-def simulate(X, lam, lsq, f, rng_pol, rng_env, env, loop, max_samples, refresh_every,
-             st) -> int:
+def simulate(X, lam, lsq, wls, f, rng_pol, rng_env, env, loop, max_samples,
+             refresh_every, st) -> int:
     """LinGame against the environment ``env``: every arm once, then decide -> pull ->
     update until the GLR test stops it or ``max_samples`` pulls are spent. Returns
     STOPPED_BY_RULE, STOPPED_BY_BUDGET, STOPPED_SINGULAR (the arms do not span R^d) or
-    NEED_REFRESH: the exact refresh of the least-squares state is due (after the initial
-    round and every ``refresh_every`` updates); the caller runs
-    :func:`bandits._core.lsq.refresh` (numpy/LAPACK), sets ``loop[1] = 1`` and calls again
-    (``loop[0]`` counts the pulls from the start of the initial round).
+    NEED_REFRESH: the exact refresh of the states ``lsq`` and ``wls`` is due (after the
+    initial round and every ``refresh_every`` updates); the caller runs
+    :func:`bandits._core.lsq.refresh` on both (numpy/LAPACK), sets ``loop[1] = 1`` and
+    calls again (``loop[0]`` counts the pulls from the start of the initial round).
     The ask/tell :class:`bandits.game.GamePolicy` makes the same calls in the same order."""
     K = X.shape[0]
     # one call site per kernel (each site is code LLVM compiles again): `a < K` is the
@@ -260,7 +245,7 @@ def simulate(X, lam, lsq, f, rng_pol, rng_env, env, loop, max_samples, refresh_e
             return NEED_REFRESH
         fresh = False
         if a >= K or exhausted:
-            ok = decide_inner(X, lsq, f, rng_pol, st)
+            ok = decide_inner(X, lsq, wls, f, rng_pol, st)
             if a >= K:
                 if not ok:
                     return STOPPED_SINGULAR
@@ -269,19 +254,24 @@ def simulate(X, lam, lsq, f, rng_pol, rng_env, env, loop, max_samples, refresh_e
             if exhausted:
                 return STOPPED_BY_BUDGET
         arm = a if a < K else st.out[OUT_ARM]
-        due = update_inner(X, lam, lsq, arm, pull(env, arm, rng_env), refresh_every)
+        due = update_inner2(X, lam, lsq, wls, arm, pull(env, arm, rng_env), refresh_every)
         a += 1
 
 
 # ----------------------------------------------------------------------------------------
 # Python entries (the ask/tell policies' and the tests' calls)
 # ----------------------------------------------------------------------------------------
-# The simulation loop calls decide_inner, compiled without numba's Python wrapper
-# (bandits._core.jit.inner): a run's first call does not compile the wrappers of its
-# namedtuple states; this entry compiles them on the first Python call.
+# The simulation loop inlines decide_inner and update_inner2; these entries compile the
+# same source for Python callers on their first call.
 
 
 @njit(cache=True)
-def decide(X, lsq, f, rng, st):
+def decide(X, lsq, wls, f, rng, st):
     """Python entry of :func:`decide_inner` (compiled on the first Python call)."""
-    return decide_inner(X, lsq, f, rng, st)
+    return decide_inner(X, lsq, wls, f, rng, st)
+
+
+@njit(cache=True)
+def update_step(X, lam, lsq, wls, k, reward, refresh_every) -> bool:
+    """Python entry of :func:`update_inner2` (returns whether the refresh is due)."""
+    return update_inner2(X, lam, lsq, wls, k, reward, refresh_every)
