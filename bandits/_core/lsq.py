@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
-from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
+from scipy.linalg.lapack import dpotrf, dpotri
 
 from bandits._core.jit import inner
 
@@ -65,7 +65,7 @@ def new_state(X: np.ndarray, lam: float) -> LsqState:
 def refresh(X: np.ndarray, lam: float, st: LsqState) -> bool:
     """Recompute ``V^{-1}``, ``P``, ``diag`` and the log-det ratio of the state ``st``
     exactly from the counts (numpy/LAPACK: ``V`` by one product, its Cholesky factor
-    ``L`` by ``dpotrf``, ``P^T = V^{-1} X^T`` by ``dpotrs``, ``V^{-1}`` by ``dpotri``).
+    ``L`` by ``dpotrf``, ``V^{-1}`` by ``dpotri``, ``P = X V^{-1}``).
 
     Called every ``refresh_every`` updates and once after the initial round, between
     calls of the jitted loops (they return when it is due): a kernel would cost every
@@ -74,21 +74,20 @@ def refresh(X: np.ndarray, lam: float, st: LsqState) -> bool:
     """
     d = X.shape[1]
     V = (X.T * st.counts) @ X
-    V[np.diag_indices(d)] += lam
-    L, info = dpotrf(V, lower=1, clean=1)
-    if info != 0 or not np.all(np.isfinite(L)):
+    V.flat[::d + 1] += lam
+    L, info = dpotrf(V, lower=1, clean=1)  # info > 0: a pivot <= 0 or NaN
+    if info != 0:
         st.stats[READY] = 0.0
         return False
-    Pt, info = dpotrs(L, X.T, lower=1)
-    Vinv, info_inv = dpotri(L, lower=1)
-    if info != 0 or info_inv != 0:  # pragma: no cover - L is a valid factor
+    Vinv, info = dpotri(L, lower=1)  # the lower triangle (the upper one is L's: zeros)
+    if info != 0:  # pragma: no cover - L is a valid factor
         st.stats[READY] = 0.0
         return False
-    lower = np.tril(Vinv)
-    st.Vinv[:] = lower + np.tril(lower, -1).T
-    st.P[:] = Pt.T
-    st.diag[:] = np.einsum("ij,ij->i", st.P, X)
-    logdet = 2.0 * float(np.sum(np.log(np.diagonal(L))))
+    Vinv += np.tril(Vinv, -1).T
+    st.Vinv[:] = Vinv
+    np.matmul(X, Vinv, out=st.P)
+    np.einsum("ij,ij->i", st.P, X, out=st.diag)
+    logdet = 2.0 * float(np.log(L.diagonal()).sum())
     st.stats[LOGDET] = logdet - d * np.log(lam) if lam > 0 else logdet
     st.stats[SINCE] = 0.0
     st.stats[READY] = 1.0

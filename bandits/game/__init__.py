@@ -155,14 +155,15 @@ def run_lingame(name: str, instance, *, delta: float = 0.05, seed: int = 0,
                   refresh_every=refresh_every)
     env = make_environment(instance)
     t0 = time.perf_counter()
-    loop = np.zeros(2, dtype=np.int64)
+    resume = (0, False)
     while True:  # the jitted loop returns for each exact refresh (numpy/LAPACK)
-        status = G.simulate(eng.X, eng.lam, eng.lsq, eng.wls, eng.f, eng.rng_policy,
-                            eng.rng_env, env, loop, max_samples, eng.refresh_every, eng.st)
+        status, a = G.simulate(eng.X, eng.lam, eng.lsq, eng.wls, eng.f, eng.rng_policy,
+                               eng.rng_env, env, resume, max_samples, eng.refresh_every,
+                               eng.st)
         if status != G.NEED_REFRESH:
             break
         eng.refresh()
-        loop[1] = 1
+        resume = (a, True)
     wall = time.perf_counter() - t0
     if status == G.STOPPED_SINGULAR:  # pragma: no cover - X spans R^d (checked)
         raise RuntimeError("LinGame: W = sum_a N_a x_a x_a^T is singular")

@@ -221,38 +221,36 @@ def update_inner2(X, lam, lsq, wls, k, reward, refresh_every) -> bool:
 
 
 @njit(cache=True)
-def simulate(X, lam, lsq, wls, f, rng_pol, rng_env, env, loop, max_samples,
-             refresh_every, st) -> int:
+def simulate(X, lam, lsq, wls, f, rng_pol, rng_env, env, resume, max_samples,
+             refresh_every, st) -> tuple[int, int]:
     """LinGame against the environment ``env``: every arm once, then decide -> pull ->
     update until the GLR test stops it or ``max_samples`` pulls are spent. Returns
-    STOPPED_BY_RULE, STOPPED_BY_BUDGET, STOPPED_SINGULAR (the arms do not span R^d) or
-    NEED_REFRESH: the exact refresh of the states ``lsq`` and ``wls`` is due (after the
-    initial round and every ``refresh_every`` updates); the caller runs
-    :func:`bandits._core.lsq.refresh` on both (numpy/LAPACK), sets ``loop[1] = 1`` and
-    calls again (``loop[0]`` counts the pulls from the start of the initial round).
+    ``(status, a)``: ``status`` is STOPPED_BY_RULE, STOPPED_BY_BUDGET, STOPPED_SINGULAR
+    (the arms do not span R^d) or NEED_REFRESH: the exact refresh of the states ``lsq`` and
+    ``wls`` is due (after the initial round and every ``refresh_every`` updates); the
+    caller runs :func:`bandits._core.lsq.refresh` on both (numpy/LAPACK) and calls again
+    with ``resume = (a, True)`` (``a`` counts the pulls from the start of the initial
+    round; a fresh run starts from ``(0, False)``).
     The ask/tell :class:`bandits.game.GamePolicy` makes the same calls in the same order."""
     K = X.shape[0]
     # one call site per kernel (each site is code LLVM compiles again): `a < K` is the
     # initial round (arm a), `a == K` refreshes once after it, then decide -> pull
-    a = loop[0]
-    fresh = loop[1] == 1
-    loop[1] = 0
+    a, fresh = resume
     due = False
     while True:
         exhausted = lsq.stats[T] >= max_samples
         if (due or a == K or (a < K and exhausted)) and not fresh:
-            loop[0] = a
-            return NEED_REFRESH
+            return NEED_REFRESH, a
         fresh = False
         if a >= K or exhausted:
             ok = decide_inner(X, lsq, wls, f, rng_pol, st)
             if a >= K:
                 if not ok:
-                    return STOPPED_SINGULAR
+                    return STOPPED_SINGULAR, a
                 if st.out[OUT_STOP] == 1:
-                    return STOPPED_BY_RULE
+                    return STOPPED_BY_RULE, a
             if exhausted:
-                return STOPPED_BY_BUDGET
+                return STOPPED_BY_BUDGET, a
         arm = a if a < K else st.out[OUT_ARM]
         due = update_inner2(X, lam, lsq, wls, arm, pull(env, arm, rng_env), refresh_every)
         a += 1

@@ -299,14 +299,15 @@ def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: f
                   max_samples=max_samples)
     env = make_environment(instance)
     t0 = time.perf_counter()
-    loop = G.new_loop(eng.K, algo.init)
+    resume = (0 if algo.init else eng.K + 1, -1, False)
     while True:  # the jitted loop returns for each exact refresh (numpy/LAPACK)
-        status = G.simulate(eng.features, eng.state, eng.conf, eng.rng_policy, eng.rng_env,
-                            env, loop, eng.max_samples, algo.refresh_every, eng.work)
+        status, a, second = G.simulate(eng.features, eng.lam, eng.state, eng.conf,
+                                       eng.rng_policy, eng.rng_env, env, resume,
+                                       eng.max_samples, algo.refresh_every, eng.work)
         if status != G.NEED_REFRESH:
             break
         eng.refresh()
-        loop[G.LOOP_FRESH] = 1
+        resume = (a, second, True)
     wall = time.perf_counter() - t0
     rec = np.sort(eng.J.copy())
     return RunResult(
