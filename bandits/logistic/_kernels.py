@@ -261,14 +261,15 @@ def bernstein_bounds(N: int, succ: int, K: int, delta: float) -> tuple[float, fl
     return min(a, b), U
 
 
-@njit(cache=True)
-def probe_decision(N: int, succ: int, K: int, delta: float, Lw: float, Uw: float
+@njit(cache=True, inline="always")
+def probe_decision_inner(N: int, succ: int, K: int, delta: float, Lw: float, Uw: float
                    ) -> tuple[int, float, float]:
     """WAR's stopping rule for one probed arm after ``succ`` successes in ``N`` pulls.
 
     Returns ``(decision, L_x, U_x)``: :data:`ACCEPT` if ``U_x < U``, else :data:`REJECT` if
     ``L_x > L``, else :data:`UNDECIDED` (:func:`bernstein_bounds`). Shared by the simulation
-    (:func:`probe_arm`) and the ask/tell front-end (:class:`bandits.logistic.WarPolicy`).
+    (:func:`probe_arm`, which inlines it: one call site) and the ask/tell front-end
+    (:class:`bandits.logistic.WarPolicy`, through :func:`probe_decision`).
     """
     lo, hi = bernstein_bounds(N, succ, K, delta)
     if hi < Uw:
@@ -276,6 +277,14 @@ def probe_decision(N: int, succ: int, K: int, delta: float, Lw: float, Uw: float
     if lo > Lw:
         return REJECT, lo, hi
     return UNDECIDED, lo, hi
+
+
+@njit(cache=True)
+def probe_decision(N: int, succ: int, K: int, delta: float, Lw: float, Uw: float
+                   ) -> tuple[int, float, float]:
+    """Python entry of :func:`probe_decision_inner` (the ask/tell policy's call; compiled
+    on its first call, not by a simulation's)."""
+    return probe_decision_inner(N, succ, K, delta, Lw, Uw)
 
 
 @njit(cache=True)
@@ -291,7 +300,7 @@ def probe_arm(p: float, K: int, delta: float, Lw: float, Uw: float, state: np.nd
     for N in range(1, max_pulls + 1):
         if uniform(state) < p:
             succ += 1
-        dec, lo, hi = probe_decision(N, succ, K, delta, Lw, Uw)
+        dec, lo, hi = probe_decision_inner(N, succ, K, delta, Lw, Uw)
         if dec != UNDECIDED or N == max_pulls:
             return N, succ, dec, lo, hi
     return 0, 0, UNDECIDED, 0.0, np.inf
