@@ -43,17 +43,13 @@ class LsqState(NamedTuple):
     """Pulls per arm (K,), int64."""
     stats: np.ndarray
     """``[t, log det ratio, pulls since refresh, ready]`` (slots T, LOGDET, SINCE, READY)."""
-    scratch: np.ndarray
-    """(3, d, d) work matrices of a jitted Gram inverse (LinGame's count geometry ``W``:
-    the matrix, its Cholesky factor, the factor's inverse), so that no kernel allocates
-    (a first call compiles no allocator, issue 16)."""
 
 
 def new_state(X: np.ndarray, lam: float) -> LsqState:
     """Fresh arrays for features ``X`` and regulariser ``lam`` (no pull yet)."""
     K, d = X.shape
     st = LsqState(np.zeros((d, d)), np.zeros((K, d)), np.zeros(K), np.zeros(d),
-                  np.zeros(K, dtype=np.int64), np.zeros(4), np.zeros((3, d, d)))
+                  np.zeros(K, dtype=np.int64), np.zeros(4))
     if lam > 0:
         st.Vinv[:] = np.eye(d) / lam
         st.P[:] = X / lam

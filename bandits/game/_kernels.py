@@ -16,6 +16,11 @@ One round, from the least-squares state (:mod:`bandits._core.lsq`):
   Degenne et al.'s optimism) or, ``BONUS_CODE``, ``b_a = sqrt(2 log t ||x_a||_{V^-1})``
   (Réda et al.'s code); D-tracking pulls ``argmin_a N_a - t w_a``.
 
+``W^{-1}`` is kept as ``V^{-1}`` is (:mod:`bandits._core.lsq`, a second state with
+``lam = 0``): ``Q = X W^{-1}`` by Sherman–Morrison at every pull, exact (LAPACK) after the
+initial round and every ``refresh_every`` pulls; ``||y||^2_{W^-1} = y . (Q_a - Q_b)`` for
+``y = x_a - x_b`` and ``W^{-1} y = Q_a - Q_b``.
+
 The state arrays are bundled in :class:`GameState`; slots of ``out`` and ``fout`` are
 named by module constants.
 """
