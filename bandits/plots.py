@@ -412,7 +412,10 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     (``E`` is the minimum-area ellipse centred at 0 that contains the arms). An arm outside
     ``E`` is one whose variance exceeds ``d``: the design is not G-optimal. The variance
     ellipse ``{x : x^T A(w) x <= 1}`` would show the spread of the design instead, not
-    which arms are predicted well; we draw the confidence ellipse.
+    which arms are predicted well; we draw the confidence ellipse. The axes have equal
+    scales (the ellipse's true shape) when the extents of the arms and the ellipse are
+    within 3:1, and scale freely beyond (a linear map of the axes keeps every arm on the
+    same side of the ellipse).
 
     Parameters
     ----------
