@@ -607,12 +607,28 @@ def format_result(res, inst=None) -> str:
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
 
 
+def _noise_note(inst: Any, specs: list[tuple[str, dict[str, Any]]]) -> None:
+    """Say on stderr when an algorithm assumes less noise (``sigma``) than the simulated
+    measurements have (``--noise`` or the instance's): a legitimate robustness study, but
+    the run's delta guarantee does not hold then, and ``--sigma`` is easily taken for the
+    noise of the simulation."""
+    noise = getattr(inst, "sigma", None)
+    for label, opts in specs:
+        sigma = opts.get("sigma")
+        if noise is not None and sigma is not None and sigma < noise:
+            print(f"note: {label} assumes noise sigma = {sigma:g}, below the simulated "
+                  f"noise {noise:g} (--noise or the instance's): its delta guarantee does "
+                  "not hold in this simulation (--sigma is the noise level the algorithm "
+                  "assumes)", file=sys.stderr)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from bandits.runner import run
 
     name, opts = parse_algorithm(args.algorithm)
     opts = {**_options_for(name, _common_options(args)), **opts}
     inst = _instance(args)
+    _noise_note(inst, [(name, opts)])
     kwargs = {"delta": args.delta, "epsilon": args.epsilon, **opts}
     # load the jitted code first (a run capped at K + 2 pulls), so that wall_time measures
     # the run and not numba's loading of the cached machine code (or its first compile)
@@ -643,6 +659,7 @@ def _cmd_replicate(args: argparse.Namespace) -> int:
     check_output(args.out, "--out", (".csv", ".json"))
     check_output(args.plot, "--plot", PLOT_FORMATS)
     inst = _instance(args)
+    _noise_note(inst, [(label, opts) for label, _name, opts in specs])
     # compile (first use) or load the kernels once here, before the timed runs: the workers
     # then load the cached code instead of each compiling it
     from bandits.runner import run
@@ -1180,8 +1197,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="noise standard deviation of one measurement")
     e_new.add_argument("--S", type=_POS,
                        help="bound on ||theta|| (needed by the theoretical threshold)")
-    e_new.add_argument("--threshold", help="GIFA threshold: theoretical (default; needs "
-                       "--S) or heuristic")
+    e_new.add_argument("--threshold", help="stopping threshold of the GIFA algorithms and "
+                       "LinGame: theoretical (default; delta-correct by proof, needs --S) "
+                       "or heuristic (no proof, cheaper)")
     e_new.add_argument("--seed", type=_INDEX, default=0,
                        help="seed of the algorithm's tie-breaking (default 0)")
     e_new.add_argument("--max-samples", type=_COUNT,

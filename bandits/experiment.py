@@ -314,7 +314,7 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
     args: dict[str, Any] = {"delta": delta, "sigma": sigma}
     e = entry(algorithm)
     sims: dict[str, Any] = {}
-    choices = ("theoretical", "heuristic") if e.family == "gifa" else (None,)
+    choices = ("theoretical", "heuristic") if "threshold" in e.option_names() else (None,)
     for thr in choices:
         a = dict(args)
         if thr is not None:

@@ -205,7 +205,8 @@ def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
     means = X @ theta
     state = str(tmp_path / "game.json")
     _oed("experiment", "new", "--arms", str(path), "--id-column", "name", "--algorithm",
-         "lingame", "--delta", "0.05", "--sigma", "1", "--state", state, capsys=capsys)
+         "lingame", "--delta", "0.05", "--sigma", "1", "--threshold", "heuristic",
+         "--state", state, capsys=capsys)
     rng = np.random.default_rng(1)
     for day in range(300):
         sheet = tmp_path / f"g{day}.csv"
