@@ -840,10 +840,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                        id_column=args.id_column, reward_column=args.reward_column)
         print(f"{told.taken} results taken")
         if told.stopped_by is not None:
-            how, label = (("the stopping rule holds: the set is certified", "recommended")
-                          if told.stopped_by == "rule" else
-                          (f"the run ended by its {told.stopped_by}, not certified",
-                           "best so far"))
+            how, label = ex.stop_phrase(told.stopped_by, told.heuristic)
             print(f"stopped after {told.samples} samples ({how}); {label}: "
                   f"{', '.join(told.recommended) or 'none'}")
             if told.unused:
@@ -863,7 +860,8 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         print(f"outstanding      {len(st.outstanding)}")
         label = "recommended" if st.stopped else "current best"
         print(f"{label:<16} {', '.join(st.best)}")
-        rule = "holds: stop, the set is certified" if st.stopped else (
+        rule = ex.stop_phrase("rule", st.heuristic)[0].removeprefix(
+            "the stopping rule ") if st.stopped else (
             f"ended by {st.stopped_by}" if st.stopped_by else "does not hold yet")
         print(f"stopping rule    {rule}")
         if not st.stopped_by:
