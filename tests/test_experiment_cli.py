@@ -104,7 +104,8 @@ def test_lab_screen_end_to_end(tmp_path, capsys) -> None:
     before = (tmp_path / "screen.json").read_text()
     assert main(["experiment", "ask", "--n", "10", "--state", state]) == 2
     err = capsys.readouterr().err
-    assert "has stopped (the stopping rule holds: the set is certified" in err and ", ".join(truth) in err
+    assert "has stopped (the stopping rule holds: the set is certified" in err
+    assert ", ".join(truth) in err
     assert main(["experiment", "tell", str(sheet), "--state", state]) == 2
     assert "has stopped" in capsys.readouterr().err
     assert (tmp_path / "screen.json").read_text() == before
