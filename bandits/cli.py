@@ -272,9 +272,22 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
     with ``--id-column``; no settings, the columns being the regressors)."""
     from bandits import design_cli
 
+    chosen = args.model is not None or args.intercept is not None or args.coded
     if spec is not None:
+        if chosen:
+            raise ValueError("--model/--intercept/--coded: --weights is a design JSON that "
+                             "records its model, which is used; drop these options")
         return design_cli.regressors_of(args.arms, args.id_column, spec)
+    if chosen:  # a weights CSV or column: the model the design was computed for
+        ns = argparse.Namespace(arms=args.arms, id_column=args.id_column, columns=None,
+                                model=args.model, intercept=args.intercept,
+                                coded=args.coded, caps=None, costs=None)
+        X, model, columns = design_cli.arms_and_model(ns)
+        return X, model["description"], list(columns["ids"]), columns["settings"]
     described = "the columns of --arms as regressors"
+    print("oed round: note: --weights records no model, so the efficiency is computed on "
+          "the columns of --arms as regressors; if the design was for a model, pass the "
+          "same --model/--intercept/--coded as to oed design", file=sys.stderr)
     if args.id_column is not None:
         from bandits.io import load_candidates
 
@@ -565,9 +578,9 @@ def _add_user_instance(p: argparse.ArgumentParser, noise_flag: bool = True) -> N
     from bandits import design_cli
 
     design_cli.add_model_options(
-        g, "add a constant term (default: yes with --model, no without; `oed experiment` "
-        "adds one unless the features span a constant, so pass --intercept to rehearse its "
-        "model)", prefix="with --theta: ")
+        g, "add a constant term (default: with --model, yes unless its terms span a "
+        "constant; without --model, no; `oed experiment` adds one unless the features span "
+        "a constant, so pass --intercept to rehearse its model)", prefix="with --theta: ")
     if noise_flag:
         g.add_argument("--noise", type=_POS, default=1.0,
                        help="standard deviation of one measurement (1.0)")
@@ -1099,6 +1112,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", help="also write the full JSON (with provenance) here")
     r.add_argument("--criterion", choices=["g", "d"], default="g",
                    help="criterion of the efficiency loss reported with --arms (g)")
+    from bandits import design_cli
+
+    design_cli.add_model_options(
+        r, "add a constant term (as oed design: with --model, unless its terms span one)",
+        prefix="with --arms, when --weights records no model (a weights CSV): ")
     r.add_argument("--eps", type=_POS, default=None,
                    help="round with the (1+eps) guarantee (Caratheodory reduction + efficient "
                         "rounding; needs --arms and n >= r(eps))")
