@@ -45,8 +45,19 @@ approximate optimum alone costs more than a tenth of the whole plain run (``appr
 at N = p and 5^6 at N <= 2p (5.3x-7.2x) the time is the exchange itself, ``K (S + d)`` per
 step against the plain step's ``K d (d + n)`` at BLAS speed.
 
+``--ref REV`` instead times warm calls of ``design.exact`` against revision ``REV`` (its
+``design/exact.py`` and ``design/_exact_numba.py``, ``git show REV:...``, loaded as separate
+modules beside ours) in one process, alternating, after a first call of each (compile or
+cache load excluded): the mean CPU seconds of repeated calls (at least 0.05 s of calls, best
+of ``--repeats`` such means), the ratio this / ref (< 1: this checkout is faster) and
+whether both return the same counts (``same``; else the two efficiency bounds), on the same
+grids and run numbers, for the criteria of ``--criteria`` (default ``d``; ``a``, ``i``
+(``region`` the candidates), ``ds`` (the quadratic terms of interest) take the same
+path as in the issue's benchmark).
+
 Usage: ``python benchmarks/bench_exact.py [--quick] [--no-pydoe] [--restarts R]
-[--plain-starts S]``.
+[--plain-starts S]`` or ``python benchmarks/bench_exact.py --ref main [--criteria d,a]
+[--repeats 3] [--quick]``.
 """
 
 from __future__ import annotations
@@ -57,9 +68,13 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -67,6 +82,7 @@ from design import box_grid, d_optimal, exact, model_matrix  # noqa: E402
 from design.criteria import criterion_basis  # noqa: E402
 
 EXACT = sys.modules["design.exact"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def plain_fedorov(X: np.ndarray, idx: np.ndarray, max_iter: int = 100_000) -> np.ndarray:
@@ -235,12 +251,96 @@ def run(configs: list[tuple[int, int]], restarts: int, plain_starts: int, pydoe:
           f"{int(floor.sum())}/{floor.size} cells (10x impossible there)")
 
 
+def load_ref(rev: str, where: Path):
+    """``design.exact`` of revision ``rev`` as a separate module, with that revision's
+    ``design/_exact_numba.py`` as its kernels (everything else is this checkout's)."""
+    import design
+
+    mods = {}
+    for name in ("_exact_numba", "exact"):
+        src = subprocess.run(["git", "show", f"{rev}:design/{name}.py"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+        path = where / f"ref{name}.py"
+        path.write_text(src)
+        spec = importlib.util.spec_from_file_location(f"ref{name}", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        real = sys.modules["design._exact_numba"]
+        if name == "exact":  # it imports design._exact_numba: give it the revision's
+            sys.modules["design._exact_numba"] = mods["_exact_numba"]
+            design._exact_numba = mods["_exact_numba"]
+        try:
+            spec.loader.exec_module(mod)
+        finally:
+            sys.modules["design._exact_numba"] = real
+            design._exact_numba = real
+        mods[name] = mod
+    return mods["exact"]
+
+
+def mean_cpu(fn, repeats: int) -> tuple[float, object]:
+    """Best over ``repeats`` of the mean CPU seconds of calls filling at least 0.05 s."""
+    best, res = np.inf, None
+    for _ in range(repeats):
+        n, t = 0, 0.0
+        while t < 0.05 or n < 2:
+            t0 = time.process_time()
+            res = fn()
+            t += time.process_time() - t0
+            n += 1
+        best = min(best, t / n)
+    return best, res
+
+
+def run_ref(configs: list[tuple[int, int]], rev: str, criteria: list[str], repeats: int
+            ) -> None:
+    with tempfile.TemporaryDirectory(prefix="exact-ref-") as tmp:
+        ref = load_ref(rev, Path(tmp))
+        print(f"warm design.exact, this checkout / {rev}: mean CPU s per call (best of "
+              f"{repeats}); quadratic model")
+        print(f"{'crit':>4} {'k':>2} {'lev':>3} {'K':>6} {'p':>3} {'N':>4} {'this':>9} "
+              f"{rev:>9} {'this/ref':>9}  designs")
+        ratios: dict[str, list[float]] = {}
+        for crit in criteria:
+            for k, lev in configs:
+                C = box_grid(lev, k)
+                X = model_matrix(C, "quadratic")
+                K, p = X.shape
+                kw = {"region": X} if crit == "i" else (
+                    {"interest": list(range(p - k, p))} if crit == "ds" else {})
+                for N in (p, 2 * p, 3 * p):
+                    timing = {}
+                    for which, mod in (("ref", ref), ("this", EXACT), ("ref", ref),
+                                       ("this", EXACT)):
+                        def fn(mod=mod):
+                            return mod.exact(X, N, crit, **kw)
+                        if which not in timing:
+                            fn()  # first call: compile or cache load
+                        t, res = mean_cpu(fn, max(1, repeats // 2))
+                        if which not in timing or t < timing[which][0]:
+                            timing[which] = (t, res)
+                    (t1, r1), (t0, r0) = timing["this"], timing["ref"]
+                    same = np.array_equal(r1.counts, r0.counts)
+                    what = "same" if same else (f"eff {r1.efficiency_bound:.5f} vs "
+                                                f"{r0.efficiency_bound:.5f}")
+                    ratios.setdefault(crit, []).append(t1 / t0)
+                    print(f"{crit:>4} {k:>2} {lev:>3} {K:>6} {p:>3} {N:>4} {t1:>9.5f} "
+                          f"{t0:>9.5f} {t1 / t0:>9.2f}  {what}", flush=True)
+        for crit, r in ratios.items():
+            r = np.array(r)
+            print(f"{crit}: this/ref median {np.median(r):.2f}, min {r.min():.2f}, "
+                  f"max {r.max():.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-pydoe", action="store_true")
     ap.add_argument("--restarts", type=int, default=None)
     ap.add_argument("--plain-starts", type=int, default=17)
+    ap.add_argument("--ref", default=None, help="revision to compare warm calls with")
+    ap.add_argument("--criteria", default="d", help="with --ref: e.g. d,a,i,ds")
+    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     import inspect
 
@@ -248,6 +348,9 @@ def main() -> None:
         inspect.signature(exact).parameters["restarts"].default
     configs = [(3, 3), (4, 5)] if args.quick else [(3, 3), (3, 5), (4, 3), (4, 5), (5, 3),
                                                    (5, 5), (6, 3), (6, 5)]
+    if args.ref is not None:
+        run_ref(configs, args.ref, args.criteria.split(","), args.repeats)
+        return
     run(configs, restarts, args.plain_starts, not args.no_pydoe)
 
 
