@@ -38,6 +38,10 @@ from design._linalg import (
 )
 from design._status import CONVERGED, MAX_ITER, REFRESH
 
+TIE = 1e-11
+"""Gains (D exchange) or variances (D-greedy) within ``TIE`` relative of the best are ties,
+broken towards the smallest candidate index: symmetric candidate sets (grids) have exact
+ties, which rounding would otherwise break (a design then depends on the BLAS library)."""
 CRIT_LINEAR = 1  # the criteria of exchange_steps (D has its own kernel, fedorov_d_steps)
 CRIT_DS = 2
 
@@ -103,8 +107,9 @@ def _greedy_pick(om: np.ndarray, counts: np.ndarray, cap: np.ndarray, costs: np.
             reserve = (left - 1) * cmin
     best = -1.0
     k = -1
-    for a in range(K):
-        if counts[a] < cap[a] and om[a] > best and spent + costs[a] + reserve <= budget:
+    for a in range(K):  # ties (within TIE relative) to the smallest index
+        if counts[a] < cap[a] and om[a] > best + TIE * abs(best) \
+                and spent + costs[a] + reserve <= budget:
             best = om[a]
             k = a
     return k
@@ -190,32 +195,38 @@ def fedorov_d_steps(X: np.ndarray, XT: np.ndarray, C: np.ndarray, cap: np.ndarra
                     omr_s[j] = v
                     if v < omr_min:
                         omr_min = v
-                best = 1e-10
+                best = 1e-10  # the largest gain seen
+                gsel = best  # the gain of the chosen pair
                 a0 = -1  # first the candidate of largest variance: a large gain early prunes
                 for a in range(K):
                     if counts[a] < cap[a] and (a0 < 0 or omi[a] > omi[a0]):
                         a0 = a
                 for ia in range(-1, K):
                     a = a0 if ia < 0 else ia
-                    if a < 0 or counts[a] >= cap[a]:
+                    if a < 0 or counts[a] >= cap[a] or (ia >= 0 and a == a0):
                         continue
                     oma = omi[a]
-                    if oma - omr_min <= best:
-                        continue  # no pair of a can beat best (gain <= om_a - om_r)
-                    # the row of H in memory order (the pair (a, a) has gain 0)
-                    ja = -1
-                    ga = best
+                    tie = TIE * (1.0 + best) if add >= 0 else 0.0
+                    if oma - omr_min <= best - tie:
+                        continue  # no pair of a can reach best (gain <= om_a - om_r)
                     for j in range(Si):
                         h = Hi[a, j]
                         gain = (1.0 + oma) * (1.0 - omr_s[j]) + h * h - 1.0
-                        if gain > ga and (not priced
-                                          or spent - costs[supi[j]] + costs[a] <= budget):
-                            ga = gain
-                            ja = j
-                    if ja >= 0 and supi[ja] != a:
-                        best = ga
-                        add = a
-                        jrem = ja
+                        if gain <= best - tie:
+                            continue
+                        r = supi[j]
+                        if r == a or (priced and spent - costs[r] + costs[a] > budget):
+                            continue
+                        # a larger gain, or a tie (within TIE: rounding) broken towards the
+                        # smallest (candidate, support point): the same design whatever the
+                        # rounding of the state
+                        if gain > best + tie or a < add or (a == add and r < supi[jrem]):
+                            if gain > best:
+                                best = gain
+                            gsel = gain
+                            add = a
+                            jrem = j
+                            tie = TIE * (1.0 + best)
                 rem = supi[jrem] if add >= 0 else -1
             if add < 0:
                 status[i] = CONVERGED
@@ -272,7 +283,7 @@ def fedorov_d_steps(X: np.ndarray, XT: np.ndarray, C: np.ndarray, cap: np.ndarra
             since += 1
             if greedy:
                 continue
-            logdet[i] += np.log1p(best)
+            logdet[i] += np.log1p(gsel)
             counts[rem] -= 1
             if new_col:
                 supi[Si] = add
@@ -292,7 +303,13 @@ def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
     exchanges would follow noise)."""
     B, K = C.shape
     d = X.shape[1]
-    M = np.matmul((C[:, :, None] * X).transpose(0, 2, 1), X) + Mfix
+    totals = C.sum(axis=1)
+    if (totals == totals[0]).all():  # the runs' rows: O(B n d^2), not O(B K d^2)
+        runs = np.repeat(np.tile(np.arange(K), B), C.ravel()).reshape(B, int(totals[0]))
+        R = X[runs]
+        M = np.matmul(R.transpose(0, 2, 1), R) + Mfix
+    else:
+        M = np.matmul((C[:, :, None] * X).transpose(0, 2, 1), X) + Mfix
     try:
         L = np.linalg.cholesky(M)
         ok = np.ones(B, dtype=bool)
@@ -347,9 +364,11 @@ def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: n
         while todo.size:
             C = starts[todo]
             Minv, om, H, sup, S, ld, ok = _d_states(X, C, Mfix, n_max)
-            logdet[todo[~ok]] = -np.inf
-            todo, C, Minv, om, H, sup, S, ld = (v[ok] for v in (todo, C, Minv, om, H, sup, S,
-                                                                 ld))
+            if not ok.all():  # the dead ones are left out (copies: not on the common path)
+                logdet[todo[~ok]] = -np.inf
+                todo, C, Minv, om, H, sup, S, ld = (v[ok] for v in (todo, C, Minv, om, H, sup,
+                                                                     S, ld))
+            sup = np.ascontiguousarray(sup)
             ne = n_ex[todo]
             st = np.full(todo.size, REFRESH, dtype=np.int64)
             fedorov_d_steps(X, XT, C, cap, costs, float(budget), Minv, om, H, sup, S, ne, ld,
