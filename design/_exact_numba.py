@@ -39,9 +39,14 @@ from design._linalg import (
 from design._status import CONVERGED, MAX_ITER, REFRESH
 
 TIE = 1e-11
-"""Gains (D exchange) or variances (D-greedy) within ``TIE`` relative of the best are ties,
-broken towards the smallest candidate index: symmetric candidate sets (grids) have exact
-ties, which rounding would otherwise break (a design then depends on the BLAS library)."""
+"""Gains of the D exchange within ``TIE`` (relative to ``1 + gain``) of the best are ties,
+broken towards the smallest (candidate, support point): symmetric candidate sets (grids)
+have exact ties, which rounding would otherwise break (a design would then depend on the
+BLAS library and the basis)."""
+GREEDY_TIE = 1e-6
+"""Variances of the D-greedy steps within ``GREEDY_TIE`` relative of the largest are ties,
+broken towards the smallest index: the greedy starts from a tiny ridge, so its variances
+carry relative errors of about ``1e-8`` (``1 / ridge`` times ``eps``)."""
 CRIT_LINEAR = 1  # the criteria of exchange_steps (D has its own kernel, fedorov_d_steps)
 CRIT_DS = 2
 
@@ -107,8 +112,8 @@ def _greedy_pick(om: np.ndarray, counts: np.ndarray, cap: np.ndarray, costs: np.
             reserve = (left - 1) * cmin
     best = -1.0
     k = -1
-    for a in range(K):  # ties (within TIE relative) to the smallest index
-        if counts[a] < cap[a] and om[a] > best + TIE * abs(best) \
+    for a in range(K):  # ties (within GREEDY_TIE relative) to the smallest index
+        if counts[a] < cap[a] and om[a] > best + GREEDY_TIE * abs(best) \
                 and spent + costs[a] + reserve <= budget:
             best = om[a]
             k = a
@@ -416,11 +421,11 @@ def _support_and_top(counts: np.ndarray, cap: np.ndarray, score: np.ndarray,
             S += 1
         if counts[a] >= cap[a]:
             continue
-        v = score[a]
-        if nc == n_cap and v <= key[nc - 1]:
+        v = score[a]  # ties (within TIE) keep the index order
+        if nc == n_cap and v <= key[nc - 1] + TIE * abs(key[nc - 1]):
             continue
         j = nc if nc < n_cap else n_cap - 1
-        while j > 0 and key[j - 1] < v:
+        while j > 0 and key[j - 1] + TIE * abs(key[j - 1]) < v:
             key[j] = key[j - 1]
             cols[j] = cols[j - 1]
             j -= 1
@@ -429,6 +434,17 @@ def _support_and_top(counts: np.ndarray, cap: np.ndarray, score: np.ndarray,
         if nc < n_cap:
             nc += 1
     return S, nc
+
+
+@inner(inline="always")
+def _better(gain: float, best: float, a: int, r: int, add: int, rem: int) -> bool:
+    """Whether the exchange ``(a, r)`` of ``gain`` replaces ``(add, rem)`` of ``best``: a
+    larger gain (beyond ``TIE`` relative to ``1 + best``; any gain above the threshold
+    ``best`` when there is none yet), or a tie broken towards the smaller ``(a, r)``."""
+    if add < 0:
+        return gain > best
+    tie = TIE * (1.0 + abs(best))
+    return gain > best + tie or (gain >= best - tie and (a < add or (a == add and r < rem)))
 
 
 @njit(cache=True)
@@ -517,7 +533,7 @@ def kl_linear_steps(X: np.ndarray, L: np.ndarray, counts: np.ndarray, cap: np.nd
                         continue
                     gain = ((g[a] - g[r]) - (omr * g[a] - 2.0 * h * b + oma * g[r])) \
                         / ratio / phi
-                    if gain > best:
+                    if _better(gain, best, a, r, add, rem):
                         best = gain
                         add = a
                         rem = r
@@ -614,7 +630,7 @@ def kl_ds_steps(X: np.ndarray, XN: np.ndarray, counts: np.ndarray, cap: np.ndarr
                     if rn <= 1e-12:
                         continue
                     gain = ratio / rn - 1.0
-                    if gain > best:
+                    if _better(gain, best, a, r, add, rem):
                         best = gain
                         add = a
                         rem = r
@@ -710,9 +726,11 @@ def _full_scan(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
                 bad |= rn <= 1e-12
             gain = ratio / rn - 1.0
     gain[bad] = -np.inf
-    i = int(np.argmax(gain))
-    if not gain.flat[i] > 1e-10:
+    top = float(gain.max())
+    if not top > 1e-10:
         return -1, -1
+    # ties (within TIE) to the first pair in (candidate, support point) order, as in the steps
+    i = int(np.flatnonzero(gain >= top - TIE * (1.0 + abs(top)))[0])
     return int(cols[i // rows.size]), int(rows[i % rows.size])
 
 
