@@ -312,7 +312,7 @@ def run_ref(configs: list[tuple[int, int]], rev: str, criteria: list[str], repea
                     timing = {}
                     for which, mod in (("ref", ref), ("this", EXACT), ("ref", ref),
                                        ("this", EXACT)):
-                        def fn(mod=mod):
+                        def fn(mod=mod, X=X, N=N, crit=crit, kw=kw):
                             return mod.exact(X, N, crit, **kw)
                         if which not in timing:
                             fn()  # first call: compile or cache load

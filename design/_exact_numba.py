@@ -9,16 +9,20 @@ x_a^T M^{-1} x_{sup_j}`` with the support points. An exchange "remove one run at
 one at ``a``" is the rank-two change ``M + x_a x_a^T - x_r x_r^T``, evaluated from
 ``d(x_a, x_r) = x_a^T M^{-1} x_r`` and applied by the Woodbury formula (``O(K d)``).
 
-Compile time (issue 16): the exact state is recomputed here in Python with LAPACK
-(``dpotrf``, ``dpotri``) and BLAS products, once per start and every ``refresh``
-exchanges, and only the ``O(K d)`` steps in between are jitted: three kernels
-(:func:`greedy_steps`, :func:`fedorov_d_steps` for D, :func:`exchange_steps` for A/I/Ds),
-written as loops over preallocated arrays (no BLAS glue, no slice assignment, no
-allocation-returning helpers), each called from Python only, so a call compiles the
-kernels of its criterion and nothing else. The products ``X u`` of the steps read the
-transposed candidates ``XT`` (``d x K``, C-contiguous) column by column (axpy form:
-vectorised without reassociating any sum). The full check of all pairs that ends an
-A/I/Ds exchange is one BLAS product here (it runs once per start).
+Compile time (issue 16): the exact states are computed here in Python with LAPACK and BLAS
+(for a stack of starts at once), at the start and every ``refresh`` exchanges, and only
+the ``O(K d)`` steps in between are jitted: one kernel per criterion family
+(:func:`fedorov_d_steps` for D, :func:`kl_linear_steps` for A/I, :func:`kl_ds_steps` for
+Ds), each with a ``greedy`` mode that builds the D-greedy starts with its own update, so a
+call compiles one kernel. They are loops over preallocated arrays (no BLAS glue, no slice
+assignment, no allocating helpers); the products ``X u`` of the D steps read the
+transposed candidates ``XT`` (``d x K``, C-contiguous) row by row (axpy form: vectorised
+without reassociating a sum). The full check of all pairs that ends an A/I/Ds exchange is
+a BLAS product here (once per start).
+
+Ties: symmetric candidate sets (grids) have exactly tied exchanges and variances; the
+kernels break ties (within :data:`TIE`, :data:`GREEDY_TIE`) towards the smallest index, so
+a design does not depend on the rounding of the state (the BLAS library, the basis).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ GREEDY_TIE = 1e-6
 """Variances of the D-greedy steps within ``GREEDY_TIE`` relative of the largest are ties,
 broken towards the smallest index: the greedy starts from a tiny ridge, so its variances
 carry relative errors of about ``1e-8`` (``1 / ridge`` times ``eps``)."""
-CRIT_LINEAR = 1  # the criteria of exchange_steps (D has its own kernel, fedorov_d_steps)
+CRIT_LINEAR = 1  # the criteria of exchange (D has its own kernel, fedorov_d_steps)
 CRIT_DS = 2
 
 
@@ -134,11 +138,12 @@ def fedorov_d_steps(X: np.ndarray, XT: np.ndarray, C: np.ndarray, cap: np.ndarra
 
     The state of design ``i`` (counts ``C[i]``) is ``Minv[i] = M^{-1}``, the variances
     ``om[i]`` and the cross-variances ``H[i, a, j] = x_a^T M^{-1} x_r`` of every candidate
-    with every support point ``r = sup[i, j]``, ``j < S[i]``: the determinant ratio of a pair is ``(1 +
-    om_a)(1 - om_r) + H[a, j]^2`` (``O(1)``), bounded by ``1 + om_a - om_r`` (``H^2 <= om_a
-    om_r``): a candidate with ``om_a - min_r om_r`` below the best gain so far is skipped in
-    ``O(1)`` (the candidate of largest variance is scanned first, so the best gain is large
-    early), the others scan their row of ``H`` in memory order. The exchange ``M + x_a
+    with every support point ``r = sup[i, j]``, ``j < S[i]``: the determinant ratio of a
+    pair is ``(1 + om_a)(1 - om_r) + H[a, j]^2`` (``O(1)``), bounded by ``1 + om_a - om_r``
+    (``H^2 <= om_a om_r``): a candidate with ``om_a - min_r om_r`` below the best gain so
+    far is skipped in ``O(1)`` (the candidate of largest variance is scanned first, so the
+    best gain is large early), the others scan their row of ``H`` in memory order; ties
+    (within ``TIE``) go to the smallest (candidate, support point). The exchange ``M + x_a
     x_a^T - x_r x_r^T`` updates ``om`` and ``H`` by the rank-two Woodbury formula (one
     row-major pass over ``H``): ``x^T M'^{-1} y = x^T M^{-1} y - h_x^T S h_y`` with ``h_x =
     (x^T M^{-1} x_a, x^T M^{-1} x_r)``, the column of ``a`` costing one ``O(K d)`` product
@@ -663,10 +668,10 @@ def _linear_state(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarr
                   Mfix: np.ndarray, MfixN: np.ndarray, crit: int
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                              float] | None:
-    """The exact state of :func:`exchange_steps` from the counts: ``(Minv, om, g, Ninv,
-    nu, phi)`` (``g`` zero for Ds, ``Ninv``, ``nu`` empty/zero for the linear criteria,
-    ``phi = tr(L M^{-1})`` for them, 0 for Ds); None if ``M`` (or the nuisance block) is
-    not PD."""
+    """The exact state of :func:`kl_linear_steps` / :func:`kl_ds_steps` from the counts:
+    ``(Minv, om, g, Ninv, nu, phi)`` (``g`` zero for Ds, ``Ninv``, ``nu`` empty/zero for
+    the linear criteria, ``phi = tr(L M^{-1})`` for them, 0 for Ds); None if ``M`` (or the
+    nuisance block) is not PD."""
     K, m = XN.shape
     Minv = inverse_counts(X, counts, Mfix)
     if Minv is None:
@@ -693,10 +698,10 @@ def _full_scan(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
                cap: np.ndarray, crit: int, state: tuple, costs: np.ndarray, budget: float
                ) -> tuple[int, int]:
     """The best exchange over **all** (support point, allowed candidate) pairs within the
-    budget, by the gains of :func:`exchange_steps` (two BLAS products for the ``h_ar`` and
-    ``b_ar`` of every pair): ``(add, rem)``, ``add = -1`` if none gains more than
-    ``1e-10``. Ties go to the first pair in (candidate, support point) order, as in the
-    steps."""
+    budget, by the gains of :func:`kl_linear_steps` / :func:`kl_ds_steps` (BLAS products
+    for the ``h_ar`` and ``b_ar`` of every pair): ``(add, rem)``, ``add = -1`` if none
+    gains more than ``1e-10``. Ties (within ``TIE``) go to the first pair in (candidate,
+    support point) order, as in the steps."""
     Minv, om, g, Ninv, nu, phi = state
     rows = np.flatnonzero(counts > 0)
     cols = np.flatnonzero(counts < cap)
@@ -740,11 +745,12 @@ def exchange(X: np.ndarray, XN: np.ndarray, L: np.ndarray, counts: np.ndarray,
              ) -> tuple[int, bool]:
     """KL exchange (Harman & Filova's ``od_KL``) ending on a full Fedorov check, in place.
 
-    :func:`exchange_steps` between exact states (recomputed from the counts at the start,
-    every ``refresh`` exchanges and whenever the steps find no gain after an exchange: never
-    declare convergence on an updated state). When the steps find no gain on an exact state,
-    all (support, candidate) pairs are evaluated at once (:func:`_full_scan`, the plain
-    Fedorov step) and the best improving pair, if any, is made. The result is a local
+    :func:`kl_linear_steps` (A, I) or :func:`kl_ds_steps` between exact states (recomputed
+    from the counts at the start, every ``refresh`` exchanges and whenever the steps find
+    no gain after an exchange: never declare convergence on an updated state). When the
+    steps find no gain on an exact state, all (support, candidate) pairs are evaluated at
+    once (:func:`_full_scan`, the plain Fedorov step) and the best improving pair, if any,
+    is made. The result is a local
     optimum for every single exchange, as Fedorov's (same neighbourhood, same ``1e-10``
     threshold), at ``O(K d)`` per step instead of ``O(n K d + K d^2)``. With costs only
     budget-feasible exchanges are considered (the spent total is recomputed from the
