@@ -76,8 +76,10 @@ def inverse_counts(X: np.ndarray, counts: np.ndarray, M0: np.ndarray) -> np.ndar
     Ci, info = dpotri(C, lower=1)
     if info != 0:  # pragma: no cover - C has a positive diagonal
         return None
-    Ci += np.tril(Ci, -1).T
-    return np.ascontiguousarray(Ci)
+    # dpotri wrote the lower triangle; the strict upper one is C's (zeros): mirror it
+    Minv = Ci + Ci.T
+    Minv.flat[:: Minv.shape[0] + 1] *= 0.5
+    return Minv
 
 
 def _variances(X: np.ndarray, Minv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
