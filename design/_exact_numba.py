@@ -793,31 +793,56 @@ def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarr
     caller makes PD with a small ridge; ``counts`` are the runs already in it), in place.
     With costs, a candidate is allowed only if the runs left can still be paid at the
     cheapest cost: ``spent + c_a + (left - 1) c_min <= budget`` (``budget = inf``: no
-    constraint). The inverse of ``M0`` by LAPACK, then Sherman-Morrison steps by the
-    ``greedy`` mode of the exchange kernel of the criterion being run (``kind``: ``"d"``
-    :func:`fedorov_d_steps`, ``"linear"`` :func:`kl_linear_steps`, ``"ds"`` :func:`kl_ds_steps`;
-    the same arithmetic, so that a call compiles one kernel). Returns False if no candidate
-    is left (or ``M0`` is not PD)."""
-    K, d = X.shape
-    Minv = inverse_counts(X, np.zeros(K, dtype=np.int64), M0)
-    if Minv is None:
-        return False
-    om = _variances(X, Minv)[1]
-    n_add = int(n_add)
-    budget = float(budget)
-    if kind == "linear":
-        status = kl_linear_steps(X, np.zeros((d, d)), counts, cap, Minv, om, np.zeros(K), 1.0,
-                              costs, budget, 1, n_add, n_add + 1, True)[0]
-        return bool(status == MAX_ITER)
-    if kind == "ds":
-        status = kl_ds_steps(X, np.empty((K, 0)), counts, cap, Minv, om, np.empty((0, 0)),
-                          np.zeros(K), costs, budget, 1, n_add, n_add + 1, True)[0]
-        return bool(status == MAX_ITER)
+    constraint). :func:`greedy_fills` of one design. Returns False if no candidate is left
+    (or ``M0`` is not PD)."""
     C = counts[None, :].copy()
-    st = np.full(1, REFRESH, dtype=np.int64)
-    fedorov_d_steps(X, _transposed(X) if XT is None else XT, C, cap, costs, budget,
-                    Minv[None], om[None], np.empty((1, K, 0)), np.empty((1, 0), np.int64),
-                    np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1), st, n_add,
-                    n_add + 1, True)
+    ok = greedy_fills(X, M0[None], C, cap, int(counts.sum()) + int(n_add), costs, budget,
+                      XT, kind)
     counts[:] = C[0]
-    return bool(st[0] == MAX_ITER)
+    return bool(ok[0])
+
+
+def greedy_fills(X: np.ndarray, M0: np.ndarray, C: np.ndarray, cap: np.ndarray, n: int,
+                 costs: np.ndarray, budget: float, XT: np.ndarray | None = None,
+                 kind: str = "d") -> np.ndarray:
+    """:func:`greedy_fill` of every row of ``C`` (counts, in place) up to ``n`` runs each,
+    from ``M0[i]`` (``(B, d, d)``, PD, the information of the runs ``C[i]`` included): the
+    inverses by LAPACK on the stack, then the Sherman-Morrison steps by the ``greedy`` mode
+    of the exchange kernel of the criterion being run (``kind``: ``"d"``
+    :func:`fedorov_d_steps`, one call for the stack; ``"linear"`` :func:`kl_linear_steps`,
+    ``"ds"`` :func:`kl_ds_steps`, one call per design; the same arithmetic, so that a call
+    compiles one kernel). Returns which rows were filled (False: no candidate left, or
+    ``M0[i]`` not PD)."""
+    B, K = C.shape
+    d = X.shape[1]
+    budget = float(budget)
+    try:
+        dg = np.diagonal(np.linalg.cholesky(M0), axis1=1, axis2=2)
+        pd = (dg * dg > 1e-300).all(axis=1)
+    except np.linalg.LinAlgError:  # one is not PD: which ones
+        pd = np.array([dpotrf(M, lower=1)[1] == 0 for M in M0], dtype=bool)
+    if not pd.all():
+        M0 = M0.copy()
+        M0[~pd] = np.eye(d)
+    Minv = np.linalg.inv(M0)
+    om = np.einsum("bkj,kj->bk", np.matmul(X, Minv), X)
+    if kind == "d":
+        st = np.full(B, REFRESH, dtype=np.int64)
+        fedorov_d_steps(X, _transposed(X) if XT is None else XT, C, cap, costs, budget, Minv,
+                        om, np.empty((B, K, 0)), np.empty((B, 0), np.int64),
+                        np.zeros(B, np.int64), C.sum(axis=1), np.zeros(B), st, int(n),
+                        int(n) + 1, True)
+        return (st == MAX_ITER) & pd
+    ok = np.zeros(B, dtype=bool)
+    for i in np.flatnonzero(pd):
+        c = C[i]
+        left = int(n) - int(c.sum())
+        if kind == "linear":
+            status = kl_linear_steps(X, np.zeros((d, d)), c, cap, Minv[i], om[i], np.zeros(K),
+                                     1.0, costs, budget, 1, left, left + 1, True)[0]
+        else:
+            status = kl_ds_steps(X, np.empty((K, 0)), c, cap, Minv[i], om[i],
+                                 np.empty((0, 0)), np.zeros(K), costs, budget, 1, left,
+                                 left + 1, True)[0]
+        ok[i] = status == MAX_ITER and pd[i]
+    return ok

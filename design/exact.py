@@ -455,15 +455,16 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             starts.append(("perturbed", c))
     # randomised greedy starts (a few random runs, then greedy): other basins
     allowed = np.flatnonzero(room)
-    for _ in range(restarts):
-        c = np.zeros(K, dtype=np.int64)
+    pre = np.zeros((restarts, K), dtype=np.int64)
+    for i in range(restarts):
+        c = pre[i]
         k = int(rng.integers(1, max(2, min(n, d) // 2 + 1)))
         c[rng.choice(allowed, size=min(k, allowed.size), replace=False)] = 1
         if float(cost_v @ c) + (n - int(c.sum())) * cmin > budget_k:
             c[:] = 0
-        M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
-        if kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k, XT, kind):
-            starts.append(("random", c))
+    M0 = np.matmul((pre[:, :, None] * Xq).transpose(0, 2, 1), Xq) + Mq + ridge * np.eye(d)
+    filled = kern.greedy_fills(Xq, M0, pre, cap, n, cost_v, budget_k, XT, kind)
+    starts += [("random", c) for c, ok in zip(pre, filled) if ok]
     # uniform random designs (as a plain Fedorov exchange starts): far from the others
     for _ in range(restarts):
         c = np.zeros(K, dtype=np.int64)
