@@ -340,7 +340,9 @@ def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
     ok &= (C * om <= 1.0 + 1e-6).all(axis=1)
     S = np.count_nonzero(C, axis=1)
     sup = np.argsort(C == 0, axis=1, kind="stable")[:, :n_max]  # the support first, in order
-    H = np.matmul(Z, X[sup].transpose(0, 2, 1))  # (B, K, n_max); columns >= S unused
+    s_max = int(S.max())
+    H = np.empty((B, K, n_max))  # columns >= S[i]: room for the support to grow
+    H[:, :, :s_max] = np.matmul(Z, X[sup[:, :s_max]].transpose(0, 2, 1))
     with np.errstate(divide="ignore", invalid="ignore"):
         logdet = 2.0 * np.log(dg).sum(axis=1)
     return Minv, om, H, sup, S, logdet, ok
@@ -368,7 +370,7 @@ def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: n
     B, K = starts.shape
     XT = _transposed(X) if XT is None else XT
     n_max = min(K, int(starts.sum(axis=1).max()) + 1)
-    chunk = max(1, min(B, 2_000_000 // (K * (n_max + X.shape[1]))))  # bounded stacks
+    chunk = max(1, min(B, 400_000 // (K * (n_max + X.shape[1]))))  # stacks of <= 3 MB
     n_ex[:] = 0
     logdet[:] = -np.inf
     for lo in range(0, B, chunk):
