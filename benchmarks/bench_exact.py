@@ -21,8 +21,9 @@ The issue's benchmark: the full quadratic model in ``k = 3..6`` factors on the 3
   efficiency, over ours (``>``: never within its starts).
 * ``same-st`` -- the same plain exchange from **our** starts (``design.exact._make_starts``
   with the same seed; making them is not charged to it), and ``per-start`` its time over
-  our exchange kernel's alone from those starts (``kernel``: ``fedorov_d_starts`` on all of
-  them, then ``fedorov_d`` checking the best, as ``exact`` runs them).
+  our exchange's alone from those starts (``kernel``: ``fedorov_d_starts`` on all of them,
+  their exact states included, then ``fedorov_d`` checking the best, as ``exact`` runs
+  them).
 * ``pydoe3`` -- ``pyDOE3.doe_optimal.optimal_design(C, N, 2, criterion="D",
   method="modified_fedorov")`` where it finishes in seconds (install pyDOE3 in the benchmark
   environment: ``pip install pyDOE3``; skipped otherwise).
@@ -32,28 +33,19 @@ certified D-efficiency lower bound ``phi_LB / det(M/N)^{-1/p}`` of every method'
 against the same ``phi_LB`` (the approximate optimum's certified bound; higher is better).
 
 Results (2026-11-23, shared 2-core machine, ``--no-pydoe``; the full table is in
-docs/exact.md): ``ratio`` median 3.3x, 0.8x-18.0x, >= 10x in 3 of 24 cells (5^5 at N = 2p,
-3p: 12.2x, 18.0x; 5^6 at N = 3p: 11.1x), ours at least as efficient in those three; before
-this round (one kernel call per start, each checked on a recomputed state): median 2.5x,
-0.6x-14.1x, 2 of 24. Per start (same starts) ours is 4.1x-11.2x faster (median 6.2x; was
-2.1x-9.2x, 4.9x). The designs are unchanged: ours >= plain's best of 17 random starts in 19
-of 24 cells, worse in 5 by at most 0.00083 (over seeds 0..4: 17.4 of 24 on average; fewer
-starts lower it: 14.0 at 8 starts, 15.0 at 11). The measured floor: in 14 of 24 cells (the
-3-level grids except 3^6 at N = 3p, 5^3 at N <= 2p, 5^4 at N = p) the certified
-approximate optimum alone costs more than a tenth of the whole plain run (``approx``
-0.9-17 ms against plain's 2-130 ms), so 10x is impossible there at ``tol=1e-6``; on 5^5
-at N = p and 5^6 at N <= 2p (5.3x-7.2x) the time is the exchange itself, ``K (S + d)`` per
-step against the plain step's ``K d (d + n)`` at BLAS speed.
-
-``--ref REV`` instead times warm calls of ``design.exact`` against revision ``REV`` (its
-``design/exact.py`` and ``design/_exact_numba.py``, ``git show REV:...``, loaded as separate
-modules beside ours) in one process, alternating, after a first call of each (compile or
-cache load excluded): the mean CPU seconds of repeated calls (at least 0.05 s of calls, best
-of ``--repeats`` such means), the ratio this / ref (< 1: this checkout is faster) and
-whether both return the same counts (``same``; else the two efficiency bounds), on the same
-grids and run numbers, for the criteria of ``--criteria`` (default ``d``; ``a``, ``i``
-(``region`` the candidates), ``ds`` (the quadratic terms of interest) take the same
-path as in the issue's benchmark).
+docs/exact.md): ``ratio`` median 2.9x, 0.8x-12.5x, >= 10x in 1 of 24 cells (5^6 at N = 3p),
+ours at least as efficient there; per start (same starts) ours is 1.4x-8.6x faster (median
+4.2x). This run's plain exchange was up to 3x faster on 5^5 than in an earlier session,
+which had 3 of 24 cells at 10x (median 3.3x): compare revisions side by side with
+``--ref`` instead. Ours >= plain's best of 17 random starts in 20 of 24 cells, worse in 4
+by at most 0.00083. ``--ref main`` (the kernels before the compile-time round of issue 16,
+same process): 1.00-1.35x the time per D call (median 1.13x), 1.07-1.34x for A, I, Ds
+(quick grids), every design as efficient as main's or better (two D cells, two A/Ds cells
+better). The measured floor: in 14 of 24 cells (the 3-level grids except 3^6 at N = 3p,
+5^3 at N <= 2p, 5^4 at N = p) the certified approximate optimum alone costs more than a
+tenth of the whole plain run, so 10x is impossible there at ``tol=1e-6``; on 5^5 and 5^6
+at N <= 2p the time is the exchange itself, ``K (S + d)`` per step against the plain
+step's ``K d (d + n)`` at BLAS speed.
 
 Usage: ``python benchmarks/bench_exact.py [--quick] [--no-pydoe] [--restarts R]
 [--plain-starts S]`` or ``python benchmarks/bench_exact.py --ref main [--criteria d,a]
