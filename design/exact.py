@@ -464,7 +464,7 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             c[:] = 0
     M0 = np.matmul((pre[:, :, None] * Xq).transpose(0, 2, 1), Xq) + Mq + ridge * np.eye(d)
     filled = kern.greedy_fills(Xq, M0, pre, cap, n, cost_v, budget_k, XT, kind)
-    starts += [("random", c) for c, ok in zip(pre, filled) if ok]
+    starts += [("random", c) for c, ok in zip(pre, filled, strict=True) if ok]
     # uniform random designs (as a plain Fedorov exchange starts): far from the others
     for _ in range(restarts):
         c = np.zeros(K, dtype=np.int64)
