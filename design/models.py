@@ -167,6 +167,29 @@ class Regressors(NamedTuple):
     """Whether the constant column ``"1"`` was added."""
     description: str
     """One line saying which model this is (for output and result files)."""
+    model: str | int | None = None
+    """The ``model`` of :func:`model_matrix` (None: the factor columns as given)."""
+    factors: int = 0
+    """Number of factors (columns of the settings the regressors are built from)."""
+    centre: np.ndarray | None = None
+    """With coded factors: the candidates' centres (:func:`coded`), else None."""
+    half: np.ndarray | None = None
+    """With coded factors: the candidates' half-ranges, else None."""
+
+    def at(self, F: np.ndarray, name: str = "F") -> np.ndarray:
+        """The same regressors at other factor settings ``F`` (m, k), e.g. the points of
+        an I-optimality region or runs already made: the candidates' coding (centres and
+        half-ranges, not those of ``F``), the same terms and the same intercept."""
+        F = np.asarray(F, dtype=np.float64)
+        if F.ndim == 1:
+            F = F[:, None]
+        if F.ndim != 2 or F.shape[1] != self.factors:
+            raise ValueError(f"{name} must have {self.factors} columns (the factors of the "
+                             f"model); got shape {F.shape}")
+        if self.centre is not None:
+            F = (F - self.centre) / self.half
+        X0 = F if self.model is None else model_matrix(F, self.model, intercept=False)
+        return np.c_[np.ones(F.shape[0]), X0] if self.intercept else X0
 
 
 def coded(F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -203,7 +226,9 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         Add the constant column: ``True``, ``False``, ``"auto"`` (add it exactly when the
         constant is not already in the span of the other regressors,
         :func:`spans_constant`: a response with a baseline is then still a linear model),
-        or None: ``True`` with a ``model``, ``False`` without (``oed design``'s default).
+        or None: ``"auto"`` with a ``model``, ``False`` without (``oed design``'s default:
+        a model gets its constant term unless its terms already span one, as a Scheffé
+        mixture model does; columns given as regressors are taken as they are).
         ``True`` when the constant is already in the span is a ValueError (the
         regressors would be rank-deficient).
     names : sequence of str, optional
@@ -221,6 +246,7 @@ def regressors(F: np.ndarray, model: str | int | None = None,
     if names is not None and len(names) != F.shape[1]:
         raise ValueError(f"names has {len(names)} entries for {F.shape[1]} factors")
     coding = ""
+    centre = half = None
     if code:
         F, centre, half = coded(F)
         fn = list(names) if names is not None else [f"x{j + 1}" for j in range(F.shape[1])]
@@ -229,8 +255,9 @@ def regressors(F: np.ndarray, model: str | int | None = None,
                                                                    strict=True)))
     if intercept not in (None, True, False, "auto"):
         raise ValueError(f"intercept must be True, False, 'auto' or None; got {intercept!r}")
+    terms: str | int | None = None
     if model is not None:
-        terms: str | int = int(model) if str(model).isdigit() else model
+        terms = int(model) if str(model).isdigit() else model
         X0 = model_matrix(F, terms, intercept=False)
         labels = model_terms(F.shape[1], terms, False, names=names)
         k = F.shape[1]
@@ -241,7 +268,7 @@ def regressors(F: np.ndarray, model: str | int | None = None,
                                                          range(F.shape[1])]
         desc = f"{source} as regressors"
     if intercept is None:
-        intercept = model is not None
+        intercept = "auto" if model is not None else False
     spanned = spans_constant(X0) if intercept in (True, "auto") else False
     if intercept is True and spanned:
         why = (f"{X0.shape[0]} candidates for {X0.shape[1]} terms: the regressors span "
@@ -256,13 +283,49 @@ def regressors(F: np.ndarray, model: str | int | None = None,
                          "model without an intercept (a different model); use it with an "
                          "intercept")
     X = np.c_[np.ones(F.shape[0]), X0] if add else X0
+    terms_out = (["1"] if add else []) + labels
+    if model is not None:
+        sums = F.sum(axis=1)
+        mixture = F.shape[1] > 1 and bool(np.ptp(sums) <= 1e-9 * max(1.0, np.abs(sums).max()))
+        _check_identifiable(X, terms_out, str(model), mixture)
     if model is None:
         desc += " plus an intercept" if add else ", no intercept added"
         if intercept == "auto" and spanned:
             desc += " (the constant is in their span)"
     elif not add:
         desc += ", no intercept"
-    return Regressors(X, (["1"] if add else []) + labels, bool(add), desc + coding)
+    return Regressors(X, terms_out, bool(add), desc + coding, terms, F.shape[1], centre, half)
+
+
+def _check_identifiable(X: np.ndarray, terms: Sequence[str], model: str,
+                        mixture: bool) -> None:
+    """ValueError naming ``model`` when its regressors ``X`` are rank-deficient on the
+    candidates (column-equilibrated rank as in the arm-rank check): no design, and no
+    amount of data on these candidates, estimates the model. The message names the first
+    term (in the order of ``terms``) that is a linear combination of the terms before it
+    on every candidate, and gives that combination (least squares on the earlier terms)."""
+    if X.shape[0] == 0:
+        return
+    rank = _rank(X)
+    if rank >= X.shape[1]:
+        return
+    if X.shape[0] < X.shape[1]:
+        raise ValueError(f"model: the {model} model has {X.shape[1]} terms and there are only "
+                         f"{X.shape[0]} candidates: it cannot be estimated from them; use a "
+                         "smaller model or more candidates")
+    j = next(j for j in range(1, X.shape[1] + 1) if _rank(X[:, :j]) < j) - 1
+    coef = np.linalg.lstsq(X[:, :j], X[:, j], rcond=None)[0]
+    big = np.abs(coef) > 1e-9 * max(1.0, float(np.abs(coef).max()))
+    parts = [("- " if c < 0 else "+ ") + ("" if np.isclose(abs(c), 1.0) else f"{abs(c):.4g} ")
+             + t for c, t, b in zip(coef, terms[:j], big, strict=True) if b]
+    combination = " ".join(parts).removeprefix("+ ") if parts else "0"
+    hint = ("; the factors sum to a constant (a mixture): its second-order model is "
+            "Scheffé's, model 'interactions' without an intercept" if mixture else "")
+    raise ValueError(
+        f"model: the {model} model's {X.shape[1]} terms have rank {rank} on these "
+        f"{X.shape[0]} candidates, so it cannot be estimated from them: "
+        f"{terms[j]} = {combination} on every candidate{hint}; drop terms, or add "
+        "candidates that separate them")
 
 
 def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | None = None,
