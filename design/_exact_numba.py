@@ -306,22 +306,14 @@ def fedorov_d_steps(X: np.ndarray, XT: np.ndarray, C: np.ndarray, cap: np.ndarra
         S[i] = Si
 
 
-def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
-    """The exact states of :func:`fedorov_d_steps` for the rows of ``C`` (LAPACK and BLAS on
-    the stack): ``(Minv, om, H, sup, S, logdet, ok)``; ``ok[i]`` False if ``M_i`` is not
-    numerically PD (a Cholesky pivot ``L_jj^2 <= 1e-300``) or numerically singular: a
-    support point has ``n_r om_r <= 1`` (``M >= n_r x_r x_r^T``), so ``n_r om_r > 1 +
-    1e-6`` means ``M^{-1}`` is wrong beyond that (a start on a nearly singular design, whose
-    exchanges would follow noise)."""
-    B, K = C.shape
-    d = X.shape[1]
-    totals = C.sum(axis=1)
-    if (totals == totals[0]).all():  # the runs' rows: O(B n d^2), not O(B K d^2)
-        runs = np.repeat(np.tile(np.arange(K), B), C.ravel()).reshape(B, int(totals[0]))
-        R = X[runs]
-        M = np.matmul(R.transpose(0, 2, 1), R) + Mfix
-    else:
-        M = np.matmul((C[:, :, None] * X).transpose(0, 2, 1), X) + Mfix
+def _inverse_stack(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(M_i^{-1}, diag L_i, ok_i)`` for a stack of symmetric matrices, through their
+    Cholesky factors ``L_i`` (``M^{-1} = L^{-T} L^{-1}``, exactly symmetric); ``ok_i`` False
+    when ``M_i`` is not numerically PD (a pivot ``L_jj^2 <= 1e-300``; its inverse is then
+    the identity's). Not through an LU inverse: a singular integer matrix (a design on a
+    grid) can pass the Cholesky with a pivot at rounding level and hit an exact zero pivot
+    in LU."""
+    B, d, _ = M.shape
     try:
         L = np.linalg.cholesky(M)
         ok = np.ones(B, dtype=bool)
@@ -333,8 +325,30 @@ def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
             ok[i] = info == 0
     dg = np.diagonal(L, axis1=1, axis2=2)
     ok &= (dg * dg > 1e-300).all(axis=1)
-    M[~ok] = np.eye(d)
-    Minv = np.linalg.inv(M)
+    if not ok.all():
+        L[~ok] = np.eye(d)
+    Li = np.linalg.inv(L)  # triangular with a positive diagonal: never singular
+    Minv = np.matmul(Li.transpose(0, 2, 1), Li)
+    Minv = 0.5 * (Minv + Minv.transpose(0, 2, 1))
+    return Minv, dg, ok
+
+
+def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
+    """The exact states of :func:`fedorov_d_steps` for the rows of ``C`` (LAPACK and BLAS on
+    the stack): ``(Minv, om, H, sup, S, logdet, ok)``; ``ok[i]`` False if ``M_i`` is not
+    numerically PD (a Cholesky pivot ``L_jj^2 <= 1e-300``) or numerically singular: a
+    support point has ``n_r om_r <= 1`` (``M >= n_r x_r x_r^T``), so ``n_r om_r > 1 +
+    1e-6`` means ``M^{-1}`` is wrong beyond that (a start on a nearly singular design, whose
+    exchanges would follow noise)."""
+    B, K = C.shape
+    totals = C.sum(axis=1)
+    if (totals == totals[0]).all():  # the runs' rows: O(B n d^2), not O(B K d^2)
+        runs = np.repeat(np.tile(np.arange(K), B), C.ravel()).reshape(B, int(totals[0]))
+        R = X[runs]
+        M = np.matmul(R.transpose(0, 2, 1), R) + Mfix
+    else:
+        M = np.matmul((C[:, :, None] * X).transpose(0, 2, 1), X) + Mfix
+    Minv, dg, ok = _inverse_stack(M)
     Z = np.matmul(X, Minv)  # (B, K, d)
     om = np.einsum("bkj,kj->bk", Z, X)
     ok &= (C * om <= 1.0 + 1e-6).all(axis=1)
@@ -818,15 +832,7 @@ def greedy_fills(X: np.ndarray, M0: np.ndarray, C: np.ndarray, cap: np.ndarray, 
     B, K = C.shape
     d = X.shape[1]
     budget = float(budget)
-    try:
-        dg = np.diagonal(np.linalg.cholesky(M0), axis1=1, axis2=2)
-        pd = (dg * dg > 1e-300).all(axis=1)
-    except np.linalg.LinAlgError:  # one is not PD: which ones
-        pd = np.array([dpotrf(M, lower=1)[1] == 0 for M in M0], dtype=bool)
-    if not pd.all():
-        M0 = M0.copy()
-        M0[~pd] = np.eye(d)
-    Minv = np.linalg.inv(M0)
+    Minv, _, pd = _inverse_stack(M0)
     om = np.einsum("bkj,kj->bk", np.matmul(X, Minv), X)
     if kind == "d":
         st = np.full(B, REFRESH, dtype=np.int64)

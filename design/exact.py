@@ -482,8 +482,9 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
             Mq: np.ndarray, max_exchanges: int, refresh: int, cost_v: np.ndarray,
             budget_k: float, budget: float | None, nfix: int, value_scale: float,
             XT: np.ndarray) -> tuple[float, str, np.ndarray, int] | None:
-    """D: Fedorov's exchange from all starts in one kernel call (ranked by their end
-    designs' ``log det M``, recomputed from the counts; designs within ``1e-9`` of the best
+    """D: Fedorov's exchange from all starts as a stack (:func:`design._exact_numba.
+    fedorov_d_starts`; ranked by their end designs' ``log det M``: the start's by Cholesky
+    plus the log of every exchange's determinant ratio; designs within ``1e-9`` of the best
     count as tied, the first start wins), then the best one within the budget
     verified on an exactly recomputed state (:func:`design._exact_numba.fedorov_d`: it
     continues if that finds a gain) and valued from its counts. ``(value, start, counts,
@@ -617,7 +618,7 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     # work in the well-conditioned basis X = Q R (exact designs are invariant under X -> X T)
     cb = criterion_basis(Xa, crit, L_m, idx, _i_rows(Xa, L, region) if crit == "i" else None)
     Xq, Lq, idq, Mq = cb.Q, cb.L, cb.interest, _fixed_info_q(cb, fixed)
-    kcrit = kern.CRIT_DS if crit == "ds" else kern.CRIT_LINEAR  # D: fedorov_d
+    kcrit = kern.CRIT_DS if crit == "ds" else kern.CRIT_LINEAR  # D: fedorov_d_starts
     nuis = np.setdiff1d(np.arange(d), idq) if crit == "ds" else np.empty(0, np.int64)
     XN = np.ascontiguousarray(Xq[:, nuis])
     MfixN = np.ascontiguousarray(Mq[np.ix_(nuis, nuis)])
