@@ -39,7 +39,7 @@ ours at least as efficient there; per start (same starts) ours is 1.4x-8.6x fast
 which had 3 of 24 cells at 10x (median 3.3x): compare revisions side by side with
 ``--ref`` instead. Ours >= plain's best of 17 random starts in 20 of 24 cells, worse in 4
 by at most 0.00083. ``--ref main`` (the kernels before the compile-time round of issue 16,
-same process): 1.00-1.35x the time per D call (median 1.13x), 1.07-1.34x for A, I, Ds
+same process): 1.00-1.41x the time per D call (median 1.13x), 1.07-1.34x for A, I, Ds
 (quick grids), every design as efficient as main's or better (two D cells, two A/Ds cells
 better). The measured floor: in 14 of 24 cells (the 3-level grids except 3^6 at N = 3p,
 5^3 at N <= 2p, 5^4 at N = p) the certified approximate optimum alone costs more than a

@@ -307,12 +307,11 @@ def fedorov_d_steps(X: np.ndarray, XT: np.ndarray, C: np.ndarray, cap: np.ndarra
 
 
 def _inverse_stack(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(M_i^{-1}, diag L_i, ok_i)`` for a stack of symmetric matrices, through their
-    Cholesky factors ``L_i`` (``M^{-1} = L^{-T} L^{-1}``, exactly symmetric); ``ok_i`` False
-    when ``M_i`` is not numerically PD (a pivot ``L_jj^2 <= 1e-300``; its inverse is then
-    the identity's). Not through an LU inverse: a singular integer matrix (a design on a
-    grid) can pass the Cholesky with a pivot at rounding level and hit an exact zero pivot
-    in LU."""
+    """``(M_i^{-1}, diag L_i, ok_i)`` for a stack of symmetric matrices (``L_i`` their
+    Cholesky factors); ``ok_i`` False when ``M_i`` is not numerically PD (a pivot ``L_jj^2
+    <= 1e-300``) or is exactly singular for LU (a singular integer matrix, a design on a
+    grid, can pass the Cholesky with a pivot at rounding level): its inverse is then the
+    identity's."""
     B, d, _ = M.shape
     try:
         L = np.linalg.cholesky(M)
@@ -323,13 +322,21 @@ def _inverse_stack(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         for i in range(B):
             L[i], info = dpotrf(M[i], lower=1, clean=1)
             ok[i] = info == 0
-    dg = np.diagonal(L, axis1=1, axis2=2)
+    dg = np.diagonal(L, axis1=1, axis2=2).copy()
     ok &= (dg * dg > 1e-300).all(axis=1)
     if not ok.all():
-        L[~ok] = np.eye(d)
-    Li = np.linalg.inv(L)  # triangular with a positive diagonal: never singular
-    Minv = np.matmul(Li.transpose(0, 2, 1), Li)
-    Minv = 0.5 * (Minv + Minv.transpose(0, 2, 1))
+        M = M.copy()
+        M[~ok] = np.eye(d)
+    try:
+        Minv = np.linalg.inv(M)
+    except np.linalg.LinAlgError:  # an exact zero pivot in LU: one by one
+        Minv = np.empty_like(M)
+        for i in range(B):
+            try:
+                Minv[i] = np.linalg.inv(M[i])
+            except np.linalg.LinAlgError:
+                Minv[i] = np.eye(d)
+                ok[i] = False
     return Minv, dg, ok
 
 

@@ -483,8 +483,8 @@ def test_singular_integer_start_is_refused_not_raised():
     """A design on a grid has an integer information matrix: an exactly singular one can
     pass the Cholesky with a pivot at rounding level and hit an exact zero pivot in an LU
     inverse (it raised "Singular matrix" from ``oed design --exact --costs``). The stacked
-    states invert through the Cholesky factor, so such a start is reported singular
-    (``-inf``) while the others run; a budgeted exact design on the 3 x 3 grid is found."""
+    states fall back to one inverse at a time and report such a start singular (``-inf``)
+    while the others run; a budgeted exact design on the 3 x 3 grid is found."""
     from design import _exact_numba as kern
 
     X = model_matrix(box_grid(3, 2), "linear")  # 9 x 3, integer entries
