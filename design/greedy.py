@@ -56,37 +56,23 @@ class GreedyChoice(NamedTuple):
 
 
 # ----------------------------------------------------------------------------------------
-# jitted kernels
+# the search (one jitted kernel of loops); the set-up is numpy/BLAS
 # ----------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _rowdot(U: np.ndarray, V: np.ndarray, out: np.ndarray) -> None:
-    n, d = U.shape
-    for i in range(n):
-        s = 0.0
-        for p in range(d):
-            s += U[i, p] * V[i, p]
-        out[i] = s
+def _search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, order: np.ndarray,
+            rtol: float, vals: np.ndarray) -> None:
+    """``vals[k] = max_c vc_c - (Wc_c . x_k)^2 / (1 + a_k)`` for every candidate that can
+    be within a relative ``rtol`` of the minimum (the others keep ``vals[k] = inf``), with
+    ``vc`` sorted decreasingly (``Wc_c = A^{-1} y_c``), visiting the candidates in
+    ``order`` (first those that most reduce the worst target: a good incumbent early).
 
-
-@njit(cache=True)
-def _search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, rtol: float
-            ) -> np.ndarray:
-    """Values ``max_c vc_c - (Wc_c . x_k)^2 / (1 + a_k)`` of every candidate that can be
-    within a relative ``rtol`` of the minimum (``inf`` for the pruned ones), with ``vc``
-    sorted decreasingly (``Wc_c = A^{-1} y_c``)."""
+    Only loops (no allocation, no sort, no BLAS): the set-up is numpy (issue 16, compile
+    time). A pruned candidate's value exceeds the incumbent by more than ``rtol``, so the
+    tie set, and hence the result, does not depend on ``order``."""
     K, d = X.shape
     n = vc.shape[0]
-    vals = np.full(K, np.inf)
-    # visit first the candidate that most reduces the worst target (good incumbent)
-    score = np.empty(K)
-    for k in range(K):
-        b = 0.0
-        for p in range(d):
-            b += Wc[0, p] * X[k, p]
-        score[k] = -(b * b) / (1.0 + a[k])
-    order = np.argsort(score, kind="mergesort")
     thr = np.inf
     for r in range(K):
         k = order[r]
@@ -110,74 +96,84 @@ def _search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, rtol: 
             t = run + rtol * abs(run)
             if t < thr:
                 thr = t
+
+
+def _rowdot(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``out_i = U_i . V_i``."""
+    return np.einsum("ij,ij->i", U, V)
+
+
+def _run_search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, rtol: float
+                ) -> np.ndarray:
+    """:func:`_search` with its candidate order: increasing ``-(Wc_0 . x_k)^2 / (1 + a_k)``
+    (stable)."""
+    K = X.shape[0]
+    vals = np.full(K, np.inf)
+    if vc.shape[0] == 0:
+        vals[:] = -np.inf  # no target: every candidate's maximum is empty
+        return vals
+    b = X @ Wc[0]
+    order = np.argsort(-(b * b) / (1.0 + a), kind="stable").astype(np.int64)
+    _search(X, a, np.ascontiguousarray(Wc), np.ascontiguousarray(vc), order, rtol, vals)
     return vals
 
 
-@njit(cache=True)
 def _greedy_explicit(Ainv: np.ndarray, X: np.ndarray, Y: np.ndarray, rtol: float
                      ) -> np.ndarray:
-    K = X.shape[0]
-    M = Y.shape[0]
-    W = np.dot(Y, Ainv)
-    v = np.empty(M)
-    _rowdot(W, Y, v)
-    U = np.dot(X, Ainv)
-    a = np.empty(K)
-    _rowdot(U, X, a)
-    vmax = v.max()
-    thr = vmax / (1.0 + a.max()) * (1.0 - 1e-12)
+    W = Y @ Ainv
+    v = _rowdot(W, Y)
+    U = X @ Ainv
+    a = _rowdot(U, X)
+    thr = v.max() / (1.0 + a.max()) * (1.0 - 1e-12)
     sel = np.flatnonzero(v >= thr)
-    order = np.argsort(-v[sel], kind="mergesort")
-    idx = sel[order]
-    return _search(X, a, W[idx], v[idx], rtol)
+    idx = sel[np.argsort(-v[sel], kind="stable")]
+    return _run_search(X, a, W[idx], v[idx], rtol)
 
 
-@njit(cache=True)
-def _greedy_pairs(Ainv: np.ndarray, X: np.ndarray, rtol: float) -> np.ndarray:
-    """Targets ``x_i - x_j`` (``i < j``) handled implicitly: two streaming passes."""
+#: Rows of the pair scan per block: a block holds ``rows x K x d`` differences.
+_PAIR_BLOCK = 1 << 18
+
+
+def _pair_blocks(U: np.ndarray, X: np.ndarray):
+    """Blocks ``(i0, s)`` of ``s[r, j] = (u_i - u_j) . (x_i - x_j)`` for ``i = i0 + r`` and
+    every ``j`` (each value from its difference vectors; ``j <= i`` is masked by the
+    caller): ``O(K d)`` memory per row."""
     K, d = X.shape
-    U = np.dot(X, Ainv)
-    a = np.empty(K)
-    _rowdot(U, X, a)
-    # pass 1: V = max_{i<j} (u_i - u_j) . (x_i - x_j)
-    vmax = 0.0
-    for i in range(K):
-        for j in range(i + 1, K):
-            s = 0.0
-            for p in range(d):
-                s += (U[i, p] - U[j, p]) * (X[i, p] - X[j, p])
-            if s > vmax:
-                vmax = s
+    rows = max(1, _PAIR_BLOCK // max(K * d, 1))
+    for i0 in range(0, K, rows):
+        i1 = min(K, i0 + rows)
+        DU = U[i0:i1, None, :] - U[None, :, :]
+        DX = X[i0:i1, None, :] - X[None, :, :]
+        yield i0, np.einsum("rjp,rjp->rj", DU, DX)
+
+
+def _greedy_pairs(Ainv: np.ndarray, X: np.ndarray, rtol: float) -> np.ndarray:
+    """Targets ``x_i - x_j`` (``i < j``) handled implicitly: two streaming passes over
+    blocks of rows (numpy), then the pruned search on the surviving pairs."""
+    K, d = X.shape
+    U = X @ Ainv
+    a = _rowdot(U, X)
+    cols = np.arange(K)
+
+    def upper(i0, s):  # j > i only
+        return cols[None, :] > (i0 + np.arange(s.shape[0]))[:, None]
+
+    vmax = 0.0  # pass 1: V = max_{i<j} (u_i - u_j) . (x_i - x_j)
+    for i0, s in _pair_blocks(U, X):
+        m = s[upper(i0, s)]
+        if m.size:
+            vmax = max(vmax, float(m.max()))
     thr = vmax / (1.0 + a.max()) * (1.0 - 1e-12)
-    # pass 2: collect the surviving pairs
-    cap = 64
-    vs = np.empty(cap)
-    ws = np.empty((cap, d))
-    n = 0
-    for i in range(K):
-        for j in range(i + 1, K):
-            s = 0.0
-            for p in range(d):
-                s += (U[i, p] - U[j, p]) * (X[i, p] - X[j, p])
-            if s >= thr and s > 0.0:
-                if n == cap:
-                    cap *= 2
-                    vs2 = np.empty(cap)
-                    ws2 = np.empty((cap, d))
-                    vs2[:n] = vs[:n]
-                    ws2[:n] = ws[:n]
-                    vs, ws = vs2, ws2
-                vs[n] = s
-                for p in range(d):
-                    ws[n, p] = U[i, p] - U[j, p]
-                n += 1
-    order = np.argsort(-vs[:n], kind="mergesort")
-    Wc = np.empty((n, d))
-    vc = np.empty(n)
-    for r in range(n):
-        vc[r] = vs[order[r]]
-        Wc[r] = ws[order[r]]
-    return _search(X, a, Wc, vc, rtol)
+    I, J, V = [], [], []  # pass 2: the surviving pairs, in (i, j) order
+    for i0, s in _pair_blocks(U, X):
+        r, j = np.nonzero(upper(i0, s) & (s >= thr) & (s > 0.0))
+        I.append(i0 + r)
+        J.append(j)
+        V.append(s[r, j])
+    i, j, vs = np.concatenate(I), np.concatenate(J), np.concatenate(V)
+    order = np.argsort(-vs, kind="stable")
+    i, j = i[order], j[order]
+    return _run_search(X, a, U[i] - U[j], vs[order], rtol)
 
 
 @njit(cache=True)
