@@ -484,24 +484,13 @@ def block_steps(st, alloc, test, env, rng_env, stats, carry) -> int:
         t_last = -1 if greedy else t_max
         end_status = STATUS_BUDGET
         L = 1
-    wk = (np.empty((d, d)), np.empty((d, d)), np.empty(d), np.empty(K), np.empty(d),
-          np.empty(K), np.empty(d), np.empty((K, K)), np.empty((d, K)))
+    wk = carry.wk
     drift, Mabs = wk[5], wk[7]
-    f = np.empty(K)
-    gg = np.empty(K)
-    cnt_e = np.empty(K, dtype=np.int64)
-    cnt_m = np.empty(K, dtype=np.int64)
-    D = MAX_DEPTH
-    n_s = np.empty(D, dtype=np.int64)
-    n_e = np.empty(D, dtype=np.int64)
-    sWs, sWe = np.empty((D, K)), np.empty((D, K))
-    sLo, sHi = np.empty((D, K)), np.empty((D, K))
-    sF = np.empty((D, K), dtype=np.int64)
-    sC = np.empty((D, K), dtype=np.int64)
-    mW = np.empty(K)
-    fL = np.empty(K, dtype=np.int64)
-    fR = np.empty(K, dtype=np.int64)
-    Wend = np.empty(K)
+    f, gg, mW, Wend = carry.fk[0], carry.fk[1], carry.fk[2], carry.fk[3]
+    cnt_e, cnt_m, fL, fR = carry.ik[0], carry.ik[1], carry.ik[2], carry.ik[3]
+    n_s, n_e = carry.nodes[0], carry.nodes[1]
+    sWs, sWe, sLo, sHi = carry.sf[0], carry.sf[1], carry.sf[2], carry.sf[3]
+    sF, sC = carry.si[0], carry.si[1]
     cap = MAX_BLOCK if greedy else MAX_BLOCK_RATIO
     status = STATUS_BUDGET
     t_stop = -1
