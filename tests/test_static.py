@@ -11,7 +11,6 @@ from numba import njit
 from bandits import run
 from bandits._core import rng as _rng
 from bandits._core.blocks import greedy_arms
-from bandits._core.env import make_environment
 from bandits.gifa import simulated_rewards
 from bandits.instances import Instance, random_gaussian, soare
 from bandits.static import (
@@ -155,9 +154,14 @@ def test_block_generator_makes_the_step_kernels_arms(inst, algorithm):
         asked.append(arm)
     cfg = pol._cfg
     st = S.target_state(*cfg.X.shape, cfg.Y.shape[0])
-    alloc = S.BlockAlloc(cfg.X, cfg.Y, True, cfg.w, 7, S.NO_LENGTH_RULE, 0.0, False, 10**9)
-    assert S.initial_pulls(st, alloc, cfg.init_arms, 0, 10**9, make_environment(inst),
-                           _rng.make_state(11, 1)) == -2
+    alloc = S.BlockAlloc(cfg.X, cfg.Y, True, cfg.w, 7, S.NO_LENGTH_RULE, 0.0, False, 10**9,
+                         cfg.init_arms)
+    # the state after the initial pulls (what block_steps makes before its blocks)
+    np.add.at(st.counts, cfg.init_arms, 1)
+    st.ints[S.T_PULLS], st.ints[S.T_INIT] = cfg.init_arms.shape[0], -1
+    assert S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals,
+                     st.theta)
+    S.leverages(cfg.X, st.Ainv, st.lev)
     out = np.empty(n, dtype=np.int64)
     tie_rng = _rng.make_state(11, 0)
     assert _greedy_arms(st, alloc, tie_rng, out[:1000]) == -1

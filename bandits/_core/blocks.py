@@ -110,8 +110,8 @@ class BlockAlloc(NamedTuple):
     (first ``ints[T_M]`` rows) or the ratio rule's design ``w`` (``greedy=False``), the
     exact-refresh period, XY-adaptive's length rule (the allocation ends at the first
     ``t >= min_len`` with ``max_j vals_j <= target``, divided by ``t`` when ``fig3``;
-    ``min_len = NO_LENGTH_RULE``: none) and the budget ``t_max`` (pulls of this run or
-    phase)."""
+    ``min_len = NO_LENGTH_RULE``: none), the budget ``t_max`` (pulls of this run or
+    phase) and the initial arms (pulled once each, in this order, before the rule)."""
 
     X: np.ndarray
     Y: np.ndarray
@@ -122,6 +122,7 @@ class BlockAlloc(NamedTuple):
     target: float
     fig3: bool
     t_max: int
+    init_arms: np.ndarray
 
 
 class BlockTest(NamedTuple):
@@ -219,7 +220,7 @@ def _counts_to(greedy, w, cs, seq, s, ns, ne, out) -> None:
         ratio_counts_at(w, ne, out)
 
 
-@inner
+@njit(cache=True, inline="always")
 def _estimate(X, counts, W, means, sigma, sums, Ainv, theta, dummy) -> None:
     """The exact ``A^{-1}`` and ``theta`` at the counts and Brownian values ``W``
     (``sums[a] = counts_a mu_a + sigma W_a``)."""
@@ -355,27 +356,6 @@ def greedy_arms(st, alloc, rng_pol, out) -> int:
     return end
 
 
-@njit(cache=True)
-def initial_pulls(st, alloc, init_arms, t0, max_samples, env, rng_env) -> int:
-    """The initial pulls of a run or phase (fresh statistics), one Gaussian reward each
-    from ``rng_env``, as the per-sample loops make them: -2 when they are done (exact
-    ``A^{-1}``, ``theta`` and ``vals``; then :func:`run_blocks`), -1 with ``ints[T_STATUS]``
-    STATUS_BUDGET (``t0`` + pulls reached ``max_samples`` first) or STATUS_SINGULAR."""
-    ints, counts, sums, Ainv, vals, lev, theta = (st.ints, st.counts, st.sums, st.Ainv,
-                                                  st.vals, st.lev, st.theta)
-    X, Y = alloc.X, alloc.Y
-    means, sigma = env.means, env.sigma
-    while True:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y, init_arms,
-                           t0 + ints[T_PULLS], max_samples)
-        if a < 0:
-            return a
-        # observe_arrays during the initial pulls: the statistics only
-        ints[T_PULLS] += 1
-        counts[a] += 1
-        sums[a] += means[a] + sigma * _rng.normal(rng_env)
-
-
 class BlockCarry(NamedTuple):
     """What :func:`block_steps` keeps between its calls: ``ints`` (slots ``C_*``: stage,
     the block start ``s``, the next block length ``L``, the offset and number of the arms
@@ -414,19 +394,24 @@ C_STAGE, C_S, C_L, C_OFF, C_NSEQ, C_TLAST, C_END, C_GEN = range(8)
 #: :func:`block_steps` needs the greedy arms of pulls ``s + nseq + 1 .. s + L`` in
 #: ``buf[off + nseq:off + L]`` (:func:`run_blocks` generates them and calls it again).
 NEED_ARMS = 4
+#: The initial pulls ended the run (``ints[T_STATUS]``: STATUS_BUDGET or STATUS_SINGULAR).
+INIT_STOP = -1
 
 
 def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
                rng_env: np.ndarray, stats: np.ndarray) -> int:
-    """The first pull at which the stopping test holds, from the state ``st`` after the
-    initial pulls (exact ``A^{-1}``, ``theta``, ``vals``; ``ints[T_PULLS] = s``) with the
-    per-sample loop's order at every pull count ``t >= s``: the test, then the length
-    rule, then the budget ``t >= t_max``, then the next arm (module docstring). Gaussian
-    rewards (``env.means``, ``env.sigma``) drawn from ``rng_env``; the greedy rule's ties
-    from ``rng_pol``. Returns STATUS_RULE (``ints[T_BEST]``: the recommendation),
-    BLOCKS_END or STATUS_BUDGET; ``st`` then holds the counts, sums, ``theta`` (exact) and
-    ``A^{-1}`` and ``vals`` at that pull (the generated rank-one ones, as the per-sample
-    run's, when the run ends at the allocation's end; exact after a stop).
+    """A run (or phase) from fresh statistics ``st``: the initial pulls ``alloc.init_arms``
+    one Gaussian reward each, as the per-sample loops make them (the budget first; then
+    the exact ``A^{-1}``, ``theta``, ``vals``), then the first pull at which the stopping
+    test holds, with the per-sample loop's order at every pull count ``t``: the test,
+    then the length rule, then the budget ``t >= t_max``, then the next arm (module
+    docstring). Gaussian rewards (``env.means``, ``env.sigma``) drawn from ``rng_env``;
+    the greedy rule's ties from ``rng_pol``. Returns INIT_STOP when the initial pulls end
+    the run (``ints[T_STATUS]``: STATUS_BUDGET or STATUS_SINGULAR), else STATUS_RULE
+    (``ints[T_BEST]``: the recommendation), BLOCKS_END or STATUS_BUDGET; ``st`` then
+    holds the counts, sums, ``theta`` (exact) and ``A^{-1}`` and ``vals`` at that pull
+    (the generated rank-one ones, as the per-sample run's, when the run ends at the
+    allocation's end; exact after a stop).
     ``stats`` (int64, 4) counts top-level blocks, visited nodes, exact tests, bisections.
 
     Python over two kernels: :func:`block_steps` (the blocks, their certificates and
@@ -446,10 +431,10 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
 
 @njit(cache=True)
 def block_steps(st, alloc, test, env, rng_env, stats, carry) -> int:
-    """:func:`run_blocks`' blocks from the state in ``carry`` (``ints[C_STAGE] = 0``: from
-    the state ``st`` after the initial pulls); returns NEED_ARMS (the arms to generate
-    are in ``carry.ints``; call again after :func:`greedy_arms` with its return value in
-    ``ints[C_GEN]``), or how the run ended."""
+    """:func:`run_blocks`' initial pulls and blocks (``ints[C_STAGE] = 0``: from fresh
+    statistics ``st``), or its blocks from the state in ``carry``; returns NEED_ARMS (the
+    arms to generate are in ``carry.ints``; call again after :func:`greedy_arms` with its
+    return value in ``ints[C_GEN]``), INIT_STOP, or how the run ended."""
     ints, counts, sums, Ainv, vals, lev, theta = (st.ints, st.counts, st.sums, st.Ainv,
                                                   st.vals, st.lev, st.theta)
     X, Y, w, greedy, t_max = alloc.X, alloc.Y, alloc.w, alloc.greedy, alloc.t_max
@@ -458,6 +443,17 @@ def block_steps(st, alloc, test, env, rng_env, stats, carry) -> int:
     means, sigma = env.means, env.sigma
     ci, W, cnt0, buf = carry.ints, carry.W, carry.cnt0, carry.buf
     resumed = ci[C_STAGE] == 1
+    if not resumed:  # the initial pulls, one Gaussian reward each, as the per-sample loops
+        while True:
+            a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y,
+                               alloc.init_arms, ints[T_PULLS], t_max)
+            if a < 0:
+                break
+            ints[T_PULLS] += 1  # observe_arrays during the initial pulls: statistics only
+            counts[a] += 1
+            sums[a] += means[a] + sigma * _rng.normal(rng_env)
+        if a == -1:
+            return INIT_STOP
     if resumed:  # after greedy_arms
         s, L, off, t_last, end_status = ci[C_S], ci[C_L], ci[C_OFF], ci[C_TLAST], ci[C_END]
         nseq = ints[T_PULLS] - s

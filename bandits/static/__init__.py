@@ -378,19 +378,18 @@ def simulate_blocks(st, cfg: S.StaticConfig, env, rng_pol: np.ndarray, rng_env: 
     """G-static / XY-static (the stopping test on the estimate, Soare et al. Eq. 11) with
     Gaussian rewards, with the distribution of :func:`~bandits.static._kernels.simulate_static`'s
     (samples, counts, recommendation, stop reason): the initial pulls one reward each, as
-    the per-sample loop, then the exact block simulation
-    :func:`bandits._core.blocks.run_blocks` (every target active, no length rule, the
-    budget ``max_samples``; two compiled kernels called from here, so that no third one
-    links them). Returns a STATUS_* code; ``st`` then holds the counts, sums, ``A^{-1}``,
-    ``theta`` and ``vals`` at the end. ``stats`` (int64, 4): blocks, visited nodes, exact
-    tests, bisections."""
+    the per-sample loop, then the exact block simulation (both by
+    :func:`bandits._core.blocks.run_blocks`: every target active, no length rule, the
+    budget ``max_samples``). Returns a STATUS_* code; ``st`` then holds the counts, sums,
+    ``A^{-1}``, ``theta`` and ``vals`` at the end. ``stats`` (int64, 4): blocks, visited
+    nodes, exact tests, bisections."""
     alloc = S.BlockAlloc(cfg.X, cfg.Y, cfg.rule == S.RULE_GREEDY, cfg.w, int(cfg.refresh_every),
-                         S.NO_LENGTH_RULE, 0.0, False, int(cfg.max_samples))
-    if S.initial_pulls(st, alloc, cfg.init_arms, 0, cfg.max_samples, env, rng_env) == -1:
-        return int(st.ints[S.T_STATUS])
+                         S.NO_LENGTH_RULE, 0.0, False, int(cfg.max_samples), cfg.init_arms)
     test = S.BlockTest(cfg.Z, np.ones(cfg.Z.shape[0], dtype=np.bool_), float(cfg.c),
                        float(cfg.log_const), bool(cfg.fixed), 0)
-    status = int(S.run_blocks(st, alloc, test, env, rng_pol, rng_env, stats))
+    status = S.run_blocks(st, alloc, test, env, rng_pol, rng_env, stats)
+    if status == S.INIT_STOP:
+        return int(st.ints[S.T_STATUS])
     st.ints[S.T_STATUS] = status
     return status
 
