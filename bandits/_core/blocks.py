@@ -138,7 +138,7 @@ class BlockTest(NamedTuple):
     t_off: int
 
 
-@njit(cache=True)
+@inner
 def check_stop_active(Z, active, Ainv, th, b) -> int:
     """Eq. 11 restricted to the active targets: the active ``z^ = argmax z^T th`` (first
     index on ties) if ``b ||z^ - z||_{A^{-1}} <= (z^ - z)^T th`` for every active ``z``,
@@ -158,7 +158,7 @@ def check_stop_active(Z, active, Ainv, th, b) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ratio_counts_at(w, m, out) -> None:
     """``out``: the counts after ``m`` pulls of the ratio rule from zero counts (``m`` at
     least the support size of ``w``), in the order in which
