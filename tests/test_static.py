@@ -63,7 +63,7 @@ def test_greedy_step_matches_sherman_morrison():
     lev = np.einsum("ij,jk,ik->i", X, Ainv, X)
     prev = vals.max()
     for _ in range(300):
-        a = S.greedy_choice(X, Y, Y.shape[0], Ainv, vals, lev, rng, g, scores)
+        a = _greedy_choice(X, Y, Y.shape[0], Ainv, vals, lev, rng, g, scores)
         predicted = scores[a]
         assert predicted == pytest.approx(scores.min(), rel=1e-8)
         S.observe(X, Y, Y.shape[0], Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
@@ -117,7 +117,7 @@ def test_greedy_scores_skip_only_targets_that_cannot_be_the_maximum(inst):
         S.leverages(X, Ainv, lev)
         tie_rng = _rng.make_state(start, 0)
         for _ in range(60):
-            a = S.greedy_choice(X, Y, M, Ainv, vals, lev, tie_rng, g, scores)
+            a = _greedy_choice(X, Y, M, Ainv, vals, lev, tie_rng, g, scores)
             assert np.array_equal(scores, _all_target_scores(X, Y, Ainv, vals, lev))
             assert scores[a] <= scores.min() * (1 + 1e-9)
             S.observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
@@ -125,6 +125,12 @@ def test_greedy_scores_skip_only_targets_that_cannot_be_the_maximum(inst):
         exact = np.einsum("ij,jk,ik->i", X, np.linalg.inv((X.T * counts) @ X), X)
         np.testing.assert_allclose(lev, exact, rtol=1e-10)
     assert checked == 240
+
+
+@njit
+def _greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores):
+    """:func:`bandits._core.targets.greedy_choice` (an inner kernel) from Python."""
+    return S.greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores)
 
 
 @njit

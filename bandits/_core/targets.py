@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
+from bandits._core.jit import inner
 
 #: How a run ended (``TargetState.ints[T_STATUS]``).
 STATUS_RULE, STATUS_BUDGET, STATUS_SINGULAR = 0, 1, 2
@@ -209,7 +210,7 @@ def greedy_scores(X, Y, M, Ainv, vals, lev, h, scores) -> None:
                 scores[a] = v
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores) -> int:
     """Greedy incremental rule ``argmin_a max_j y_j^T (A + x_a x_a^T)^{-1} y_j`` with
     uniformly random tie-breaking among arms within a relative ``1e-9`` of the minimum
