@@ -75,7 +75,9 @@ def add_design_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--columns", help="the factor columns of --arms, comma-separated "
                    "(default: every column but --id-column and the --caps/--costs "
                    "columns); other columns, numeric or not, are ignored")
-    add_model_options(g, "add a constant term (default: yes with --model, no without)")
+    add_model_options(g, "add a constant term (default: with --model, yes unless the "
+                      "model's terms already span a constant, as on a mixture; without "
+                      "--model, no: the columns are the regressors as given)")
     g.add_argument("--interest", help="ds: parameters of interest, comma-separated column "
                    "indices or term names (e.g. 'x1^2,x2^2')")
     g.add_argument("--region", help="i: points of the region to average the variance over "

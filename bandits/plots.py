@@ -412,7 +412,10 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     (``E`` is the minimum-area ellipse centred at 0 that contains the arms). An arm outside
     ``E`` is one whose variance exceeds ``d``: the design is not G-optimal. The variance
     ellipse ``{x : x^T A(w) x <= 1}`` would show the spread of the design instead, not
-    which arms are predicted well; we draw the confidence ellipse.
+    which arms are predicted well; we draw the confidence ellipse. The axes have equal
+    scales (the ellipse's true shape) when the extents of the arms and the ellipse are
+    within 3:1, and scale freely beyond (a linear map of the axes keeps every arm on the
+    same side of the ellipse).
 
     Parameters
     ----------
@@ -503,8 +506,21 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     ax.axvline(0, color="0.85", lw=0.8, zorder=0)
     from matplotlib.ticker import MaxNLocator
 
-    ax.margins(0.15)  # room for the largest disc at the edge
-    ax.set_aspect("equal", adjustable="datalim")
+    # limits: the arms and the ellipse with a margin of 15 % of the larger extent on each
+    # side (room for the largest disc at the edge); equal axis scales show the ellipse's
+    # true shape, but for elongated arms (extents more than 3:1) they would leave most of
+    # the figure empty, and since x -> D x maps the ellipse of X to the ellipse of X D
+    # (inside stays inside), the axes then scale freely with a margin of their own extent
+    both = np.c_[X.T, pts]
+    lo, hi = both.min(axis=1), both.max(axis=1)
+    spans = hi - lo
+    equal = spans.max() <= 3.0 * spans.min()
+    pad = 0.15 * (np.full(2, spans.max()) if equal else spans)
+    ax.update_datalim([lo - pad, hi + pad])
+    ax.margins(0.0)
+    ax.autoscale_view()
+    if equal:  # the data limits (with the padding) grow along one axis to fill the box
+        ax.set_aspect("equal", adjustable="datalim")
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
     ax.set_xlabel("$x_1$")

@@ -203,7 +203,9 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         Add the constant column: ``True``, ``False``, ``"auto"`` (add it exactly when the
         constant is not already in the span of the other regressors,
         :func:`spans_constant`: a response with a baseline is then still a linear model),
-        or None: ``True`` with a ``model``, ``False`` without (``oed design``'s default).
+        or None: ``"auto"`` with a ``model``, ``False`` without (``oed design``'s default:
+        a model gets its constant term unless its terms already span one, as a Scheffé
+        mixture model does; columns given as regressors are taken as they are).
         ``True`` when the constant is already in the span is a ValueError (the
         regressors would be rank-deficient).
     names : sequence of str, optional
@@ -241,7 +243,7 @@ def regressors(F: np.ndarray, model: str | int | None = None,
                                                          range(F.shape[1])]
         desc = f"{source} as regressors"
     if intercept is None:
-        intercept = model is not None
+        intercept = "auto" if model is not None else False
     spanned = spans_constant(X0) if intercept in (True, "auto") else False
     if intercept is True and spanned:
         why = (f"{X0.shape[0]} candidates for {X0.shape[1]} terms: the regressors span "
@@ -256,13 +258,49 @@ def regressors(F: np.ndarray, model: str | int | None = None,
                          "model without an intercept (a different model); use it with an "
                          "intercept")
     X = np.c_[np.ones(F.shape[0]), X0] if add else X0
+    terms_out = (["1"] if add else []) + labels
+    if model is not None:
+        sums = F.sum(axis=1)
+        mixture = F.shape[1] > 1 and bool(np.ptp(sums) <= 1e-9 * max(1.0, np.abs(sums).max()))
+        _check_identifiable(X, terms_out, str(model), mixture)
     if model is None:
         desc += " plus an intercept" if add else ", no intercept added"
         if intercept == "auto" and spanned:
             desc += " (the constant is in their span)"
     elif not add:
         desc += ", no intercept"
-    return Regressors(X, (["1"] if add else []) + labels, bool(add), desc + coding)
+    return Regressors(X, terms_out, bool(add), desc + coding)
+
+
+def _check_identifiable(X: np.ndarray, terms: Sequence[str], model: str,
+                        mixture: bool) -> None:
+    """ValueError naming ``model`` when its regressors ``X`` are rank-deficient on the
+    candidates (column-equilibrated rank as in the arm-rank check): no design, and no
+    amount of data on these candidates, estimates the model. The message names the first
+    term (in the order of ``terms``) that is a linear combination of the terms before it
+    on every candidate, and gives that combination (least squares on the earlier terms)."""
+    if X.shape[0] == 0:
+        return
+    rank = _rank(X)
+    if rank >= X.shape[1]:
+        return
+    if X.shape[0] < X.shape[1]:
+        raise ValueError(f"model: the {model} model has {X.shape[1]} terms and there are only "
+                         f"{X.shape[0]} candidates: it cannot be estimated from them; use a "
+                         "smaller model or more candidates")
+    j = next(j for j in range(1, X.shape[1] + 1) if _rank(X[:, :j]) < j) - 1
+    coef = np.linalg.lstsq(X[:, :j], X[:, j], rcond=None)[0]
+    big = np.abs(coef) > 1e-9 * max(1.0, float(np.abs(coef).max()))
+    parts = [("- " if c < 0 else "+ ") + ("" if np.isclose(abs(c), 1.0) else f"{abs(c):.4g} ")
+             + t for c, t, b in zip(coef, terms[:j], big, strict=True) if b]
+    combination = " ".join(parts).removeprefix("+ ") if parts else "0"
+    hint = ("; the factors sum to a constant (a mixture): its second-order model is "
+            "Scheffé's, model 'interactions' without an intercept" if mixture else "")
+    raise ValueError(
+        f"model: the {model} model's {X.shape[1]} terms have rank {rank} on these "
+        f"{X.shape[0]} candidates, so it cannot be estimated from them: "
+        f"{terms[j]} = {combination} on every candidate{hint}; drop terms, or add "
+        "candidates that separate them")
 
 
 def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | None = None,

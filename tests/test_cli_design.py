@@ -77,10 +77,13 @@ def test_exact_bin_and_fixed(tmp_path):
 def test_bad_input(grid, tmp_path, capsys):
     base = ["design", "ds", "--arms", str(grid), "--model", "quadratic"]
     # the cost column (affine in temp) is read as a factor here: with temp it spans the
-    # constant, so an intercept on top would make the model rank-deficient
+    # constant, so no intercept is added, and the quadratic terms are then dependent
     assert main(base) == 2
     err = capsys.readouterr().err
-    assert "--intercept" in err and "already in the span" in err and "'cost'" in err
+    assert "--model" in err and "terms have rank" in err and "*cost = " in err
+    assert main([*base, "--intercept"]) == 2
+    err = capsys.readouterr().err
+    assert "already in the span" in err and "'cost'" in err
     assert main([*base, "--columns", "temp,press"]) == 2
     assert "--interest is required" in capsys.readouterr().err
     assert main(["design", "d", "--arms", str(grid), "--costs", "cost"]) == 2

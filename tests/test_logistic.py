@@ -340,6 +340,26 @@ def test_bad_input() -> None:
         LogisticInstance(X=X, theta=[3.0, 0.0], S=1.0)
 
 
+@pytest.mark.parametrize("S", [40.0, 800.0])
+def test_a_warmup_no_experiment_can_run_is_refused_naming_s(S: float) -> None:
+    """``mu'(S) ~ e^-S``: at S = 40 the naive plan is ~1e20 pulls, beyond int64 counts (the
+    cast gave negative counts and a total of 0); at S = 800 every ``mu'`` underflows to 0 and
+    the G-design had no informative arm. Both refused naming S, in the warm-up and in HOMER;
+    S = 30 (~5e15 pulls) is still planned and its counts add up to the continuous total."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    with pytest.raises(ValueError, match=r"^S \(the variances are mu'\(\|\|x\|\| S\)\)"):
+        naive_warmup(X, S)
+    inst = LogisticInstance(X=X, theta=[2.0, 0.0], S=S)
+    for name in ("homer", "war"):
+        with pytest.raises(ValueError, match="coded"):
+            run(name, inst, seed=0, max_samples=100_000)
+    plan = naive_warmup(X, 30.0)
+    assert np.all(plan.counts > 0)
+    assert plan.total >= plan.total_continuous > 1e15
+    with pytest.raises(ValueError, match=r"^theta .*underflow to 0 in float64 for 2 of 4 arms"):
+        oracle_warmup(X, [900.0, 0.0])
+
+
 def test_mu_mudot_stable() -> None:
     z = np.array([-800.0, 0.0, 800.0])
     assert np.all(np.isfinite(mu(z))) and mu(0.0) == 0.5

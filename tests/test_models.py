@@ -114,9 +114,10 @@ def test_spans_constant() -> None:
 
 
 def test_regressors_intercept_rules() -> None:
-    """``regressors``: None adds the intercept with a model only; 'auto' adds it exactly
-    when the constant is not in the span; True onto a spanning model is refused by name;
-    the columns equal ``model_matrix``'s and the terms ``model_terms``'."""
+    """``regressors``: None is 'auto' with a model and no intercept without one; 'auto'
+    adds it exactly when the constant is not in the span (so a model on a mixture gets
+    none); True onto a spanning model is refused by name; the columns equal
+    ``model_matrix``'s and the terms ``model_terms``'."""
     from design import model_terms, regressors, simplex_grid
 
     F = box_grid(3, 2)
@@ -131,6 +132,7 @@ def test_regressors_intercept_rules() -> None:
     r = regressors(M, "interactions", "auto")  # Scheffe's quadratic model: no intercept
     np.testing.assert_array_equal(r.X, model_matrix(M, "interactions", intercept=False))
     assert not r.intercept and r.description.endswith(", no intercept")
+    assert regressors(M, "interactions").terms == r.terms  # the default is 'auto'
     with pytest.raises(ValueError, match="intercept: the constant is already in the span"):
         regressors(M, "linear", True)
     with pytest.raises(ValueError, match="intercept must be"):
@@ -163,3 +165,24 @@ def test_coded_regressors_span_the_same_model_better_conditioned() -> None:
         regressors(F, "quadratic", False, code=True)
     const = np.c_[F[:, :1], np.full(len(F), 2.0)]  # a constant factor is only centred
     assert np.all(coded(const)[0][:, 1] == 0.0)
+
+
+def test_a_model_its_candidates_cannot_estimate_is_refused_with_the_relation() -> None:
+    """A model whose terms are linearly dependent on the candidates is refused naming the
+    first dependent term and its expression in the earlier ones (exact on every
+    candidate): the full quadratic on a mixture (x1 + x2 + x3 = 1 gives
+    x1^2 = x1 - x1*x2 - x1*x3, with Scheffé's model suggested), and a squared term of a
+    factor with two levels. Scheffé's model on the same mixture is accepted."""
+    from design import regressors, simplex_grid
+
+    M = simplex_grid(3, 4)
+    with pytest.raises(ValueError, match=r"^model: the quadratic model's 9 terms have rank 6 "
+                       r"on these 15 candidates.*: a\^2 = a - a\*b - a\*c on every "
+                       r"candidate; the factors sum to a constant .*Scheff"):
+        regressors(M, "quadratic", names=["a", "b", "c"])
+    a, b, c = M.T
+    np.testing.assert_allclose(a**2, a - a * b - a * c, atol=1e-15)
+    assert regressors(M, "interactions").X.shape == (15, 6)
+    two_levels = box_grid([2, 3], low=0.0, high=1.0)
+    with pytest.raises(ValueError, match=r"x1\^2 = x1 on every candidate; drop terms"):
+        regressors(two_levels, "quadratic")

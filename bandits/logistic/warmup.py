@@ -121,9 +121,36 @@ def g_design(X: np.ndarray, v: np.ndarray, tol: float = 1e-6):
     return minimax_optimal(Xs, X, tol=tol)
 
 
+#: Largest planned warm-up (pulls) that :func:`_finish` turns into int64 counts; a larger
+#: plan is refused instead of overflowing the cast (which silently gave negative counts).
+MAX_PLANNED_PULLS = 2.0 ** 62
+
+#: What sets the warm-up's variances ``v`` of each method (named in its errors).
+_VARIANCE_SOURCE = {"naive": "S (the variances are mu'(||x|| S))",
+                    "oracle": "theta (the variances are mu'(x^T theta))",
+                    "war": "S (the pessimistic variances mu' over the confidence set, |x^T theta| "
+                           "<= ||x|| S)"}
+
+
 def _finish(method: str, X: np.ndarray, v: np.ndarray, delta: float, **extra) -> WarmupResult:
+    source = _VARIANCE_SOURCE[method]
+    informative = v > 0.0
+    if not informative.any() or np.linalg.matrix_rank(X[informative]) < X.shape[1]:
+        raise ValueError(
+            f"{source}: the {method} warm-up's variances mu' underflow to 0 in float64 for "
+            f"{int(np.sum(~informative))} of {v.size} arms and the others do not span R^d, "
+            "so it would need infinitely many pulls; the logistic warm-ups need moderate "
+            "||theta|| (mu'(S) >= e^-S / 4): use coded (centred, scaled) features, which keep "
+            "||theta|| small")
     res = g_design(X, v)
     gam = gamma(X.shape[1], X.shape[0], delta)
+    if not res.value * gam <= MAX_PLANNED_PULLS:
+        raise ValueError(
+            f"{source}: the {method} warm-up plans {res.value * gam:.3g} pulls (g = "
+            f"{res.value:.3g}, gamma = {gam:.3g}, min mu' = {v.min():.3g}), more than "
+            f"{MAX_PLANNED_PULLS:.3g}: no experiment can run it; the logistic warm-ups need "
+            "moderate ||theta|| (mu'(S) >= e^-S / 4): use coded (centred, scaled) features, "
+            "which keep ||theta|| small")
     w = res.weights
     counts = np.ceil(w * res.value * gam - 1e-9).astype(np.int64)
     info = {"design_gap": res.gap, **extra.pop("info", {})}
