@@ -98,6 +98,23 @@ def _search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, order:
                 thr = t
 
 
+#: Products ``M A^{-1}`` of at least this many multiply-adds run with one BLAS thread (a
+#: small product gains nothing from threads and the pool's wake-ups cost more CPU time
+#: than the work; the limit itself costs about 10 us, so small products skip it).
+_ONE_THREAD_FLOPS = 1 << 16
+
+
+def _times(M: np.ndarray, Ainv: np.ndarray) -> np.ndarray:
+    """``M A^{-1}`` (C-contiguous), with BLAS on one thread when it is large."""
+    d = Ainv.shape[0]
+    if M.shape[0] * d * d < _ONE_THREAD_FLOPS:
+        return np.ascontiguousarray(M @ Ainv)
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):
+        return np.ascontiguousarray(M @ Ainv)
+
+
 def _rowdot(U: np.ndarray, V: np.ndarray) -> np.ndarray:
     """``out_i = U_i . V_i``."""
     return np.einsum("ij,ij->i", U, V)
@@ -120,9 +137,9 @@ def _run_search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, rt
 
 def _greedy_explicit(Ainv: np.ndarray, X: np.ndarray, Y: np.ndarray, rtol: float
                      ) -> np.ndarray:
-    W = Y @ Ainv
+    W = _times(Y, Ainv)
     v = _rowdot(W, Y)
-    U = X @ Ainv
+    U = _times(X, Ainv)
     a = _rowdot(U, X)
     thr = v.max() / (1.0 + a.max()) * (1.0 - 1e-12)
     sel = np.flatnonzero(v >= thr)
@@ -130,50 +147,58 @@ def _greedy_explicit(Ainv: np.ndarray, X: np.ndarray, Y: np.ndarray, rtol: float
     return _run_search(X, a, W[idx], v[idx], rtol)
 
 
-#: Rows of the pair scan per block: a block holds ``rows x K x d`` differences.
-_PAIR_BLOCK = 1 << 18
-
-
-def _pair_blocks(U: np.ndarray, X: np.ndarray):
-    """Blocks ``(i0, s)`` of ``s[r, j] = (u_i - u_j) . (x_i - x_j)`` for ``i = i0 + r`` and
-    every ``j`` (each value from its difference vectors; ``j <= i`` is masked by the
-    caller): ``O(K d)`` memory per row."""
+@njit(cache=True)
+def _pair_scan(U: np.ndarray, X: np.ndarray, a_max: float, I: np.ndarray, J: np.ndarray,
+               V: np.ndarray) -> int:
+    """The implicit pair targets ``x_i - x_j`` (``i < j``) in two streaming passes, each
+    value ``s_ij = (u_i - u_j) . (x_i - x_j)`` (``u = A^{-1} x``) from its difference
+    vectors: pass 1 finds ``V* = max s_ij``, pass 2 writes the pairs with ``s_ij >= V* /
+    (1 + a_max) (1 - 1e-12)`` and ``s_ij > 0`` into ``I``, ``J``, ``V`` in ``(i, j)``
+    order, up to their length. Returns the number of such pairs (more than the length:
+    call again with longer arrays). Loops only: ``O(K d)`` memory, no allocation."""
     K, d = X.shape
-    rows = max(1, _PAIR_BLOCK // max(K * d, 1))
-    for i0 in range(0, K, rows):
-        i1 = min(K, i0 + rows)
-        DU = U[i0:i1, None, :] - U[None, :, :]
-        DX = X[i0:i1, None, :] - X[None, :, :]
-        yield i0, np.einsum("rjp,rjp->rj", DU, DX)
+    vmax = 0.0
+    for i in range(K):
+        for j in range(i + 1, K):
+            s = 0.0
+            for p in range(d):
+                s += (U[i, p] - U[j, p]) * (X[i, p] - X[j, p])
+            if s > vmax:
+                vmax = s
+    thr = vmax / (1.0 + a_max) * (1.0 - 1e-12)
+    cap = I.shape[0]
+    n = 0
+    for i in range(K):
+        for j in range(i + 1, K):
+            s = 0.0
+            for p in range(d):
+                s += (U[i, p] - U[j, p]) * (X[i, p] - X[j, p])
+            if s >= thr and s > 0.0:
+                if n < cap:
+                    I[n] = i
+                    J[n] = j
+                    V[n] = s
+                n += 1
+    return n
 
 
 def _greedy_pairs(Ainv: np.ndarray, X: np.ndarray, rtol: float) -> np.ndarray:
-    """Targets ``x_i - x_j`` (``i < j``) handled implicitly: two streaming passes over
-    blocks of rows (numpy), then the pruned search on the surviving pairs."""
-    K, d = X.shape
-    U = X @ Ainv
+    """Targets ``x_i - x_j`` (``i < j``) handled implicitly (:func:`_pair_scan`), then the
+    pruned search on the surviving pairs sorted by decreasing value."""
+    K = X.shape[0]
+    U = _times(X, Ainv)
     a = _rowdot(U, X)
-    cols = np.arange(K)
-
-    def upper(i0, s):  # j > i only
-        return cols[None, :] > (i0 + np.arange(s.shape[0]))[:, None]
-
-    vmax = 0.0  # pass 1: V = max_{i<j} (u_i - u_j) . (x_i - x_j)
-    for i0, s in _pair_blocks(U, X):
-        m = s[upper(i0, s)]
-        if m.size:
-            vmax = max(vmax, float(m.max()))
-    thr = vmax / (1.0 + a.max()) * (1.0 - 1e-12)
-    I, J, V = [], [], []  # pass 2: the surviving pairs, in (i, j) order
-    for i0, s in _pair_blocks(U, X):
-        r, j = np.nonzero(upper(i0, s) & (s >= thr) & (s > 0.0))
-        I.append(i0 + r)
-        J.append(j)
-        V.append(s[r, j])
-    i, j, vs = np.concatenate(I), np.concatenate(J), np.concatenate(V)
-    order = np.argsort(-vs, kind="stable")
-    i, j = i[order], j[order]
-    return _run_search(X, a, U[i] - U[j], vs[order], rtol)
+    cap = max(64, 2 * K)
+    while True:
+        I, J = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+        V = np.empty(cap)
+        n = int(_pair_scan(U, X, float(a.max()), I, J, V))
+        if n <= cap:
+            break
+        cap = n
+    order = np.argsort(-V[:n], kind="stable")
+    i, j = I[:n][order], J[:n][order]
+    return _run_search(X, a, U[i] - U[j], V[:n][order], rtol)
 
 
 @njit(cache=True)
