@@ -273,9 +273,8 @@ def arms_before(X, Y, counts, sums, Ainv, vals, theta, g, scores, rng, out) -> N
         out[k] = a
 
 
-@njit(cache=True)
 def arms_now(st, alloc, rng, out) -> int:
-    """:func:`bandits._core.blocks.greedy_arms` (an inner kernel) from Python."""
+    """:func:`bandits._core.blocks.greedy_arms` (the kernel ``run_blocks`` calls)."""
     return B.greedy_arms(st, alloc, rng, out)
 
 
