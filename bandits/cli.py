@@ -272,9 +272,22 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
     with ``--id-column``; no settings, the columns being the regressors)."""
     from bandits import design_cli
 
+    chosen = args.model is not None or args.intercept is not None or args.coded
     if spec is not None:
+        if chosen:
+            raise ValueError("--model/--intercept/--coded: --weights is a design JSON that "
+                             "records its model, which is used; drop these options")
         return design_cli.regressors_of(args.arms, args.id_column, spec)
+    if chosen:  # a weights CSV or column: the model the design was computed for
+        ns = argparse.Namespace(arms=args.arms, id_column=args.id_column, columns=None,
+                                model=args.model, intercept=args.intercept,
+                                coded=args.coded, caps=None, costs=None)
+        X, model, columns = design_cli.arms_and_model(ns)
+        return X, model["description"], list(columns["ids"]), columns["settings"]
     described = "the columns of --arms as regressors"
+    print("oed round: note: --weights records no model, so the efficiency is computed on "
+          "the columns of --arms as regressors; if the design was for a model, pass the "
+          "same --model/--intercept/--coded as to oed design", file=sys.stderr)
     if args.id_column is not None:
         from bandits.io import load_candidates
 
@@ -565,9 +578,9 @@ def _add_user_instance(p: argparse.ArgumentParser, noise_flag: bool = True) -> N
     from bandits import design_cli
 
     design_cli.add_model_options(
-        g, "add a constant term (default: yes with --model, no without; `oed experiment` "
-        "adds one unless the features span a constant, so pass --intercept to rehearse its "
-        "model)", prefix="with --theta: ")
+        g, "add a constant term (default: with --model, yes unless its terms span a "
+        "constant; without --model, no; `oed experiment` adds one unless the features span "
+        "a constant, so pass --intercept to rehearse its model)", prefix="with --theta: ")
     if noise_flag:
         g.add_argument("--noise", type=_POS, default=1.0,
                        help="standard deviation of one measurement (1.0)")
@@ -607,12 +620,28 @@ def format_result(res, inst=None) -> str:
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
 
 
+def _noise_note(inst: Any, specs: list[tuple[str, dict[str, Any]]]) -> None:
+    """Say on stderr when an algorithm assumes less noise (``sigma``) than the simulated
+    measurements have (``--noise`` or the instance's): a legitimate robustness study, but
+    the run's delta guarantee does not hold then, and ``--sigma`` is easily taken for the
+    noise of the simulation."""
+    noise = getattr(inst, "sigma", None)
+    for label, opts in specs:
+        sigma = opts.get("sigma")
+        if noise is not None and sigma is not None and sigma < noise:
+            print(f"note: {label} assumes noise sigma = {sigma:g}, below the simulated "
+                  f"noise {noise:g} (--noise or the instance's): its delta guarantee does "
+                  "not hold in this simulation (--sigma is the noise level the algorithm "
+                  "assumes)", file=sys.stderr)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from bandits.runner import run
 
     name, opts = parse_algorithm(args.algorithm)
     opts = {**_options_for(name, _common_options(args)), **opts}
     inst = _instance(args)
+    _noise_note(inst, [(name, opts)])
     kwargs = {"delta": args.delta, "epsilon": args.epsilon, **opts}
     # load the jitted code first (a run capped at K + 2 pulls), so that wall_time measures
     # the run and not numba's loading of the cached machine code (or its first compile)
@@ -643,6 +672,7 @@ def _cmd_replicate(args: argparse.Namespace) -> int:
     check_output(args.out, "--out", (".csv", ".json"))
     check_output(args.plot, "--plot", PLOT_FORMATS)
     inst = _instance(args)
+    _noise_note(inst, [(label, opts) for label, _name, opts in specs])
     # compile (first use) or load the kernels once here, before the timed runs: the workers
     # then load the cached code instead of each compiling it
     from bandits.runner import run
@@ -823,10 +853,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                        id_column=args.id_column, reward_column=args.reward_column)
         print(f"{told.taken} results taken")
         if told.stopped_by is not None:
-            how, label = (("the stopping rule holds: the set is certified", "recommended")
-                          if told.stopped_by == "rule" else
-                          (f"the run ended by its {told.stopped_by}, not certified",
-                           "best so far"))
+            how, label = ex.stop_phrase(told.stopped_by, told.heuristic)
             print(f"stopped after {told.samples} samples ({how}); {label}: "
                   f"{', '.join(told.recommended) or 'none'}")
             if told.unused:
@@ -846,7 +873,8 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         print(f"outstanding      {len(st.outstanding)}")
         label = "recommended" if st.stopped else "current best"
         print(f"{label:<16} {', '.join(st.best)}")
-        rule = "holds: stop, the set is certified" if st.stopped else (
+        rule = ex.stop_phrase("rule", st.heuristic)[0].removeprefix(
+            "the stopping rule ") if st.stopped else (
             f"ended by {st.stopped_by}" if st.stopped_by else "does not hold yet")
         print(f"stopping rule    {rule}")
         if not st.stopped_by:
@@ -1084,6 +1112,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", help="also write the full JSON (with provenance) here")
     r.add_argument("--criterion", choices=["g", "d"], default="g",
                    help="criterion of the efficiency loss reported with --arms (g)")
+    from bandits import design_cli
+
+    design_cli.add_model_options(
+        r, "add a constant term (as oed design: with --model, unless its terms span one)",
+        prefix="with --arms, when --weights records no model (a weights CSV): ")
     r.add_argument("--eps", type=_POS, default=None,
                    help="round with the (1+eps) guarantee (Caratheodory reduction + efficient "
                         "rounding; needs --arms and n >= r(eps))")
@@ -1180,8 +1213,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="noise standard deviation of one measurement")
     e_new.add_argument("--S", type=_POS,
                        help="bound on ||theta|| (needed by the theoretical threshold)")
-    e_new.add_argument("--threshold", help="GIFA threshold: theoretical (default; needs "
-                       "--S) or heuristic")
+    e_new.add_argument("--threshold", help="stopping threshold of the GIFA algorithms and "
+                       "LinGame: theoretical (default; delta-correct by proof, needs --S) "
+                       "or heuristic (no proof, cheaper)")
     e_new.add_argument("--seed", type=_INDEX, default=0,
                        help="seed of the algorithm's tie-breaking (default 0)")
     e_new.add_argument("--max-samples", type=_COUNT,

@@ -183,7 +183,7 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     F = raw[:, keep]
     names = [header[j] for j in keep] if header is not None else None
     columns["settings"] = (names or [f"x{j + 1}" for j in range(F.shape[1])], F)
-    reg = model_regressors(F, args.model, args.intercept, names,
+    columns["regressors"] = reg = model_regressors(F, args.model, args.intercept, names,
                            code=getattr(args, "coded", False), source="the columns of --arms")
     X, labels, intercept, desc = reg.X, reg.terms, reg.intercept, reg.description
     # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
@@ -233,18 +233,11 @@ def regressors_of(arms: str, id_column: str | None, spec: dict
     return X, model["description"], list(columns["ids"]), columns["settings"]
 
 
-def _to_model(args: argparse.Namespace, rows: np.ndarray, d: int, name: str) -> np.ndarray:
-    import design
-
-    if args.model is not None:
-        terms: str | int = int(args.model) if args.model.isdigit() else args.model
-        intercept = True if args.intercept is None else args.intercept
-        return design.model_matrix(rows, terms, intercept=intercept)
-    if args.intercept and rows.shape[1] == d - 1:
-        return np.c_[np.ones(rows.shape[0]), rows]
-    if rows.shape[1] != d:
-        raise ValueError(f"{name} has {rows.shape[1]} columns; expected {d}")
-    return rows
+def _to_model(rows: np.ndarray, columns: dict, name: str) -> np.ndarray:
+    """Factor settings of ``--region`` / ``--fixed`` as regressors of the design's model:
+    the candidates' own transformation (:meth:`design.Regressors.at`: the same terms, the
+    same intercept decision, the candidates' coding)."""
+    return columns["regressors"].at(rows, name)
 
 
 def _interest(spec: str | None, labels: list[str]) -> list[int]:
@@ -287,7 +280,7 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
     elif args.interest is not None:
         raise ValueError("--interest is only used by the ds criterion")
     if crit == "i" and args.region is not None:
-        kw["region"] = _to_model(args, load_matrix(args.region, "--region"), d, "region")
+        kw["region"] = _to_model(load_matrix(args.region, "--region"), columns, "--region")
     elif args.region is not None:
         raise ValueError("--region is only used by the i criterion")
     fixed = None
@@ -299,7 +292,7 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         elif rows.shape == (K, 1) and np.all(rows == np.round(rows)) and np.all(rows >= 0):
             fixed = rows[:, 0].astype(np.int64)
         else:
-            fixed = _to_model(args, rows, d, "fixed")
+            fixed = _to_model(rows, columns, "--fixed")
     if (args.costs is None) != (args.budget is None):
         raise ValueError("--costs and --budget go together")
     costs = columns.get("costs")

@@ -106,12 +106,27 @@ def ask(state: str | Path, n: int) -> list[str]:
     return [pol.ids[a] for a in arms]
 
 
+def heuristic_threshold(state: str | Path) -> bool:
+    """Whether the experiment's stopping rule uses the heuristic threshold (no proof of
+    ``P(wrong set) <= delta``): then a stop is not called certified."""
+    return read_state(state).get("arguments", {}).get("threshold") == "heuristic"
+
+
+def stop_phrase(stopped_by: str, heuristic: bool) -> tuple[str, str]:
+    """``(how, label)`` of a stopped experiment: how it ended, and what its set is called.
+    A rule stop is "certified" only under a proven threshold."""
+    if stopped_by != "rule":
+        return f"the run ended by its {stopped_by}, not certified", "best so far"
+    if heuristic:
+        return ("the stopping rule holds with the heuristic threshold: no proof that "
+                "P(wrong set) <= delta", "recommended")
+    return "the stopping rule holds: the set is certified", "recommended"
+
+
 def _stopped(pol: Any, state: str | Path) -> None:
     """The ValueError of an ask or tell on an experiment that has ended."""
     best = [] if pol.recommendation is None else [pol.ids[a] for a in sorted(pol.recommendation)]
-    how, label = (("its stopping rule holds: the set is certified", "recommended")
-                  if pol.stopped_by == "rule" else
-                  (f"ended by its {pol.stopped_by}, not certified", "best so far"))
+    how, label = stop_phrase(pol.stopped_by, heuristic_threshold(state))
     raise ValueError(f"state {str(state)!r}: the experiment has stopped ({how}); "
                      f"{label}: {', '.join(best) or 'none'}; nothing more to measure "
                      "(`oed experiment status` shows it)")
@@ -170,6 +185,8 @@ class Told(NamedTuple):
     """Rewards the algorithm has used so far."""
     recommended: list[str]
     """The recommended IDs once stopped (empty before)."""
+    heuristic: bool = False
+    """The stopping rule uses the heuristic threshold (a rule stop is not certified)."""
 
 
 def tell(state: str | Path, results: str | Path, *, observe: bool = False,
@@ -192,7 +209,7 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
     best = ([] if not pol.done or pol.recommendation is None
             else [pol.ids[a] for a in sorted(np.ravel(pol.recommendation))])
     return Told(len(arms), len(pol.late) - late_before, pol.stopped_by if pol.done else None,
-                int(pol.samples), best)
+                int(pol.samples), best, heuristic_threshold(state))
 
 
 def estimate(pol: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -227,6 +244,7 @@ class Status:
     remaining: int | None
     basis: str
     model: str = ""
+    heuristic: bool = False
 
 
 def status(state: str | Path, *, simulations: int = 5) -> Status:
@@ -248,7 +266,7 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
                                        "written before models were recorded)")
     return Status(algorithm, pol.samples, [pol.ids[a] for a in pol.outstanding],
                   [pol.ids[a] for a in sorted(best)], pol.done and pol.stopped_by == "rule",
-                  pol.stopped_by, remaining, basis, model)
+                  pol.stopped_by, remaining, basis, model, heuristic_threshold(state))
 
 
 def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,
@@ -314,7 +332,7 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
     args: dict[str, Any] = {"delta": delta, "sigma": sigma}
     e = entry(algorithm)
     sims: dict[str, Any] = {}
-    choices = ("theoretical", "heuristic") if e.family == "gifa" else (None,)
+    choices = ("theoretical", "heuristic") if "threshold" in e.option_names() else (None,)
     for thr in choices:
         a = dict(args)
         if thr is not None:

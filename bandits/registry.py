@@ -481,11 +481,13 @@ def _linear_policy_for(e: Entry, instance: Any, *, delta: float, epsilon: float,
     sigma = float(instance.sigma if sigma is None else sigma)
     args: dict[str, Any] = {"delta": delta, "seed": seed, "max_samples": max_samples,
                             "sigma": sigma}
-    if e.family == "gifa":
+    if e.family in ("gifa", "game"):  # S: a bound on ||theta||, the instance's by default
         S = options.pop("S", None)
         if S is None and getattr(instance, "theta", None) is not None:
             S = float(np.linalg.norm(instance.theta))
-        args.update(m=instance.m, epsilon=epsilon, S=S)
+        args["S"] = S
+    if e.family == "gifa":
+        args.update(m=instance.m, epsilon=epsilon)
         arms = instance.X
     else:
         _best_arm_only(e.name, instance, epsilon)
@@ -533,15 +535,17 @@ def _register_builtin() -> None:
         register(Entry(name, "gifa", label, summary, ref, "bandits.gifa:run_gifa",
                        "bandits.registry:_policy_gifa", _gifa_options(name),
                        _GIFA_POLICY_ARGS, call="name"))
-    from bandits.game import BONUSES, GamePolicy, run_lingame
+    from bandits.game import BONUSES, THRESHOLDS, GamePolicy, run_lingame
 
     register(Entry("lingame", "game", "LinGame",
                    "best arm (m = 1), a game: AdaHedge per candidate answer against Nature's "
-                   "closest alternative, D-tracking, GLR stopping (heuristic threshold)",
+                   "closest alternative, D-tracking, GLR stopping (theoretical or "
+                   "heuristic threshold)",
                    "Degenne, Ménard, Shang & Valko 2020 (ICML), as run by Réda et al. 2021",
                    "bandits.game:run_lingame", "bandits.registry:_policy_game",
                    _signature_options(run_lingame, skip=("name", "instance", *COMMON_RUN_ARGS),
-                                      choices={"bonus": tuple(BONUSES)}),
+                                      choices={"bonus": tuple(BONUSES),
+                                               "threshold": THRESHOLDS}),
                    _init_args(GamePolicy), call="name", exact=True))
     static_opts = _signature_options(
         run_static, skip=("algorithm", "instance", *COMMON_RUN_ARGS),

@@ -167,6 +167,29 @@ class Regressors(NamedTuple):
     """Whether the constant column ``"1"`` was added."""
     description: str
     """One line saying which model this is (for output and result files)."""
+    model: str | int | None = None
+    """The ``model`` of :func:`model_matrix` (None: the factor columns as given)."""
+    factors: int = 0
+    """Number of factors (columns of the settings the regressors are built from)."""
+    centre: np.ndarray | None = None
+    """With coded factors: the candidates' centres (:func:`coded`), else None."""
+    half: np.ndarray | None = None
+    """With coded factors: the candidates' half-ranges, else None."""
+
+    def at(self, F: np.ndarray, name: str = "F") -> np.ndarray:
+        """The same regressors at other factor settings ``F`` (m, k), e.g. the points of
+        an I-optimality region or runs already made: the candidates' coding (centres and
+        half-ranges, not those of ``F``), the same terms and the same intercept."""
+        F = np.asarray(F, dtype=np.float64)
+        if F.ndim == 1:
+            F = F[:, None]
+        if F.ndim != 2 or F.shape[1] != self.factors:
+            raise ValueError(f"{name} must have {self.factors} columns (the factors of the "
+                             f"model); got shape {F.shape}")
+        if self.centre is not None:
+            F = (F - self.centre) / self.half
+        X0 = F if self.model is None else model_matrix(F, self.model, intercept=False)
+        return np.c_[np.ones(F.shape[0]), X0] if self.intercept else X0
 
 
 def coded(F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -223,6 +246,7 @@ def regressors(F: np.ndarray, model: str | int | None = None,
     if names is not None and len(names) != F.shape[1]:
         raise ValueError(f"names has {len(names)} entries for {F.shape[1]} factors")
     coding = ""
+    centre = half = None
     if code:
         F, centre, half = coded(F)
         fn = list(names) if names is not None else [f"x{j + 1}" for j in range(F.shape[1])]
@@ -231,8 +255,9 @@ def regressors(F: np.ndarray, model: str | int | None = None,
                                                                    strict=True)))
     if intercept not in (None, True, False, "auto"):
         raise ValueError(f"intercept must be True, False, 'auto' or None; got {intercept!r}")
+    terms: str | int | None = None
     if model is not None:
-        terms: str | int = int(model) if str(model).isdigit() else model
+        terms = int(model) if str(model).isdigit() else model
         X0 = model_matrix(F, terms, intercept=False)
         labels = model_terms(F.shape[1], terms, False, names=names)
         k = F.shape[1]
@@ -269,7 +294,7 @@ def regressors(F: np.ndarray, model: str | int | None = None,
             desc += " (the constant is in their span)"
     elif not add:
         desc += ", no intercept"
-    return Regressors(X, terms_out, bool(add), desc + coding)
+    return Regressors(X, terms_out, bool(add), desc + coding, terms, F.shape[1], centre, half)
 
 
 def _check_identifiable(X: np.ndarray, terms: Sequence[str], model: str,

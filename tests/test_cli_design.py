@@ -140,3 +140,59 @@ def test_cost_line_in_the_summary(grid, tmp_path, capsys):
     assert res["cost"]["per_run"] == pytest.approx(float(cost @ w), rel=1e-12)
     assert res["cost"]["per_run"] <= 1.4 * (1 + 1e-9)
     assert "per run (costs @ weights; budget 1.4)" in capsys.readouterr().out
+
+
+def test_region_and_fixed_runs_take_the_candidates_coding(tmp_path):
+    """--region and --fixed rows are factor settings in the file's units: with --coded they
+    get the candidates' coding (not their own range), so the I-optimal design on a region
+    and an augmented D-optimal design are the same coded or not (both criteria are
+    invariant under the reparametrisation X -> X T that coding is). Raw temperatures
+    293-333 K, pressure 1-3 bar; the region is a corner of the box."""
+    F = box_grid([[293.0, 313.0, 333.0], [1.0, 2.0, 3.0]])
+    arms = tmp_path / "raw.csv"
+    np.savetxt(arms, F, delimiter=",", header="temp,press", comments="")
+    region = tmp_path / "region.csv"
+    np.savetxt(region, box_grid([[313.0, 323.0, 333.0], [2.0, 2.5, 3.0]]), delimiter=",")
+    fixed = tmp_path / "fixed.csv"
+    np.savetxt(fixed, [[333.0, 3.0], [313.0, 2.0]], delimiter=",")
+    base = ["design", "i", "--arms", str(arms), "--model", "quadratic", "--region",
+            str(region)]
+    raw, cod = run(base, tmp_path), run([*base, "--coded"], tmp_path)
+    np.testing.assert_allclose(cod["weights"], raw["weights"], atol=1e-6)
+    base = ["design", "d", "--arms", str(arms), "--model", "quadratic", "--exact", "6",
+            "--fixed", str(fixed)]
+    raw, cod = run(base, tmp_path), run([*base, "--coded"], tmp_path)
+    assert cod["counts"] == raw["counts"]
+    bad = tmp_path / "bad.csv"
+    np.savetxt(bad, [[313.0, 2.0, 1.0]], delimiter=",")
+    assert main([*base[:-1], str(bad), "--coded"]) == 2
+
+
+def test_round_a_weights_csv_with_the_design_model(tmp_path, capsys):
+    """A weights CSV records no model: `oed round --arms` then computes the efficiency on
+    the model given with --model (the G-value of the D-optimal design is d = 6 for
+    Scheffé's quadratic mixture model, Kiefer-Wolfowitz), says so on stderr when none is
+    given (the raw columns are then the regressors), and refuses --model next to a design
+    JSON that records its own."""
+    from design import simplex_grid
+
+    arms = tmp_path / "blend.csv"
+    np.savetxt(arms, simplex_grid(3, 4), delimiter=",", header="a,b,c", comments="")
+    weights = tmp_path / "d.csv"
+    assert main(["design", "d", "--arms", str(arms), "--model", "interactions", "--out",
+                 str(weights)]) == 0
+    capsys.readouterr()
+    base = ["round", "--weights", str(weights), "--n", "10", "--arms", str(arms)]
+    res = run([*base, "--model", "interactions"], tmp_path)
+    assert res["loss"]["approx_value"] == pytest.approx(6.0, rel=1e-6)
+    assert res["loss"]["model"] == "interactions model in 3 factors, no intercept"
+    assert sum(res["counts"]) == 10 and "note" not in capsys.readouterr().err
+    res = run(base, tmp_path)
+    assert res["loss"]["model"] == "the columns of --arms as regressors"
+    assert "--weights records no model" in capsys.readouterr().err
+    design_json = tmp_path / "d.json"
+    assert main(["design", "d", "--arms", str(arms), "--model", "interactions", "--out",
+                 str(design_json)]) == 0
+    assert main(["round", "--weights", str(design_json), "--n", "10", "--arms", str(arms),
+                 "--model", "quadratic"]) == 2
+    assert "records its model" in capsys.readouterr().err

@@ -34,6 +34,20 @@ def test_run_json_with_rule_overrides(capsys):
     assert data["recommendation"] == data["best"] == [0, 1]
 
 
+def test_an_algorithm_assuming_less_noise_than_simulated_is_noted(capsys):
+    # reda-classic has sigma = 0.5: --sigma 0.1 makes the algorithm assume less noise than
+    # the simulation draws (its delta guarantee is void), which is said on stderr; an
+    # assumed sigma at or above the noise is not noted.
+    noise = get_instance("reda-classic", omega=np.pi / 3).sigma
+    assert main(["run", "m-lingape", *PI3, "--sigma", str(noise / 5)]) == 0
+    err = capsys.readouterr().err
+    assert f"m-lingape assumes noise sigma = {noise / 5:g}, below the simulated noise " \
+        f"{noise:g}" in err and "delta guarantee does not hold" in err
+    assert main(["replicate", "m-lingape", "lingifa", *PI3, "--sigma", str(noise), "--runs",
+                 "2", "--no-progress"]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
 def test_run_budget_and_instance_parameters(capsys):
     assert main(["run", "m-lingape", "--instance", "reda-classic", "--param", "K=3",
                  "--m", "1", "--param", "omega=0.1", "--max-samples", "50"]) == 0

@@ -104,7 +104,8 @@ def test_lab_screen_end_to_end(tmp_path, capsys) -> None:
     before = (tmp_path / "screen.json").read_text()
     assert main(["experiment", "ask", "--n", "10", "--state", state]) == 2
     err = capsys.readouterr().err
-    assert "has stopped (its stopping rule holds" in err and ", ".join(truth) in err
+    assert "has stopped (the stopping rule holds: the set is certified" in err
+    assert ", ".join(truth) in err
     assert main(["experiment", "tell", str(sheet), "--state", state]) == 2
     assert "has stopped" in capsys.readouterr().err
     assert (tmp_path / "screen.json").read_text() == before
@@ -205,7 +206,8 @@ def test_lab_screen_with_lingame_best_compound(tmp_path, capsys) -> None:
     means = X @ theta
     state = str(tmp_path / "game.json")
     _oed("experiment", "new", "--arms", str(path), "--id-column", "name", "--algorithm",
-         "lingame", "--delta", "0.05", "--sigma", "1", "--state", state, capsys=capsys)
+         "lingame", "--delta", "0.05", "--sigma", "1", "--threshold", "heuristic",
+         "--state", state, capsys=capsys)
     rng = np.random.default_rng(1)
     for day in range(300):
         sheet = tmp_path / f"g{day}.csv"
@@ -257,9 +259,14 @@ def test_experiment_fits_an_intercept_when_the_features_have_none(tmp_path, caps
     assert "plus an intercept; terms 1, color, layout, copy" in out
     told = _days_until_stop(tmp_path, state, ids, means, np.random.default_rng(3), 20, 400,
                             capsys)
-    assert f"(the stopping rule holds: the set is certified); recommended: {truth}" in told
+    # the heuristic threshold has no proof: the stop is not called certified
+    assert ("(the stopping rule holds with the heuristic threshold: no proof that "
+            f"P(wrong set) <= delta); recommended: {truth}") in told
     st = json.loads(_oed("experiment", "status", "--json", "--state", state, capsys=capsys))
     assert st["best"] == [truth] and st["model"].endswith("plus an intercept")
+    assert st["heuristic"] and st["stopped"]
+    assert "stopping rule    holds with the heuristic threshold" in _oed(
+        "experiment", "status", "--state", state, capsys=capsys)
     # one-hot features already span the constant: nothing is added
     onehot = tmp_path / "onehot.csv"
     onehot.write_text("id,a,b,c\nA,1,0,0\nB,0,1,0\nC,0,0,1\n")
@@ -332,4 +339,4 @@ def test_ill_conditioned_model_is_refused_and_coded_units_work(tmp_path, capsys)
     assert "factors coded to [-1, 1]: temp_K = 313.15 + 20 * coded, pH = 6 + 1 * coded" in out
     told = _days_until_stop(tmp_path, state, ids, means, np.random.default_rng(5), 200, 60,
                             capsys)
-    assert f"certified); recommended: {ids[int(np.argmax(means))]}" in told
+    assert f"<= delta); recommended: {ids[int(np.argmax(means))]}" in told

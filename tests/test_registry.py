@@ -153,6 +153,8 @@ def _policy_kwargs(name: str, inst) -> dict:
     e = entry(name)
     if e.family == "gifa":
         return {"m": inst.m, "S": float(np.linalg.norm(inst.theta)), "sigma": inst.sigma}
+    if e.family == "game":
+        return {"S": float(np.linalg.norm(inst.theta)), "sigma": inst.sigma}
     if e.family == "logistic":
         return {"S": inst.S}
     return {"theta": inst.theta} if name == "xy-oracle" else {}

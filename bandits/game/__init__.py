@@ -8,20 +8,23 @@ alternative in which another arm ties ``i*``, measured in the geometry of the co
 ``W = sum_a N_a x_a x_a^T``; the learner is charged optimistic gains (width ``log t``,
 clipped at ``log t``); D-tracking turns the weights into pulls; the run stops when the GLR
 statistic ``min_{a != i*} (mu_i* - mu_a)^2 / (2 sigma^2 ||x_a - x_i*||^2_{W^-1})`` reaches
-the heuristic threshold ``log((log t + 1) / delta)``. Every arm is pulled once first; the
+``beta(t)``: by default the theoretical threshold ``C(t)^2 / 2`` (Réda et al.'s Eq. 2
+multiplier, delta-correct, needs ``S``), or Réda et al.'s heuristic ``log((log t + 1) /
+delta)``. Every arm is pulled once first; the
 estimate is regularised least squares with ``V_0 = (sigma / 20)^2 I``. The formulas are
 those of :mod:`bandits.game._kernels`; the paper's choices we had to make are listed in
 ``docs/choices.md`` ("LinGame").
 
 The heuristic threshold is what Réda et al. used; it is not a proven ``delta``-correct
-threshold (the tests check the error rate empirically). ``glr_sigma`` is the noise level
-of the GLR statistic: the instance's ``sigma`` by default (the Gaussian GLR), ``1.0``
-reproduces the authors' code, which leaves ``sigma`` out (Réda et al. run ``sigma = 0.5``,
-so their statistic is 4 times smaller and their runs longer). ``bonus="code"`` likewise
-reproduces the code's optimistic bonus ``sqrt(2 log t ||x_a||_{V^-1})`` (the paper's
-ellipsoid gives ``sqrt(2 log t) ||x_a||_{V^-1}``). With both (``glr_sigma=1.0,
-bonus="code"``) Réda et al.'s Fig. 1(b) instance takes 6,868 +- 2,308 samples (200 runs;
-stored: 7,138 +- 2,460), with the paper's forms 1,344 +- 1,056.
+threshold and ignores the dimension (``threshold="heuristic"`` reproduces their runs).
+``glr_sigma`` is the noise level of the GLR statistic: the instance's ``sigma`` by default
+(the Gaussian GLR), ``1.0`` reproduces the authors' code, which leaves ``sigma`` out (Réda
+et al. run ``sigma = 0.5``, so their statistic is 4 times smaller and their runs longer).
+``bonus="code"`` likewise reproduces the code's optimistic bonus ``sqrt(2 log t
+||x_a||_{V^-1})`` (the paper's ellipsoid gives ``sqrt(2 log t) ||x_a||_{V^-1}``). With
+both (``glr_sigma=1.0, bonus="code"``) and the heuristic threshold, Réda et al.'s Fig.
+1(b) instance takes 6,868 +- 2,308 samples (200 runs; stored: 7,138 +- 2,460), with the
+paper's forms 1,344 +- 1,056.
 """
 
 from __future__ import annotations
@@ -47,19 +50,24 @@ from bandits._core.validate import (
 )
 from bandits.game import _kernels as G
 
-__all__ = ["BONUSES", "GamePolicy", "run_lingame"]
+__all__ = ["BONUSES", "THRESHOLDS", "GamePolicy", "run_lingame"]
 
 #: The optimistic bonus of the gains (see :mod:`bandits.game._kernels`).
 BONUSES = {"paper": G.BONUS_PAPER, "code": G.BONUS_CODE}
 #: Regularisation ``V_0 = (sigma / ETA)^2 I`` (Hoffman et al. 2014, as in Réda et al.).
 ETA = 20.0
+#: Stopping thresholds: ``"theoretical"`` (delta-correct by proof, needs ``S``) and
+#: ``"heuristic"`` (Réda et al.'s experiments; no proof), see
+#: :func:`bandits.game._kernels.glr_threshold`.
+THRESHOLDS = ("theoretical", "heuristic")
 
 
 class _Engine:
     """Arrays shared by the simulation and the ask/tell policy."""
 
     def __init__(self, X: object, *, delta: float, sigma: float, glr_sigma: float | None,
-                 bonus: str, seed: int, max_samples: int | None, refresh_every: int) -> None:
+                 bonus: str, threshold: str, S: float | None, seed: int,
+                 max_samples: int | None, refresh_every: int) -> None:
         X = as_real_array(X, "X")
         if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
             raise ValueError(f"X must be a (K, d) array with K >= 2 arms; got shape {X.shape}")
@@ -72,7 +80,24 @@ class _Engine:
         self.lam = (sigma / ETA) ** 2
         if bonus not in BONUSES:
             raise ValueError(f"bonus must be one of {list(BONUSES)}; got {bonus!r}")
-        self.f = np.array([self.delta, glr_sigma, float(BONUSES[bonus])])
+        if threshold not in THRESHOLDS:
+            raise ValueError(f"threshold must be one of {list(THRESHOLDS)}; got {threshold!r}")
+        theoretical = threshold == "theoretical"
+        if theoretical:
+            if S is None:
+                raise ValueError("the 'theoretical' threshold needs S, a bound on ||theta||; "
+                                 "pass S=... (--S on the command line) or use "
+                                 "threshold='heuristic' (--threshold heuristic, no proof)")
+            if not (np.isfinite(S) and S >= 0):
+                raise ValueError(f"S must be a finite number >= 0; got {S!r}")
+            if glr_sigma < sigma:
+                raise ValueError(f"glr_sigma={glr_sigma!r} < sigma={sigma!r}: the theoretical "
+                                 "threshold holds for a GLR statistic scaled by at least the "
+                                 "noise level; use threshold='heuristic'")
+        L2 = float(np.max(np.einsum("ij,ij->i", self.X, self.X)))
+        self.f = np.array([self.delta, glr_sigma, float(BONUSES[bonus]), float(theoretical),
+                           float(self.d), L2 / (self.lam * self.d),
+                           np.sqrt(self.lam) * (0.0 if S is None else float(S)) / glr_sigma])
         self.refresh_every = check_int(refresh_every, "refresh_every", 1)
         self.max_samples = None if max_samples is None else check_budget(max_samples)
         seed = check_seed(seed)
@@ -93,6 +118,7 @@ class _Engine:
 def run_lingame(name: str, instance, *, delta: float = 0.05, seed: int = 0,
                 max_samples: int = 10**7, sigma: float | None = None,
                 glr_sigma: float | None = None, bonus: str = "paper",
+                threshold: str = "theoretical", S: float | None = None,
                 refresh_every: int = 1000) -> RunResult:
     """Simulate LinGame (best arm, ``m = 1``) on a linear instance (jitted loop).
 
@@ -103,7 +129,8 @@ def run_lingame(name: str, instance, *, delta: float = 0.05, seed: int = 0,
     instance : bandits.instances.Instance
         Arms ``X`` (rows spanning R^d), ``theta``, noise ``sigma``; ``m`` must be 1.
     delta : float
-        Confidence level of the (heuristic) stopping threshold.
+        Risk of the stopping rule: with ``threshold="theoretical"`` the answer is wrong
+        with probability at most ``delta``.
     seed : int
         Stream 0: tie-breaking; stream 1: rewards.
     max_samples : int
@@ -117,6 +144,16 @@ def run_lingame(name: str, instance, *, delta: float = 0.05, seed: int = 0,
         Optimism of the gains: ``"paper"`` adds ``sqrt(2 log t) ||x_a||_{V^-1}`` (the
         confidence ellipsoid of Degenne et al.), ``"code"`` adds ``sqrt(2 log t
         ||x_a||_{V^-1})`` as Réda et al.'s code does.
+    threshold : {"theoretical", "heuristic"}
+        ``beta(t)`` of the GLR stopping test. ``"theoretical"`` (default): ``C(t)^2 / 2``
+        with Réda et al.'s Eq. 2 multiplier ``C(t)``, delta-correct by the confidence
+        ellipsoid of Abbasi-Yadkori et al. (2011) (:func:`bandits.game._kernels.glr_threshold`;
+        needs ``S``). ``"heuristic"``: ``log((log t + 1) / delta)``, what Réda et al. ran in
+        their Fig. 1(b); no proof, and it does not grow with ``d`` (docs/choices.md,
+        "LinGame's threshold", has the measured error rates and costs of both).
+    S : float, optional
+        Bound on ``||theta||`` for the theoretical threshold (default: the instance's
+        ``||theta||``, as for the GIFA family).
     refresh_every : int
         Exact recomputation of ``V^{-1}`` every so many rank-one updates.
 
@@ -135,9 +172,11 @@ def run_lingame(name: str, instance, *, delta: float = 0.05, seed: int = 0,
         raise ValueError(f"instance: LinGame is a best-arm (m = 1) algorithm; got m={instance.m}")
     check_resolution(instance, 1, 0.0)
     max_samples = check_budget(max_samples)
+    if S is None and threshold == "theoretical":
+        S = float(np.linalg.norm(instance.theta))
     eng = _Engine(instance.X, delta=delta, sigma=instance.sigma if sigma is None else sigma,
-                  glr_sigma=glr_sigma, bonus=bonus, seed=seed, max_samples=max_samples,
-                  refresh_every=refresh_every)
+                  glr_sigma=glr_sigma, bonus=bonus, threshold=threshold, S=S, seed=seed,
+                  max_samples=max_samples, refresh_every=refresh_every)
     env = make_environment(instance)
     t0 = time.perf_counter()
     status = G.simulate(eng.X, eng.lam, eng.lsq, eng.f, eng.rng_policy, eng.rng_env, env,
@@ -180,13 +219,15 @@ class GamePolicy(AskTellProtocol):
     """
 
     def __init__(self, X: object, *, delta: float = 0.05, sigma: float = 1.0,
-                 glr_sigma: float | None = None, bonus: str = "paper", seed: int = 0,
+                 glr_sigma: float | None = None, bonus: str = "paper",
+                 threshold: str = "theoretical", S: float | None = None, seed: int = 0,
                  max_samples: int | None = None, refresh_every: int = 1000,
                  Z: object = None) -> None:
         if Z is not None:
             raise ValueError("Z: LinGame identifies the best arm of X (no separate targets)")
         self._eng = _Engine(X, delta=delta, sigma=sigma, glr_sigma=glr_sigma, bonus=bonus,
-                            seed=seed, max_samples=max_samples, refresh_every=refresh_every)
+                            threshold=threshold, S=S, seed=seed, max_samples=max_samples,
+                            refresh_every=refresh_every)
         self._queue = ArmQueue(np.arange(self._eng.K))
         self._in_init = True
 

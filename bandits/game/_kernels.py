@@ -5,8 +5,9 @@ One round, from the least-squares state (:mod:`bandits._core.lsq`):
 * the candidate answer ``i* = argmax_a mu_hat_a`` (random ties);
 * the GLR statistic against the closest alternative in the geometry of the counts,
   ``W = sum_a N_a x_a x_a^T``: ``Z = min_{a != i*} (mu_hat_i* - mu_hat_a)^2 /
-  (2 sigma^2 ||x_a - x_i*||^2_{W^-1})``; stop when ``Z >= beta(t) = log((log t + 1) /
-  delta)`` (the heuristic threshold of Réda et al. 2021);
+  (2 sigma^2 ||x_a - x_i*||^2_{W^-1})``; stop when ``Z >= beta(t)``, the theoretical
+  threshold ``C(t)^2 / 2`` (:func:`glr_threshold`, delta-correct) or the heuristic
+  ``log((log t + 1) / delta)`` of Réda et al. 2021;
 * otherwise the learner of ``i*`` (AdaHedge over the arms) proposes ``w``; Nature answers
   with the closest alternative ``lambda = theta_hat - (y^T theta_hat / ||y||^2_{W^-1})
   W^{-1} y``, ``y = x_a - x_i*`` for the minimising ``a``; the learner is charged the
@@ -35,8 +36,10 @@ from bandits._core.rng import argmax_random_ties
 # output slots
 OUT_STOP, OUT_ARM, OUT_BEST, OUT_ALT = range(4)
 F_GLR, F_THRESHOLD = range(2)
-# configuration slots (float)
-C_DELTA, C_SIGMA_GLR, C_BONUS = range(3)
+# configuration slots (float): the theoretical threshold's constants are
+# C_THEORETICAL (1.0 or 0.0 for the heuristic), C_DIM (d), C_GROWTH (L^2 / (lam d)) and
+# C_BIAS (sqrt(lam) S / sigma_glr)
+C_DELTA, C_SIGMA_GLR, C_BONUS, C_THEORETICAL, C_DIM, C_GROWTH, C_BIAS = range(7)
 BONUS_PAPER, BONUS_CODE = 0, 1
 #: AdaHedge's initial cumulative mixability gap (Réda et al.'s code: 0.01)
 HEDGE_DELTA0 = 0.01
@@ -73,6 +76,26 @@ def new_state(K: int, d: int) -> GameState:
     return GameState(np.zeros((K, K)), np.full(K, HEDGE_DELTA0), np.zeros(K), np.zeros(K),
                      np.zeros(K), np.zeros(d), np.zeros((d, d)), np.zeros(K),
                      np.zeros(4, dtype=np.int64), np.zeros(2))
+
+
+@inner
+def glr_threshold(t: float, f: np.ndarray) -> float:
+    """``beta(t)`` of the GLR stopping test (GLR scale: ``Z >= beta``).
+
+    Theoretical (``f[C_THEORETICAL] == 1``): ``beta(t) = C(t)^2 / 2`` with Réda et al.'s
+    (2021, Eq. 2) multiplier ``C(t) = sqrt(2 log(1/delta) + d log(1 + (t+1) L^2 / (lam
+    d))) + sqrt(lam) S / sigma``. With probability at least ``1 - delta``, at every t,
+    ``||theta_hat - theta||_V <= sigma C(t)`` (Abbasi-Yadkori et al. 2011, Thm. 2, ``V =
+    lam I + W``); then ``|y^T (theta_hat - theta)| <= sigma C(t) ||y||_{V^-1} <= sigma C(t)
+    ||y||_{W^-1}`` for ``y = x_i* - x_a`` (``V >= W``), so ``Z >= beta(t)`` makes
+    ``mu_i* - mu_a >= mu_hat_i* - mu_hat_a - sigma C ||y||_{W^-1} > 0`` for every ``a``:
+    the stopped answer is right. Otherwise the heuristic :func:`heuristic_threshold`.
+    """
+    if f[C_THEORETICAL] == 0.0:
+        return heuristic_threshold(t, f[C_DELTA])
+    c = np.sqrt(2.0 * np.log(1.0 / f[C_DELTA])
+                + f[C_DIM] * np.log1p((t + 1.0) * f[C_GROWTH])) + f[C_BIAS]
+    return 0.5 * c * c
 
 
 @inner
@@ -163,7 +186,7 @@ def decide_inner(X, lsq, f, rng, st) -> bool:
     alt = argmax_random_ties(vals, rng, -1.0)
     out[OUT_ALT] = alt
     z = vals[alt] if alt >= 0 else np.inf
-    beta = heuristic_threshold(t, f[C_DELTA])
+    beta = glr_threshold(t, f)
     fout[F_GLR] = z
     fout[F_THRESHOLD] = beta
     if z >= beta:

@@ -266,8 +266,9 @@ def reda_figure1b(out: Path, runs: int = 100, jobs: int = -1, seed: int = 0,
     configs = [
         ("m-lingape greedy", "m-lingape", {}),
         ("lingifa greedy", "lingifa", {"selection": "greedy"}),
-        ("lingame (authors' code)", "lingame", {"glr_sigma": 1.0, "bonus": "code"}),
-        ("lingame (paper's forms)", "lingame", {}),
+        ("lingame (authors' code)", "lingame", {"glr_sigma": 1.0, "bonus": "code",
+                                                "threshold": "heuristic"}),
+        ("lingame (paper's forms)", "lingame", {"threshold": "heuristic"}),
     ]
     published = {"m-lingape greedy": 3263.4, "lingifa greedy": 3847.6,
                  "lingame (authors' code)": 7138.3}
