@@ -213,6 +213,11 @@ def _cmd_round(args: argparse.Namespace) -> int:
         out["loss"] = {"criterion": loss.criterion, "approx_value": loss.approx_value,
                        "rounded_value": loss.rounded_value, "ratio": loss.ratio,
                        "bound": loss.bound, "model": described}
+        if described == _RAW_COLUMNS:
+            print("oed round: note: --weights records no model, so the efficiency is "
+                  "computed on the columns of --arms as regressors; if the design was for "
+                  "a model, pass the same --model/--intercept/--coded as to oed design",
+                  file=sys.stderr)
     if from_csv is not None and not args.arms:
         ids = from_csv[0]
     elif args.id_column is not None:
@@ -264,6 +269,10 @@ def _expand_support(args: argparse.Namespace, ids: list[str], w: np.ndarray) -> 
     return full
 
 
+#: How ``oed round --arms`` describes a model it was not given (the note after its output).
+_RAW_COLUMNS = "the columns of --arms as regressors"
+
+
 def _round_arms(args: argparse.Namespace, spec: dict | None
                 ) -> tuple[np.ndarray, str, list[str], tuple[list[str], np.ndarray] | None]:
     """The regressors of ``oed round --arms``, their description, the candidates' IDs and
@@ -284,10 +293,7 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
                                 coded=args.coded, caps=None, costs=None)
         X, model, columns = design_cli.arms_and_model(ns)
         return X, model["description"], list(columns["ids"]), columns["settings"]
-    described = "the columns of --arms as regressors"
-    print("oed round: note: --weights records no model, so the efficiency is computed on "
-          "the columns of --arms as regressors; if the design was for a model, pass the "
-          "same --model/--intercept/--coded as to oed design", file=sys.stderr)
+    described = _RAW_COLUMNS
     if args.id_column is not None:
         from bandits.io import load_candidates
 

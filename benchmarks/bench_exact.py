@@ -21,8 +21,9 @@ The issue's benchmark: the full quadratic model in ``k = 3..6`` factors on the 3
   efficiency, over ours (``>``: never within its starts).
 * ``same-st`` -- the same plain exchange from **our** starts (``design.exact._make_starts``
   with the same seed; making them is not charged to it), and ``per-start`` its time over
-  our exchange kernel's alone from those starts (``kernel``: ``fedorov_d_starts`` on all of
-  them, then ``fedorov_d`` checking the best, as ``exact`` runs them).
+  our exchange's alone from those starts (``kernel``: ``fedorov_d_starts`` on all of them,
+  their exact states included, then ``fedorov_d`` checking the best, as ``exact`` runs
+  them).
 * ``pydoe3`` -- ``pyDOE3.doe_optimal.optimal_design(C, N, 2, criterion="D",
   method="modified_fedorov")`` where it finishes in seconds (install pyDOE3 in the benchmark
   environment: ``pip install pyDOE3``; skipped otherwise).
@@ -32,21 +33,23 @@ certified D-efficiency lower bound ``phi_LB / det(M/N)^{-1/p}`` of every method'
 against the same ``phi_LB`` (the approximate optimum's certified bound; higher is better).
 
 Results (2026-11-23, shared 2-core machine, ``--no-pydoe``; the full table is in
-docs/exact.md): ``ratio`` median 3.3x, 0.8x-18.0x, >= 10x in 3 of 24 cells (5^5 at N = 2p,
-3p: 12.2x, 18.0x; 5^6 at N = 3p: 11.1x), ours at least as efficient in those three; before
-this round (one kernel call per start, each checked on a recomputed state): median 2.5x,
-0.6x-14.1x, 2 of 24. Per start (same starts) ours is 4.1x-11.2x faster (median 6.2x; was
-2.1x-9.2x, 4.9x). The designs are unchanged: ours >= plain's best of 17 random starts in 19
-of 24 cells, worse in 5 by at most 0.00083 (over seeds 0..4: 17.4 of 24 on average; fewer
-starts lower it: 14.0 at 8 starts, 15.0 at 11). The measured floor: in 14 of 24 cells (the
-3-level grids except 3^6 at N = 3p, 5^3 at N <= 2p, 5^4 at N = p) the certified
-approximate optimum alone costs more than a tenth of the whole plain run (``approx``
-0.9-17 ms against plain's 2-130 ms), so 10x is impossible there at ``tol=1e-6``; on 5^5
-at N = p and 5^6 at N <= 2p (5.3x-7.2x) the time is the exchange itself, ``K (S + d)`` per
-step against the plain step's ``K d (d + n)`` at BLAS speed.
+docs/exact.md): ``ratio`` median 2.9x, 0.8x-12.5x, >= 10x in 1 of 24 cells (5^6 at N = 3p),
+ours at least as efficient there; per start (same starts) ours is 1.4x-8.6x faster (median
+4.2x). This run's plain exchange was up to 3x faster on 5^5 than in an earlier session,
+which had 3 of 24 cells at 10x (median 3.3x): compare revisions side by side with
+``--ref`` instead. Ours >= plain's best of 17 random starts in 20 of 24 cells, worse in 4
+by at most 0.00083. ``--ref main`` (the kernels before the compile-time round of issue 16,
+same process): 1.00-1.41x the time per D call (median 1.13x), 1.07-1.34x for A, I, Ds
+(quick grids), every design as efficient as main's or better (two D cells, two A/Ds cells
+better). The measured floor: in 14 of 24 cells (the 3-level grids except 3^6 at N = 3p,
+5^3 at N <= 2p, 5^4 at N = p) the certified approximate optimum alone costs more than a
+tenth of the whole plain run, so 10x is impossible there at ``tol=1e-6``; on 5^5 and 5^6
+at N <= 2p the time is the exchange itself, ``K (S + d)`` per step against the plain
+step's ``K d (d + n)`` at BLAS speed.
 
 Usage: ``python benchmarks/bench_exact.py [--quick] [--no-pydoe] [--restarts R]
-[--plain-starts S]``.
+[--plain-starts S]`` or ``python benchmarks/bench_exact.py --ref main [--criteria d,a]
+[--repeats 3] [--quick]``.
 """
 
 from __future__ import annotations
@@ -57,9 +60,13 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -67,6 +74,7 @@ from design import box_grid, d_optimal, exact, model_matrix  # noqa: E402
 from design.criteria import criterion_basis  # noqa: E402
 
 EXACT = sys.modules["design.exact"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def plain_fedorov(X: np.ndarray, idx: np.ndarray, max_iter: int = 100_000) -> np.ndarray:
@@ -235,12 +243,96 @@ def run(configs: list[tuple[int, int]], restarts: int, plain_starts: int, pydoe:
           f"{int(floor.sum())}/{floor.size} cells (10x impossible there)")
 
 
+def load_ref(rev: str, where: Path):
+    """``design.exact`` of revision ``rev`` as a separate module, with that revision's
+    ``design/_exact_numba.py`` as its kernels (everything else is this checkout's)."""
+    import design
+
+    mods = {}
+    for name in ("_exact_numba", "exact"):
+        src = subprocess.run(["git", "show", f"{rev}:design/{name}.py"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+        path = where / f"ref{name}.py"
+        path.write_text(src)
+        spec = importlib.util.spec_from_file_location(f"ref{name}", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        real = sys.modules["design._exact_numba"]
+        if name == "exact":  # it imports design._exact_numba: give it the revision's
+            sys.modules["design._exact_numba"] = mods["_exact_numba"]
+            design._exact_numba = mods["_exact_numba"]
+        try:
+            spec.loader.exec_module(mod)
+        finally:
+            sys.modules["design._exact_numba"] = real
+            design._exact_numba = real
+        mods[name] = mod
+    return mods["exact"]
+
+
+def mean_cpu(fn, repeats: int) -> tuple[float, object]:
+    """Best over ``repeats`` of the mean CPU seconds of calls filling at least 0.05 s."""
+    best, res = np.inf, None
+    for _ in range(repeats):
+        n, t = 0, 0.0
+        while t < 0.05 or n < 2:
+            t0 = time.process_time()
+            res = fn()
+            t += time.process_time() - t0
+            n += 1
+        best = min(best, t / n)
+    return best, res
+
+
+def run_ref(configs: list[tuple[int, int]], rev: str, criteria: list[str], repeats: int
+            ) -> None:
+    with tempfile.TemporaryDirectory(prefix="exact-ref-") as tmp:
+        ref = load_ref(rev, Path(tmp))
+        print(f"warm design.exact, this checkout / {rev}: mean CPU s per call (best of "
+              f"{repeats}); quadratic model")
+        print(f"{'crit':>4} {'k':>2} {'lev':>3} {'K':>6} {'p':>3} {'N':>4} {'this':>9} "
+              f"{rev:>9} {'this/ref':>9}  designs")
+        ratios: dict[str, list[float]] = {}
+        for crit in criteria:
+            for k, lev in configs:
+                C = box_grid(lev, k)
+                X = model_matrix(C, "quadratic")
+                K, p = X.shape
+                kw = {"region": X} if crit == "i" else (
+                    {"interest": list(range(p - k, p))} if crit == "ds" else {})
+                for N in (p, 2 * p, 3 * p):
+                    timing = {}
+                    for which, mod in (("ref", ref), ("this", EXACT), ("ref", ref),
+                                       ("this", EXACT)):
+                        def fn(mod=mod, X=X, N=N, crit=crit, kw=kw):
+                            return mod.exact(X, N, crit, **kw)
+                        if which not in timing:
+                            fn()  # first call: compile or cache load
+                        t, res = mean_cpu(fn, max(1, repeats // 2))
+                        if which not in timing or t < timing[which][0]:
+                            timing[which] = (t, res)
+                    (t1, r1), (t0, r0) = timing["this"], timing["ref"]
+                    same = np.array_equal(r1.counts, r0.counts)
+                    what = "same" if same else (f"eff {r1.efficiency_bound:.5f} vs "
+                                                f"{r0.efficiency_bound:.5f}")
+                    ratios.setdefault(crit, []).append(t1 / t0)
+                    print(f"{crit:>4} {k:>2} {lev:>3} {K:>6} {p:>3} {N:>4} {t1:>9.5f} "
+                          f"{t0:>9.5f} {t1 / t0:>9.2f}  {what}", flush=True)
+        for crit, r in ratios.items():
+            r = np.array(r)
+            print(f"{crit}: this/ref median {np.median(r):.2f}, min {r.min():.2f}, "
+                  f"max {r.max():.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-pydoe", action="store_true")
     ap.add_argument("--restarts", type=int, default=None)
     ap.add_argument("--plain-starts", type=int, default=17)
+    ap.add_argument("--ref", default=None, help="revision to compare warm calls with")
+    ap.add_argument("--criteria", default="d", help="with --ref: e.g. d,a,i,ds")
+    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     import inspect
 
@@ -248,6 +340,9 @@ def main() -> None:
         inspect.signature(exact).parameters["restarts"].default
     configs = [(3, 3), (4, 5)] if args.quick else [(3, 3), (3, 5), (4, 3), (4, 5), (5, 3),
                                                    (5, 5), (6, 3), (6, 5)]
+    if args.ref is not None:
+        run_ref(configs, args.ref, args.criteria.split(","), args.repeats)
+        return
     run(configs, restarts, args.plain_starts, not args.no_pydoe)
 
 

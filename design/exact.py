@@ -368,7 +368,8 @@ def _no_start_error(Xq: np.ndarray, n: int, cap: np.ndarray, cost_v: np.ndarray,
 
 def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.ndarray,
                  ridge: float, cost_v: np.ndarray, budget_k: float, budget: float | None,
-                 restarts: int, rng: np.random.Generator, plain: bool
+                 restarts: int, rng: np.random.Generator, plain: bool,
+                 XT: np.ndarray | None = None, kind: str = "d"
                  ) -> list[tuple[str, np.ndarray]]:
     """The starts of the exchange, each a count vector within caps and budget.
 
@@ -391,6 +392,7 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
     from rounding import efficient_round
 
     K, d = Xq.shape
+    XT = np.ascontiguousarray(Xq.T) if XT is None else XT
     starts: list[tuple[str, np.ndarray]] = []
     ww = np.where(w > 1e-9 * w.max(), w, 0.0)
     ww /= ww.sum()
@@ -413,14 +415,15 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             starts.append((name, c0))
     c = np.zeros(K, dtype=np.int64)
     M0 = Mq + ridge * np.eye(d)
-    if kern.greedy_fill(Xq, M0, c, cap, n, cost_v, budget_k):
+    if kern.greedy_fill(Xq, M0, c, cap, n, cost_v, budget_k, XT, kind):
         starts.append(("greedy", c))
     if budget is not None:  # D-greedy spends early: start also from the cheapest basis
         cheap = _cheapest_spanning(Xq, n, cap, cost_v, Mq)
         if cheap is not None and feasible(cheap[1]):
             c = cheap[0].copy()
             M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
-            if kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k) \
+            if kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k, XT,
+                                kind) \
                     and feasible(c):
                 starts.append(("cheapest-basis-greedy", c))
             starts.append(("cheapest", cheap[1]))
@@ -452,15 +455,16 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             starts.append(("perturbed", c))
     # randomised greedy starts (a few random runs, then greedy): other basins
     allowed = np.flatnonzero(room)
-    for _ in range(restarts):
-        c = np.zeros(K, dtype=np.int64)
+    pre = np.zeros((restarts, K), dtype=np.int64)
+    for i in range(restarts):
+        c = pre[i]
         k = int(rng.integers(1, max(2, min(n, d) // 2 + 1)))
         c[rng.choice(allowed, size=min(k, allowed.size), replace=False)] = 1
         if float(cost_v @ c) + (n - int(c.sum())) * cmin > budget_k:
             c[:] = 0
-        M0 = (Xq * c[:, None]).T @ Xq + Mq + ridge * np.eye(d)
-        if kern.greedy_fill(Xq, M0, c, cap, n - int(c.sum()), cost_v, budget_k):
-            starts.append(("random", c))
+    M0 = np.matmul((pre[:, :, None] * Xq).transpose(0, 2, 1), Xq) + Mq + ridge * np.eye(d)
+    filled = kern.greedy_fills(Xq, M0, pre, cap, n, cost_v, budget_k, XT, kind)
+    starts += [("random", c) for c, ok in zip(pre, filled, strict=True) if ok]
     # uniform random designs (as a plain Fedorov exchange starts): far from the others
     for _ in range(restarts):
         c = np.zeros(K, dtype=np.int64)
@@ -476,10 +480,11 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
 
 def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarray,
             Mq: np.ndarray, max_exchanges: int, refresh: int, cost_v: np.ndarray,
-            budget_k: float, budget: float | None, nfix: int, value_scale: float
-            ) -> tuple[float, str, np.ndarray, int] | None:
-    """D: Fedorov's exchange from all starts in one kernel call (ranked by their end
-    designs' ``log det M``, recomputed from the counts; designs within ``1e-9`` of the best
+            budget_k: float, budget: float | None, nfix: int, value_scale: float,
+            XT: np.ndarray) -> tuple[float, str, np.ndarray, int] | None:
+    """D: Fedorov's exchange from all starts as a stack (:func:`design._exact_numba.
+    fedorov_d_starts`; ranked by their end designs' ``log det M``: the start's by Cholesky
+    plus the log of every exchange's determinant ratio; designs within ``1e-9`` of the best
     count as tied, the first start wins), then the best one within the budget
     verified on an exactly recomputed state (:func:`design._exact_numba.fedorov_d`: it
     continues if that finds a gain) and valued from its counts. ``(value, start, counts,
@@ -488,7 +493,7 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
     n_ex = np.zeros(len(starts), dtype=np.int64)
     logdet = np.empty(len(starts))
     kern.fedorov_d_starts(Xq, C, cap, Mq, max_exchanges, refresh, cost_v, budget_k, n_ex,
-                          logdet)
+                          logdet, XT)
     # by log det, ties (within 1e-9: mirror images, equal up to rounding) to the first start
     key = np.where(np.isfinite(logdet), logdet, -np.inf)
     top = float(key.max())
@@ -499,7 +504,8 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
         c = C[i]
         if budget is not None and not _within(cost_v, c, budget):
             continue  # the kernel keeps a margin below the budget: not expected
-        m, ok = kern.fedorov_d(Xq, c, cap, Mq, max_exchanges, refresh, cost_v, budget_k)
+        m, ok = kern.fedorov_d(Xq, c, cap, Mq, max_exchanges, refresh, cost_v, budget_k,
+                               XT)
         if not ok or (budget is not None and not _within(cost_v, c, budget)):
             continue
         v = _value(Xq, c, Mq, nfix, "d", np.empty((0, 0)), np.empty(0, np.int64)) \
@@ -612,7 +618,7 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     # work in the well-conditioned basis X = Q R (exact designs are invariant under X -> X T)
     cb = criterion_basis(Xa, crit, L_m, idx, _i_rows(Xa, L, region) if crit == "i" else None)
     Xq, Lq, idq, Mq = cb.Q, cb.L, cb.interest, _fixed_info_q(cb, fixed)
-    kcrit = kern.CRIT_DS if crit == "ds" else kern.CRIT_LINEAR  # D: fedorov_d
+    kcrit = kern.CRIT_DS if crit == "ds" else kern.CRIT_LINEAR  # D: fedorov_d_starts
     nuis = np.setdiff1d(np.arange(d), idq) if crit == "ds" else np.empty(0, np.int64)
     XN = np.ascontiguousarray(Xq[:, nuis])
     MfixN = np.ascontiguousarray(Mq[np.ix_(nuis, nuis)])
@@ -620,8 +626,10 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     refresh = max(50, 5 * d)
     ridge = 1e-8 * float(np.trace(Xq.T @ Xq)) / K
 
+    XT = np.ascontiguousarray(Xq.T)  # the kernels' products X u read it column by column
     starts = _make_starts(Xq, n, approx.weights, cap, Mq, ridge, cost_v, budget_k,
-                          budget, restarts, rng, caps is None and not bin and fixed is None)
+                          budget, restarts, rng, caps is None and not bin and fixed is None,
+                          XT, "d" if crit == "d" else ("ds" if crit == "ds" else "linear"))
     rounding_value = float("nan")
     if starts and starts[0][0] == "rounding":
         rounding_value = _value(Xq, starts[0][1], Mq, nfix, crit, Lq, idq) * cb.value_scale
@@ -630,7 +638,7 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     best: tuple[float, str, np.ndarray, int] | None = None
     if crit == "d":  # best-pair Fedorov steps with the cross-variances kept updated
         best = _best_d(Xq, starts, cap, Mq, max_exchanges, refresh, cost_v, budget_k,
-                       budget if costs is not None else None, nfix, cb.value_scale)
+                       budget if costs is not None else None, nfix, cb.value_scale, XT)
     n_top = _n_top(d, K)
     for name, c in starts if crit != "d" else []:
         c = c.copy()

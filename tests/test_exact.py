@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from design import ExactDesign, d_optimal, exact, exact_value, model_matrix
+from design import ExactDesign, box_grid, d_optimal, exact, exact_value, model_matrix
 
 CRITERIA = [("d", {}), ("a", {}), ("i", {}), ("ds", {"interest": [2]})]
 
@@ -365,11 +365,12 @@ def test_d_kernel_respects_caps_costs_and_fixed_runs():
 
 
 def test_d_kernel_from_many_starts_in_one_call():
-    """``fedorov_d_starts`` (every start in one call, without the final check on a
+    """``fedorov_d_starts`` (every start in one stack, without the final check on a
     recomputed state) ends each start where ``fedorov_d`` does (continuous random
-    candidates: no ties) and reports the end design's ``log det M`` recomputed from its
-    counts; the kept design is then verified by ``fedorov_d``, which finds no further
-    exchange (it would continue if it did)."""
+    candidates: no ties) and reports the end design's ``log det M`` (the start's by
+    Cholesky plus the log of every exchange's determinant ratio: equal to the recomputed
+    one up to rounding); the kept design is then verified by ``fedorov_d``, which finds no
+    further exchange (it would continue if it did)."""
     from design import _exact_numba as kern
 
     rng = np.random.default_rng(11)
@@ -399,3 +400,103 @@ def test_d_kernel_from_many_starts_in_one_call():
     kern.fedorov_d_starts(X, C, np.full(K, n), np.zeros((d, d)), 10_000, 1000, np.zeros(K),
                           np.inf, n_ex[:1], logdet[:1])
     assert logdet[0] == -np.inf
+
+
+@pytest.mark.parametrize("budget", [None, 14.0])
+def test_greedy_mode_is_one_algorithm_in_every_kernel(budget):
+    """The sequential D-greedy starts run in the greedy mode of the exchange kernel of the
+    criterion being run (a call compiles one kernel): the D, A/I and Ds kernels add the
+    same runs, with and without a budget, and each run is the largest variance among the
+    allowed candidates (checked from the exact inverse at every step)."""
+    from design import _exact_numba as kern
+
+    rng = np.random.default_rng(4)
+    X = model_matrix(rng.uniform(-1, 1, (50, 2)), "quadratic")
+    K, d = X.shape
+    costs = rng.uniform(1, 2, K) if budget else np.zeros(K)
+    b = budget if budget else np.inf
+    cap = np.full(K, 2)
+    M0 = 1e-8 * np.eye(d)
+    out = {}
+    for kind in ("d", "linear", "ds"):
+        c = np.zeros(K, dtype=np.int64)
+        assert kern.greedy_fill(X, M0, c, cap, 9, costs, b, kind=kind)
+        out[kind] = c
+    np.testing.assert_array_equal(out["d"], out["linear"])
+    np.testing.assert_array_equal(out["d"], out["ds"])
+    c = out["d"]
+    assert c.sum() == 9 and np.all(c <= cap) and costs @ c <= b
+    # replay: every added run had the largest variance (up to ties) among those allowed
+    order = []
+    left = c.copy()
+    M = M0.copy()
+    cmin = costs.min()
+    for step in range(9):
+        om = np.einsum("ij,jk,ik->i", X, np.linalg.inv(M), X)
+        spent = costs @ (c - left)
+        ok = (c - left < cap) & (spent + costs + (8 - step) * cmin <= b)
+        cand = np.flatnonzero(ok & (left > 0))
+        k = cand[np.argmax(om[cand])]
+        assert om[k] >= om[ok].max() * (1 - 1e-6)
+        left[k] -= 1
+        order.append(k)
+        M += np.outer(X[k], X[k])
+
+
+@pytest.mark.parametrize("n", [10, 15, 20])
+def test_exchange_does_not_depend_on_rounding(n):
+    """A symmetric grid has exact ties among exchanges, and rounding would break them one
+    way or another (the design would depend on the BLAS library and the basis). Ties are
+    broken towards the smallest index, so the D kernel, the D-greedy and the KL exchange
+    make the same designs on a rotated copy of the candidates (the criteria are invariant
+    under X -> X R; only the rounding differs)."""
+    from design import _exact_numba as kern
+
+    X = model_matrix(box_grid(3, 3), "quadratic")
+    K, d = X.shape
+    Q = np.linalg.qr(X)[0]
+    R = np.linalg.qr(np.random.default_rng(5).normal(size=(d, d)))[0]
+    rng = np.random.default_rng(n)
+    C = np.stack([np.bincount(rng.choice(K, n, replace=False), minlength=K)
+                  for _ in range(8)])
+    ends = []
+    greedy = []
+    kl = []
+    for Y in (Q, Q @ R):
+        Cc = C.copy()
+        kern.fedorov_d_starts(Y, Cc, np.full(K, n), np.zeros((d, d)), 10_000, 50,
+                              np.zeros(K), np.inf, np.zeros(8, dtype=np.int64), np.empty(8))
+        ends.append(Cc)
+        g = np.zeros(K, dtype=np.int64)
+        assert kern.greedy_fill(Y, 1e-8 * np.eye(d), g, np.full(K, n), n, np.zeros(K), np.inf)
+        greedy.append(g)
+        c = C[0].copy()
+        kern.exchange(Y, np.empty((K, 0)), np.eye(d), c, np.full(K, n), np.zeros((d, d)),
+                      np.empty((0, 0)), kern.CRIT_LINEAR, 10_000, 50, np.zeros(K), np.inf, 20)
+        kl.append(c)
+    np.testing.assert_array_equal(ends[0], ends[1])
+    np.testing.assert_array_equal(greedy[0], greedy[1])
+    np.testing.assert_array_equal(kl[0], kl[1])
+
+
+def test_singular_integer_start_is_refused_not_raised():
+    """A design on a grid has an integer information matrix: an exactly singular one can
+    pass the Cholesky with a pivot at rounding level and hit an exact zero pivot in an LU
+    inverse (it raised "Singular matrix" from ``oed design --exact --costs``). The stacked
+    states fall back to one inverse at a time and report such a start singular (``-inf``)
+    while the others run; a budgeted exact design on the 3 x 3 grid is found."""
+    from design import _exact_numba as kern
+
+    X = model_matrix(box_grid(3, 2), "linear")  # 9 x 3, integer entries
+    K, d = X.shape
+    C = np.zeros((2, K), dtype=np.int64)
+    C[0, [0, 1, 2]] = 2  # three points on one line: rank 2
+    C[1, [0, 2, 6, 8]] = [2, 2, 1, 1]
+    logdet = np.empty(2)
+    kern.fedorov_d_starts(X, C, np.full(K, 6), np.zeros((d, d)), 10_000, 50, np.zeros(K),
+                          np.inf, np.zeros(2, dtype=np.int64), logdet)
+    assert logdet[0] == -np.inf and np.isfinite(logdet[1])
+    costs = 1.0 + np.arange(K) / 10.0
+    res = exact(X, 6, costs=costs, budget=1.3 * 6)
+    assert res.counts.sum() == 6 and costs @ res.counts <= 1.3 * 6
+    assert res.efficiency_bound > 0.5

@@ -11,7 +11,8 @@ from numba import njit
 from bandits._core.jit import InnerKernel
 
 _MODULES = ("design._linalg", "design._criteria_numba", "design._minimax_numba",
-            "bandits._core.rng", "bandits._core.lsq", "bandits._core.targets",
+            "design._exact_numba", "bandits._core.rng", "bandits._core.lsq",
+            "bandits._core.targets",
             "bandits._core.bridge", "bandits._core.blocks",
             "bandits.gifa._kernels", "bandits.game._kernels", "bandits.logistic._kernels",
             "bandits.subsets._kernels")
