@@ -30,9 +30,16 @@ every step (issue 18, and the remainder of issue 13).
     and with ``--ref REV`` the same runs of revision ``REV`` (``git archive``, a child
     process run right after, so "before" is measured on the same machine state).
 
+(f) With ``--ref REV``: the warm run time of whole runs through ``bandits.run`` (G-static,
+    XY-static, XY-adaptive with the greedy rule and the block simulation, the ratio rule,
+    XY-oracle's jumps, RAGE, per-sample runs), this checkout and ``REV`` in alternating
+    child processes (each compiles first; best CPU seconds of ``--runs`` runs with the same
+    seeds; the samples must agree): the price, if any, of the compile-time changes
+    (issue 16) at run time.
+
 BLAS runs single-threaded (threadpoolctl) so that the process measures its own work.
 
-Usage: ``python benchmarks/bench_static.py [--runs 5] [--d 5] [--only e] [--ref main]``.
+Usage: ``python benchmarks/bench_static.py [--runs 5] [--d 5] [--only ef] [--ref main]``.
 """
 
 from __future__ import annotations
@@ -266,9 +273,8 @@ def arms_before(X, Y, counts, sums, Ainv, vals, theta, g, scores, rng, out) -> N
         out[k] = a
 
 
-@njit(cache=True)
 def arms_now(st, alloc, rng, out) -> int:
-    """:func:`bandits._core.blocks.greedy_arms` (an inner kernel) from Python."""
+    """:func:`bandits._core.blocks.greedy_arms` (the kernel ``run_blocks`` calls)."""
     return B.greedy_arms(st, alloc, rng, out)
 
 
@@ -288,7 +294,8 @@ def generator_per_pull(label: str, X: np.ndarray, Y: np.ndarray, n: int,
                        seed: int = 3) -> None:
     """ns per generated arm, before and now (best of 3, CPU), same tie seed."""
     X, Y = np.ascontiguousarray(X), np.ascontiguousarray(Y)
-    alloc = S.BlockAlloc(X, Y, True, np.zeros(1), 1000, S.NO_LENGTH_RULE, 0.0, False, 2**62)
+    alloc = S.BlockAlloc(X, Y, True, np.zeros(1), 1000, S.NO_LENGTH_RULE, 0.0, False, 2**62,
+                         np.arange(X.shape[0], dtype=np.int64))
     res = {}
     for which in ("before", "now"):
         best = np.inf
@@ -384,6 +391,81 @@ def greedy_whole_runs(runs: int, ref: str | None) -> None:
         print(line, flush=True)
 
 
+#: (f) name -> (instance, run keyword arguments): warm whole runs, this checkout vs --ref.
+WARM_CASES: dict[str, tuple[str, str]] = {
+    "g-static soare(d=2) greedy": ("soare(d=2, omega=0.05)", "{}"),
+    "xy-static soare(d=2) greedy": ("soare(d=2, omega=0.05)", "{}"),
+    "xy-static soare(d=5) greedy 1e6": ("soare(d=5, omega=0.05)", "{'max_samples': 10**6}"),
+    "g-static soare(d=5) greedy 1e6": ("soare(d=5, omega=0.05)", "{'max_samples': 10**6}"),
+    "xy-adaptive soare(d=5)": ("soare(d=5, omega=0.05)", "{}"),
+    "xy-adaptive soare(d=2)": ("soare(d=2, omega=0.05)", "{}"),
+    "xy-static soare(d=5) rounding": ("soare(d=5, omega=0.01)", "{'method': 'rounding'}"),
+    "g-static soare(d=2) rounding": ("soare(d=2, omega=0.01)", "{'method': 'rounding'}"),
+    "xy-oracle soare(d=5)": ("soare(d=5, omega=0.01)", "{'confidence': 'xu'}"),
+    "xy-oracle soare(d=5) greedy": ("soare(d=5, omega=0.05)", "{'method': 'greedy'}"),
+    "rage soare(d=5)": ("soare(d=5, omega=0.05)", "{}"),
+    "xy-static soare(d=5) per-sample 2e5": (
+        "soare(d=5, omega=0.05)", "{'simulation': 'per-sample', 'max_samples': 200000}"),
+}
+
+_WARM = """
+import json, time
+from threadpoolctl import threadpool_limits
+from bandits import run
+from bandits.instances import soare
+out = {{}}
+with threadpool_limits(1, user_api="blas"):
+    for key, (inst, kw) in {cases!r}.items():
+        name = key.split()[0]
+        inst, kw = eval(inst), eval(kw)
+        run(name, inst, seed=0, **kw)  # compile / load the cache
+        best, samples = float("inf"), []
+        for seed in range({runs}):
+            t0 = time.process_time()
+            res = run(name, inst, seed=seed, **kw)
+            best = min(best, time.process_time() - t0)
+            samples.append(res.samples)
+        out[key] = [best, samples]
+import bandits
+print(json.dumps({{"file": bandits.__file__, "out": out}}))
+"""
+
+
+def warm_runs(runs: int, ref: str, rounds: int = 2) -> None:
+    """(f) Warm whole runs of :data:`WARM_CASES`, this checkout and ``ref`` in alternating
+    child processes (``rounds`` each, the best kept): CPU seconds and the ratio."""
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="bench-ref-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="numba-now-") as c_now, \
+            tempfile.TemporaryDirectory(prefix="numba-ref-") as c_ref:
+        archive = subprocess.run(["git", "archive", ref], cwd=root, capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        best: dict[str, dict] = {"now": {}, "ref": {}}
+        for _ in range(rounds):
+            for tag, where, cache in (("now", root, c_now), ("ref", Path(tmp), c_ref)):
+                env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(where),
+                       "PYTHONDONTWRITEBYTECODE": "1"}
+                proc = subprocess.run(
+                    [sys.executable, "-c", _WARM.format(cases=WARM_CASES, runs=runs)],
+                    cwd=where, env=env, capture_output=True, text=True, check=False)
+                if proc.returncode != 0:
+                    raise RuntimeError(f"warm runs at {where} failed:\n{proc.stderr[-2000:]}")
+                res = json.loads(proc.stdout.strip().splitlines()[-1])
+                if not res["file"].startswith(str(where)):
+                    raise RuntimeError(f"imported {res['file']} instead of {where}")
+                for key, (cpu, samples) in res["out"].items():
+                    old = best[tag].get(key)
+                    best[tag][key] = [min(cpu, old[0]) if old else cpu, samples]
+    print(f"(f) warm whole runs, best CPU s of {runs} seeds x {rounds} alternating processes, "
+          f"this checkout vs {ref}")
+    for key in WARM_CASES:
+        (a, sa), (b, sb) = best["now"][key], best["ref"][key]
+        same = "same samples" if sa == sb else f"samples differ: {sa} vs {sb}"
+        print(f"  {key:38s} now {a:8.4f}  {ref} {b:8.4f}  now/{ref} {a / b:5.2f}  ({same})",
+              flush=True)
+
+
 def adaptive_per_step(inst, budget: int, seed: int = 1) -> tuple[float, float, int]:
     """XY-adaptive's first phase (long: ``min_phase_length`` large, no in-phase stop
     possible before it), both loops on the same trajectory: (us unpacked, us bundled, n)."""
@@ -461,7 +543,7 @@ def main() -> None:
     ap.add_argument("--d", type=int, default=5)
     ap.add_argument("--only", default="abcde", help="sections to run, e.g. 'e'")
     ap.add_argument("--ref", default=None, help="(e) also time the whole greedy runs of "
-                    "this git revision (e.g. main)")
+                    "this git revision (e.g. main); (f) the warm runs against it")
     args = ap.parse_args()
     with threadpool_limits(1, user_api="blas"):
         if "e" in args.only:
@@ -478,6 +560,8 @@ def main() -> None:
                                10**5)
             generator_per_pull("random(50x10) XY-static", Xr, pair_targets(Xr), 2 * 10**4)
             greedy_whole_runs(args.runs, args.ref)
+        if "f" in args.only and args.ref is not None:
+            warm_runs(args.runs, args.ref)
         if not set("abcd") & set(args.only):
             return
         print(f"(a) per-sample loop, soare(d={args.d}, omega=0.05): us per pull (CPU)")

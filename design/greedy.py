@@ -56,37 +56,23 @@ class GreedyChoice(NamedTuple):
 
 
 # ----------------------------------------------------------------------------------------
-# jitted kernels
+# the search (one jitted kernel of loops); the set-up is numpy/BLAS
 # ----------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _rowdot(U: np.ndarray, V: np.ndarray, out: np.ndarray) -> None:
-    n, d = U.shape
-    for i in range(n):
-        s = 0.0
-        for p in range(d):
-            s += U[i, p] * V[i, p]
-        out[i] = s
+def _search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, order: np.ndarray,
+            rtol: float, vals: np.ndarray) -> None:
+    """``vals[k] = max_c vc_c - (Wc_c . x_k)^2 / (1 + a_k)`` for every candidate that can
+    be within a relative ``rtol`` of the minimum (the others keep ``vals[k] = inf``), with
+    ``vc`` sorted decreasingly (``Wc_c = A^{-1} y_c``), visiting the candidates in
+    ``order`` (first those that most reduce the worst target: a good incumbent early).
 
-
-@njit(cache=True)
-def _search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, rtol: float
-            ) -> np.ndarray:
-    """Values ``max_c vc_c - (Wc_c . x_k)^2 / (1 + a_k)`` of every candidate that can be
-    within a relative ``rtol`` of the minimum (``inf`` for the pruned ones), with ``vc``
-    sorted decreasingly (``Wc_c = A^{-1} y_c``)."""
+    Only loops (no allocation, no sort, no BLAS): the set-up is numpy (issue 16, compile
+    time). A pruned candidate's value exceeds the incumbent by more than ``rtol``, so the
+    tie set, and hence the result, does not depend on ``order``."""
     K, d = X.shape
     n = vc.shape[0]
-    vals = np.full(K, np.inf)
-    # visit first the candidate that most reduces the worst target (good incumbent)
-    score = np.empty(K)
-    for k in range(K):
-        b = 0.0
-        for p in range(d):
-            b += Wc[0, p] * X[k, p]
-        score[k] = -(b * b) / (1.0 + a[k])
-    order = np.argsort(score, kind="mergesort")
     thr = np.inf
     for r in range(K):
         k = order[r]
@@ -110,36 +96,67 @@ def _search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, rtol: 
             t = run + rtol * abs(run)
             if t < thr:
                 thr = t
+
+
+#: Products ``M A^{-1}`` of at least this many multiply-adds run with one BLAS thread (a
+#: small product gains nothing from threads and the pool's wake-ups cost more CPU time
+#: than the work; the limit itself costs about 10 us, so small products skip it).
+_ONE_THREAD_FLOPS = 1 << 16
+
+
+def _times(M: np.ndarray, Ainv: np.ndarray) -> np.ndarray:
+    """``M A^{-1}`` (C-contiguous), with BLAS on one thread when it is large."""
+    d = Ainv.shape[0]
+    if M.shape[0] * d * d < _ONE_THREAD_FLOPS:
+        return np.ascontiguousarray(M @ Ainv)
+    from design._gd_batch import blas_threads
+
+    with blas_threads(1):
+        return np.ascontiguousarray(M @ Ainv)
+
+
+def _rowdot(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``out_i = U_i . V_i``."""
+    return np.einsum("ij,ij->i", U, V)
+
+
+def _run_search(X: np.ndarray, a: np.ndarray, Wc: np.ndarray, vc: np.ndarray, rtol: float
+                ) -> np.ndarray:
+    """:func:`_search` with its candidate order: increasing ``-(Wc_0 . x_k)^2 / (1 + a_k)``
+    (stable)."""
+    K = X.shape[0]
+    vals = np.full(K, np.inf)
+    if vc.shape[0] == 0:
+        vals[:] = -np.inf  # no target: every candidate's maximum is empty
+        return vals
+    b = X @ Wc[0]
+    order = np.argsort(-(b * b) / (1.0 + a), kind="stable").astype(np.int64)
+    _search(X, a, np.ascontiguousarray(Wc), np.ascontiguousarray(vc), order, rtol, vals)
     return vals
 
 
-@njit(cache=True)
 def _greedy_explicit(Ainv: np.ndarray, X: np.ndarray, Y: np.ndarray, rtol: float
                      ) -> np.ndarray:
-    K = X.shape[0]
-    M = Y.shape[0]
-    W = np.dot(Y, Ainv)
-    v = np.empty(M)
-    _rowdot(W, Y, v)
-    U = np.dot(X, Ainv)
-    a = np.empty(K)
-    _rowdot(U, X, a)
-    vmax = v.max()
-    thr = vmax / (1.0 + a.max()) * (1.0 - 1e-12)
+    W = _times(Y, Ainv)
+    v = _rowdot(W, Y)
+    U = _times(X, Ainv)
+    a = _rowdot(U, X)
+    thr = v.max() / (1.0 + a.max()) * (1.0 - 1e-12)
     sel = np.flatnonzero(v >= thr)
-    order = np.argsort(-v[sel], kind="mergesort")
-    idx = sel[order]
-    return _search(X, a, W[idx], v[idx], rtol)
+    idx = sel[np.argsort(-v[sel], kind="stable")]
+    return _run_search(X, a, W[idx], v[idx], rtol)
 
 
 @njit(cache=True)
-def _greedy_pairs(Ainv: np.ndarray, X: np.ndarray, rtol: float) -> np.ndarray:
-    """Targets ``x_i - x_j`` (``i < j``) handled implicitly: two streaming passes."""
+def _pair_scan(U: np.ndarray, X: np.ndarray, a_max: float, I: np.ndarray, J: np.ndarray,
+               V: np.ndarray) -> int:
+    """The implicit pair targets ``x_i - x_j`` (``i < j``) in two streaming passes, each
+    value ``s_ij = (u_i - u_j) . (x_i - x_j)`` (``u = A^{-1} x``) from its difference
+    vectors: pass 1 finds ``V* = max s_ij``, pass 2 writes the pairs with ``s_ij >= V* /
+    (1 + a_max) (1 - 1e-12)`` and ``s_ij > 0`` into ``I``, ``J``, ``V`` in ``(i, j)``
+    order, up to their length. Returns the number of such pairs (more than the length:
+    call again with longer arrays). Loops only: ``O(K d)`` memory, no allocation."""
     K, d = X.shape
-    U = np.dot(X, Ainv)
-    a = np.empty(K)
-    _rowdot(U, X, a)
-    # pass 1: V = max_{i<j} (u_i - u_j) . (x_i - x_j)
     vmax = 0.0
     for i in range(K):
         for j in range(i + 1, K):
@@ -148,11 +165,8 @@ def _greedy_pairs(Ainv: np.ndarray, X: np.ndarray, rtol: float) -> np.ndarray:
                 s += (U[i, p] - U[j, p]) * (X[i, p] - X[j, p])
             if s > vmax:
                 vmax = s
-    thr = vmax / (1.0 + a.max()) * (1.0 - 1e-12)
-    # pass 2: collect the surviving pairs
-    cap = 64
-    vs = np.empty(cap)
-    ws = np.empty((cap, d))
+    thr = vmax / (1.0 + a_max) * (1.0 - 1e-12)
+    cap = I.shape[0]
     n = 0
     for i in range(K):
         for j in range(i + 1, K):
@@ -160,24 +174,31 @@ def _greedy_pairs(Ainv: np.ndarray, X: np.ndarray, rtol: float) -> np.ndarray:
             for p in range(d):
                 s += (U[i, p] - U[j, p]) * (X[i, p] - X[j, p])
             if s >= thr and s > 0.0:
-                if n == cap:
-                    cap *= 2
-                    vs2 = np.empty(cap)
-                    ws2 = np.empty((cap, d))
-                    vs2[:n] = vs[:n]
-                    ws2[:n] = ws[:n]
-                    vs, ws = vs2, ws2
-                vs[n] = s
-                for p in range(d):
-                    ws[n, p] = U[i, p] - U[j, p]
+                if n < cap:
+                    I[n] = i
+                    J[n] = j
+                    V[n] = s
                 n += 1
-    order = np.argsort(-vs[:n], kind="mergesort")
-    Wc = np.empty((n, d))
-    vc = np.empty(n)
-    for r in range(n):
-        vc[r] = vs[order[r]]
-        Wc[r] = ws[order[r]]
-    return _search(X, a, Wc, vc, rtol)
+    return n
+
+
+def _greedy_pairs(Ainv: np.ndarray, X: np.ndarray, rtol: float) -> np.ndarray:
+    """Targets ``x_i - x_j`` (``i < j``) handled implicitly (:func:`_pair_scan`), then the
+    pruned search on the surviving pairs sorted by decreasing value."""
+    K = X.shape[0]
+    U = _times(X, Ainv)
+    a = _rowdot(U, X)
+    cap = max(64, 2 * K)
+    while True:
+        I, J = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+        V = np.empty(cap)
+        n = int(_pair_scan(U, X, float(a.max()), I, J, V))
+        if n <= cap:
+            break
+        cap = n
+    order = np.argsort(-V[:n], kind="stable")
+    i, j = I[:n][order], J[:n][order]
+    return _run_search(X, a, U[i] - U[j], V[:n][order], rtol)
 
 
 @njit(cache=True)

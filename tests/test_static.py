@@ -11,7 +11,6 @@ from numba import njit
 from bandits import run
 from bandits._core import rng as _rng
 from bandits._core.blocks import greedy_arms
-from bandits._core.env import make_environment
 from bandits.gifa import simulated_rewards
 from bandits.instances import Instance, random_gaussian, soare
 from bandits.static import (
@@ -64,7 +63,7 @@ def test_greedy_step_matches_sherman_morrison():
     lev = np.einsum("ij,jk,ik->i", X, Ainv, X)
     prev = vals.max()
     for _ in range(300):
-        a = S.greedy_choice(X, Y, Y.shape[0], Ainv, vals, lev, rng, g, scores)
+        a = _greedy_choice(X, Y, Y.shape[0], Ainv, vals, lev, rng, g, scores)
         predicted = scores[a]
         assert predicted == pytest.approx(scores.min(), rel=1e-8)
         S.observe(X, Y, Y.shape[0], Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
@@ -118,7 +117,7 @@ def test_greedy_scores_skip_only_targets_that_cannot_be_the_maximum(inst):
         S.leverages(X, Ainv, lev)
         tie_rng = _rng.make_state(start, 0)
         for _ in range(60):
-            a = S.greedy_choice(X, Y, M, Ainv, vals, lev, tie_rng, g, scores)
+            a = _greedy_choice(X, Y, M, Ainv, vals, lev, tie_rng, g, scores)
             assert np.array_equal(scores, _all_target_scores(X, Y, Ainv, vals, lev))
             assert scores[a] <= scores.min() * (1 + 1e-9)
             S.observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, a, 0.0, g)
@@ -126,6 +125,12 @@ def test_greedy_scores_skip_only_targets_that_cannot_be_the_maximum(inst):
         exact = np.einsum("ij,jk,ik->i", X, np.linalg.inv((X.T * counts) @ X), X)
         np.testing.assert_allclose(lev, exact, rtol=1e-10)
     assert checked == 240
+
+
+@njit
+def _greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores):
+    """:func:`bandits._core.targets.greedy_choice` (an inner kernel) from Python."""
+    return S.greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores)
 
 
 @njit
@@ -155,9 +160,14 @@ def test_block_generator_makes_the_step_kernels_arms(inst, algorithm):
         asked.append(arm)
     cfg = pol._cfg
     st = S.target_state(*cfg.X.shape, cfg.Y.shape[0])
-    alloc = S.BlockAlloc(cfg.X, cfg.Y, True, cfg.w, 7, S.NO_LENGTH_RULE, 0.0, False, 10**9)
-    assert S.initial_pulls(st, alloc, cfg.init_arms, 0, 10**9, make_environment(inst),
-                           _rng.make_state(11, 1)) == -2
+    alloc = S.BlockAlloc(cfg.X, cfg.Y, True, cfg.w, 7, S.NO_LENGTH_RULE, 0.0, False, 10**9,
+                         cfg.init_arms)
+    # the state after the initial pulls (what block_steps makes before its blocks)
+    np.add.at(st.counts, cfg.init_arms, 1)
+    st.ints[S.T_PULLS], st.ints[S.T_INIT] = cfg.init_arms.shape[0], -1
+    assert S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals,
+                     st.theta)
+    S.leverages(cfg.X, st.Ainv, st.lev)
     out = np.empty(n, dtype=np.int64)
     tie_rng = _rng.make_state(11, 0)
     assert _greedy_arms(st, alloc, tie_rng, out[:1000]) == -1

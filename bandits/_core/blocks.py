@@ -78,7 +78,6 @@ from bandits._core.targets import (
     leverages,
     max_val,
     observe,
-    observe_arrays,
     quad,
     refresh,
 )
@@ -111,8 +110,8 @@ class BlockAlloc(NamedTuple):
     (first ``ints[T_M]`` rows) or the ratio rule's design ``w`` (``greedy=False``), the
     exact-refresh period, XY-adaptive's length rule (the allocation ends at the first
     ``t >= min_len`` with ``max_j vals_j <= target``, divided by ``t`` when ``fig3``;
-    ``min_len = NO_LENGTH_RULE``: none) and the budget ``t_max`` (pulls of this run or
-    phase)."""
+    ``min_len = NO_LENGTH_RULE``: none), the budget ``t_max`` (pulls of this run or
+    phase) and the initial arms (pulled once each, in this order, before the rule)."""
 
     X: np.ndarray
     Y: np.ndarray
@@ -123,6 +122,7 @@ class BlockAlloc(NamedTuple):
     target: float
     fig3: bool
     t_max: int
+    init_arms: np.ndarray
 
 
 class BlockTest(NamedTuple):
@@ -138,7 +138,7 @@ class BlockTest(NamedTuple):
     t_off: int
 
 
-@njit(cache=True)
+@inner
 def check_stop_active(Z, active, Ainv, th, b) -> int:
     """Eq. 11 restricted to the active targets: the active ``z^ = argmax z^T th`` (first
     index on ties) if ``b ||z^ - z||_{A^{-1}} <= (z^ - z)^T th`` for every active ``z``,
@@ -158,7 +158,7 @@ def check_stop_active(Z, active, Ainv, th, b) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ratio_counts_at(w, m, out) -> None:
     """``out``: the counts after ``m`` pulls of the ratio rule from zero counts (``m`` at
     least the support size of ``w``), in the order in which
@@ -220,7 +220,7 @@ def _counts_to(greedy, w, cs, seq, s, ns, ne, out) -> None:
         ratio_counts_at(w, ne, out)
 
 
-@inner
+@njit(cache=True, inline="always")
 def _estimate(X, counts, W, means, sigma, sums, Ainv, theta, dummy) -> None:
     """The exact ``A^{-1}`` and ``theta`` at the counts and Brownian values ``W``
     (``sums[a] = counts_a mu_a + sigma W_a``)."""
@@ -310,7 +310,7 @@ def _length_rule(alloc, ints, vals, t) -> bool:
 _observe_inlined = njit(inline="always", error_model="numpy")(observe.py_func)
 
 
-@inner(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def greedy_arms(st, alloc, rng_pol, out) -> int:
     """The greedy rule's next ``len(out)`` arms into ``out`` (the pulls after
     ``ints[T_PULLS]``, after the initial pulls), by the step kernel's own functions
@@ -356,111 +356,163 @@ def greedy_arms(st, alloc, rng_pol, out) -> int:
     return end
 
 
-@njit(cache=True)
-def initial_pulls(st, alloc, init_arms, t0, max_samples, env, rng_env) -> int:
-    """The initial pulls of a run or phase (fresh statistics), one Gaussian reward each
-    from ``rng_env``, as the per-sample loops make them: -2 when they are done (exact
-    ``A^{-1}``, ``theta`` and ``vals``; then :func:`run_blocks`), -1 with ``ints[T_STATUS]``
-    STATUS_BUDGET (``t0`` + pulls reached ``max_samples`` first) or STATUS_SINGULAR."""
-    ints, counts, sums, Ainv, vals, lev, theta, g = (st.ints, st.counts, st.sums, st.Ainv,
-                                                     st.vals, st.lev, st.theta, st.g)
-    X, Y = alloc.X, alloc.Y
-    means, sigma = env.means, env.sigma
-    while True:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y, init_arms,
-                           t0 + ints[T_PULLS], max_samples)
-        if a < 0:
-            return a
-        observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, a,
-                       means[a] + sigma * _rng.normal(rng_env), alloc.refresh_every)
+class BlockCarry(NamedTuple):
+    """What :func:`block_steps` keeps between its calls: ``ints`` (slots ``C_*``: stage,
+    the block start ``s``, the next block length ``L``, the offset and number of the arms
+    generated ahead in ``buf``, the allocation's last pull count once known, how it ends,
+    what :func:`greedy_arms` returned), the Brownian values ``W`` and the counts ``cnt0``
+    at ``s``, and ``buf`` (``buf[off + i]``: the arm of pull ``s + i + 1``, greedy rule
+    only)."""
+
+    ints: np.ndarray
+    W: np.ndarray
+    cnt0: np.ndarray
+    buf: np.ndarray
+    #: work arrays (allocated once, in Python: no allocation code in the kernel):
+    #: ``_room``'s, the K-vectors (float, int), the bisection stack's node bounds and rows
+    wk: tuple
+    fk: np.ndarray
+    ik: np.ndarray
+    nodes: np.ndarray
+    sf: np.ndarray
+    si: np.ndarray
 
 
-@njit(cache=True)
-def run_blocks(st, alloc, test, env, rng_pol, rng_env, stats) -> int:
-    """The first pull at which the stopping test holds, from the state ``st`` after the
-    initial pulls (exact ``A^{-1}``, ``theta``, ``vals``; ``ints[T_PULLS] = s``) with the
-    per-sample loop's order at every pull count ``t >= s``: the test, then the length
-    rule, then the budget ``t >= t_max``, then the next arm (module docstring). Gaussian
-    rewards (``env.means``, ``env.sigma``) drawn from ``rng_env``; the greedy rule's ties
-    from ``rng_pol``. Returns STATUS_RULE (``ints[T_BEST]``: the recommendation),
-    BLOCKS_END or STATUS_BUDGET; ``st`` then holds the counts, sums, ``theta`` (exact) and
-    ``A^{-1}`` and ``vals`` at that pull (the generated rank-one ones, as the per-sample
-    run's, when the run ends at the allocation's end; exact after a stop).
+def block_carry(K: int, d: int, greedy: bool) -> BlockCarry:
+    """Fresh :class:`BlockCarry` arrays for ``K`` arms in dimension ``d``."""
+    D = MAX_DEPTH
+    wk = (np.empty((d, d)), np.empty((d, d)), np.empty(d), np.empty(K), np.empty(d),
+          np.empty(K), np.empty(d), np.empty((K, K)), np.empty((d, K)))
+    return BlockCarry(np.zeros(8, dtype=np.int64), np.empty(K), np.empty(K, dtype=np.int64),
+                      np.empty(2 * MAX_BLOCK if greedy else 1, dtype=np.int64), wk,
+                      np.empty((4, K)), np.empty((4, K), dtype=np.int64),
+                      np.empty((2, D), dtype=np.int64), np.empty((4, D, K)),
+                      np.empty((2, D, K), dtype=np.int64))
+
+
+C_STAGE, C_S, C_L, C_OFF, C_NSEQ, C_TLAST, C_END, C_GEN = range(8)
+#: :func:`block_steps` needs the greedy arms of pulls ``s + nseq + 1 .. s + L`` in
+#: ``buf[off + nseq:off + L]`` (:func:`run_blocks` generates them and calls it again).
+NEED_ARMS = 4
+#: The initial pulls ended the run (``ints[T_STATUS]``: STATUS_BUDGET or STATUS_SINGULAR).
+INIT_STOP = -1
+
+
+def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
+               rng_env: np.ndarray, stats: np.ndarray) -> int:
+    """A run (or phase) from fresh statistics ``st``: the initial pulls ``alloc.init_arms``
+    one Gaussian reward each, as the per-sample loops make them (the budget first; then
+    the exact ``A^{-1}``, ``theta``, ``vals``), then the first pull at which the stopping
+    test holds, with the per-sample loop's order at every pull count ``t``: the test,
+    then the length rule, then the budget ``t >= t_max``, then the next arm (module
+    docstring). Gaussian rewards (``env.means``, ``env.sigma``) drawn from ``rng_env``;
+    the greedy rule's ties from ``rng_pol``. Returns INIT_STOP when the initial pulls end
+    the run (``ints[T_STATUS]``: STATUS_BUDGET or STATUS_SINGULAR), else STATUS_RULE
+    (``ints[T_BEST]``: the recommendation), BLOCKS_END or STATUS_BUDGET; ``st`` then
+    holds the counts, sums, ``theta`` (exact) and ``A^{-1}`` and ``vals`` at that pull
+    (the generated rank-one ones, as the per-sample run's, when the run ends at the
+    allocation's end; exact after a stop).
     ``stats`` (int64, 4) counts top-level blocks, visited nodes, exact tests, bisections.
-    """
+
+    Python over two kernels: :func:`block_steps` (the blocks, their certificates and
+    bisections) returns NEED_ARMS when a block needs greedy arms not generated yet, and
+    :func:`greedy_arms` generates them (a few hundred times per run; neither kernel links
+    the other, so neither compiles the other's code again: first-call compile time, issue
+    16). The ratio rule's counts come in closed form: one call."""
+    carry = block_carry(alloc.X.shape[0], alloc.X.shape[1], bool(alloc.greedy))
+    ci = carry.ints
+    while True:
+        status = block_steps(st, alloc, test, env, rng_env, stats, carry)
+        if status != NEED_ARMS:
+            return int(status)
+        lo = ci[C_OFF] + ci[C_NSEQ]
+        ci[C_GEN] = greedy_arms(st, alloc, rng_pol, carry.buf[lo:ci[C_OFF] + ci[C_L]])
+
+
+@njit(cache=True)
+def block_steps(st, alloc, test, env, rng_env, stats, carry) -> int:
+    """:func:`run_blocks`' initial pulls and blocks (``ints[C_STAGE] = 0``: from fresh
+    statistics ``st``), or its blocks from the state in ``carry``; returns NEED_ARMS (the
+    arms to generate are in ``carry.ints``; call again after :func:`greedy_arms` with its
+    return value in ``ints[C_GEN]``), INIT_STOP, or how the run ended."""
     ints, counts, sums, Ainv, vals, lev, theta = (st.ints, st.counts, st.sums, st.Ainv,
                                                   st.vals, st.lev, st.theta)
     X, Y, w, greedy, t_max = alloc.X, alloc.Y, alloc.w, alloc.greedy, alloc.t_max
     Z, active, t_off = test.Z, test.active, test.t_off
     K, d = X.shape
     means, sigma = env.means, env.sigma
-    s = ints[T_PULLS]
-    best = check_stop_active(Z, active, Ainv, theta,
-                             beta(t_off + s, test.c, test.log_const, test.fixed))
-    if best >= 0:
-        ints[T_BEST] = best
-        return STATUS_RULE
-    if _length_rule(alloc, ints, vals, s):
-        return BLOCKS_END
-    if s >= t_max:
-        return STATUS_BUDGET
-    W = np.empty(K)
-    for a in range(K):
-        W[a] = (sums[a] - counts[a] * means[a]) / sigma
-    cnt0 = np.empty(K, dtype=np.int64)
-    for a in range(K):
-        cnt0[a] = counts[a]
-    wk = (np.empty((d, d)), np.empty((d, d)), np.empty(d), np.empty(K), np.empty(d),
-          np.empty(K), np.empty(d), np.empty((K, K)), np.empty((d, K)))
+    ci, W, cnt0, buf = carry.ints, carry.W, carry.cnt0, carry.buf
+    resumed = ci[C_STAGE] == 1
+    if not resumed:  # the initial pulls, one Gaussian reward each, as the per-sample loops
+        while True:
+            a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y,
+                               alloc.init_arms, ints[T_PULLS], t_max)
+            if a < 0:
+                break
+            ints[T_PULLS] += 1  # observe_arrays during the initial pulls: statistics only
+            counts[a] += 1
+            sums[a] += means[a] + sigma * _rng.normal(rng_env)
+        if a == -1:
+            return INIT_STOP
+    if resumed:  # after greedy_arms
+        s, L, off, t_last, end_status = ci[C_S], ci[C_L], ci[C_OFF], ci[C_TLAST], ci[C_END]
+        nseq = ints[T_PULLS] - s
+        if ci[C_GEN] >= 0:
+            t_last, end_status = ints[T_PULLS], ci[C_GEN]
+            L = min(L, t_last - s)
+    else:
+        s = ints[T_PULLS]
+        best = check_stop_active(Z, active, Ainv, theta,
+                                 beta(t_off + s, test.c, test.log_const, test.fixed))
+        if best >= 0:
+            ints[T_BEST] = best
+            return STATUS_RULE
+        if _length_rule(alloc, ints, vals, s):
+            return BLOCKS_END
+        if s >= t_max:
+            return STATUS_BUDGET
+        for a in range(K):
+            W[a] = (sums[a] - counts[a] * means[a]) / sigma
+            cnt0[a] = counts[a]
+        off = 0
+        nseq = 0
+        # the allocation's last pull count (the length rule or the budget), once known
+        t_last = -1 if greedy else t_max
+        end_status = STATUS_BUDGET
+        L = 1
+    wk = carry.wk
     drift, Mabs = wk[5], wk[7]
-    f = np.empty(K)
-    gg = np.empty(K)
-    # buf[off + i]: the arm of pull s + i + 1 (greedy rule only)
-    buf = np.empty(2 * MAX_BLOCK if greedy else 1, dtype=np.int64)
-    off = 0
-    nseq = 0
-    cnt_e = np.empty(K, dtype=np.int64)
-    cnt_m = np.empty(K, dtype=np.int64)
-    D = MAX_DEPTH
-    n_s = np.empty(D, dtype=np.int64)
-    n_e = np.empty(D, dtype=np.int64)
-    sWs, sWe = np.empty((D, K)), np.empty((D, K))
-    sLo, sHi = np.empty((D, K)), np.empty((D, K))
-    sF = np.empty((D, K), dtype=np.int64)
-    sC = np.empty((D, K), dtype=np.int64)
-    mW = np.empty(K)
-    fL = np.empty(K, dtype=np.int64)
-    fR = np.empty(K, dtype=np.int64)
-    Wend = np.empty(K)
+    f, gg, mW, Wend = carry.fk[0], carry.fk[1], carry.fk[2], carry.fk[3]
+    cnt_e, cnt_m, fL, fR = carry.ik[0], carry.ik[1], carry.ik[2], carry.ik[3]
+    n_s, n_e = carry.nodes[0], carry.nodes[1]
+    sWs, sWe, sLo, sHi = carry.sf[0], carry.sf[1], carry.sf[2], carry.sf[3]
+    sF, sC = carry.si[0], carry.si[1]
     cap = MAX_BLOCK if greedy else MAX_BLOCK_RATIO
-    # the allocation's last pull count (the length rule or the budget), once known
-    t_last = -1 if greedy else t_max
-    end_status = STATUS_BUDGET
-    L = 1
     status = STATUS_BUDGET
     t_stop = -1
+    best = -1
     while True:
-        if s == t_last:
-            status = end_status
-            for a in range(K):
-                cnt_e[a] = cnt0[a]
-                Wend[a] = W[a]
-            t_stop = s
-            break
-        L = min(L, cap)
-        if t_last >= 0:
-            L = min(L, t_last - s)
-        if off > MAX_BLOCK:  # keep room for a block after the arms already generated
-            for i in range(nseq):
-                buf[i] = buf[off + i]
-            off = 0
-        seq = buf[off:]
-        if greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
-            end = greedy_arms(st, alloc, rng_pol, seq[nseq:L])
-            nseq = ints[T_PULLS] - s
-            if end >= 0:
-                t_last, end_status = ints[T_PULLS], end
+        if not resumed:
+            if s == t_last:
+                status = end_status
+                for a in range(K):
+                    cnt_e[a] = cnt0[a]
+                    Wend[a] = W[a]
+                t_stop = s
+                break
+            L = min(L, cap)
+            if t_last >= 0:
                 L = min(L, t_last - s)
+            if off > MAX_BLOCK:  # keep room for a block after the arms already generated
+                for i in range(nseq):
+                    buf[i] = buf[off + i]
+                off = 0
+            if greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
+                ci[C_STAGE], ci[C_S], ci[C_L], ci[C_OFF], ci[C_NSEQ] = 1, s, L, off, nseq
+                ci[C_TLAST], ci[C_END] = t_last, end_status
+                return NEED_ARMS
+        resumed = False
+        seq = buf[off:]
         while L > 1:  # the longest block (halving) with room for the noise
             _counts_to(greedy, w, cnt0, seq, s, s, s + L, cnt_e)
             G = _room(X, test, means, sigma, cnt0, cnt_e, W, s, wk)

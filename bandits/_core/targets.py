@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from bandits._core import rng as _rng
+from bandits._core.jit import inner
 
 #: How a run ended (``TargetState.ints[T_STATUS]``).
 STATUS_RULE, STATUS_BUDGET, STATUS_SINGULAR = 0, 1, 2
@@ -47,8 +48,11 @@ def beta(t: int, c: float, log_const: float, fixed: bool) -> float:
 
 @njit(cache=True)
 def refresh(X, Y, M, counts, sums, Ainv, vals, theta) -> bool:
-    """Exact ``A^{-1}``, ``theta`` and ``vals[:M]`` from the sufficient statistics.
-    Returns False if ``A`` is (numerically) singular."""
+    """Exact ``A^{-1}``, ``theta`` and ``vals[:M]`` from the sufficient statistics, by the
+    Cholesky factor ``A = L L^T``: ``A^{-1} = L^{-T} L^{-1}`` (plain loops: no LAPACK
+    glue to compile, issue 16). Returns False if ``A`` is (numerically) singular: a pivot
+    ``L_jj^2 <= 1e-12 max_i A_ii`` (the smallest eigenvalue is at most every pivot, the
+    largest at least the largest diagonal entry)."""
     K, d = X.shape
     A = np.zeros((d, d))
     b = np.zeros(d)
@@ -56,17 +60,38 @@ def refresh(X, Y, M, counts, sums, Ainv, vals, theta) -> bool:
         if counts[a] > 0:
             for i in range(d):
                 b[i] += sums[a] * X[a, i]
-                for j in range(d):
+                for j in range(i + 1):
                     A[i, j] += counts[a] * X[a, i] * X[a, j]
-    ev, V = np.linalg.eigh(A)
-    if ev[0] <= 1e-12 * max(ev[d - 1], 1e-300):
-        return False
+    amax = 0.0
     for i in range(d):
-        for j in range(d):
+        amax = max(amax, A[i, i])
+    for j in range(d):  # A's lower triangle becomes L
+        s = A[j, j]
+        for k in range(j):
+            s -= A[j, k] * A[j, k]
+        if not s > 1e-12 * amax:
+            return False
+        A[j, j] = math.sqrt(s)
+        for i in range(j + 1, d):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / A[j, j]
+    Linv = np.zeros((d, d))  # lower triangle: L^{-1} (forward substitution)
+    for j in range(d):
+        Linv[j, j] = 1.0 / A[j, j]
+        for i in range(j + 1, d):
             s = 0.0
-            for k in range(d):
-                s += V[i, k] * V[j, k] / ev[k]
+            for k in range(j, i):
+                s -= A[i, k] * Linv[k, j]
+            Linv[i, j] = s / A[i, i]
+    for i in range(d):  # A^{-1} = L^{-T} L^{-1}
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(i, d):
+                s += Linv[k, i] * Linv[k, j]
             Ainv[i, j] = s
+            Ainv[j, i] = s
     for i in range(d):
         s = 0.0
         for j in range(d):
@@ -185,7 +210,7 @@ def greedy_scores(X, Y, M, Ainv, vals, lev, h, scores) -> None:
                 scores[a] = v
 
 
-@njit(cache=True, error_model="numpy")
+@inner(error_model="numpy")
 def greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores) -> int:
     """Greedy incremental rule ``argmin_a max_j y_j^T (A + x_a x_a^T)^{-1} y_j`` with
     uniformly random tie-breaking among arms within a relative ``1e-9`` of the minimum

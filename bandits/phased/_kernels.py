@@ -15,10 +15,10 @@ from numba import njit
 from bandits._core import rng as _rng
 from bandits._core.blocks import (  # noqa: F401  (re-exported for bandits.phased)
     BLOCKS_END,
+    INIT_STOP,
     BlockAlloc,
     BlockTest,
     check_stop_active,
-    initial_pulls,
     run_blocks,
 )
 from bandits._core.env import ENV_GAUSSIAN, pull, pull_sum

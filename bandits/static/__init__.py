@@ -343,7 +343,10 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     if blocks:
         status = simulate_blocks(state, cfg, env, rng_pol, rng_env, block_stats)
     else:
-        status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
+        if fast and st.rule == S.RULE_RATIO:
+            status = ratio_oracle_start(state, cfg)
+        else:
+            status = S.simulate_static(state, cfg, env, rng_pol, rng_env, not fast)
     if status == S.RUNNING:  # XY-oracle, fast, ratio rule: the certified jumps
         status = ratio_oracle_jump(state, cfg)
     if fast and status != S.STATUS_SINGULAR:
@@ -375,19 +378,18 @@ def simulate_blocks(st, cfg: S.StaticConfig, env, rng_pol: np.ndarray, rng_env: 
     """G-static / XY-static (the stopping test on the estimate, Soare et al. Eq. 11) with
     Gaussian rewards, with the distribution of :func:`~bandits.static._kernels.simulate_static`'s
     (samples, counts, recommendation, stop reason): the initial pulls one reward each, as
-    the per-sample loop, then the exact block simulation
-    :func:`bandits._core.blocks.run_blocks` (every target active, no length rule, the
-    budget ``max_samples``; two compiled kernels called from here, so that no third one
-    links them). Returns a STATUS_* code; ``st`` then holds the counts, sums, ``A^{-1}``,
-    ``theta`` and ``vals`` at the end. ``stats`` (int64, 4): blocks, visited nodes, exact
-    tests, bisections."""
+    the per-sample loop, then the exact block simulation (both by
+    :func:`bandits._core.blocks.run_blocks`: every target active, no length rule, the
+    budget ``max_samples``). Returns a STATUS_* code; ``st`` then holds the counts, sums,
+    ``A^{-1}``, ``theta`` and ``vals`` at the end. ``stats`` (int64, 4): blocks, visited
+    nodes, exact tests, bisections."""
     alloc = S.BlockAlloc(cfg.X, cfg.Y, cfg.rule == S.RULE_GREEDY, cfg.w, int(cfg.refresh_every),
-                         S.NO_LENGTH_RULE, 0.0, False, int(cfg.max_samples))
-    if S.initial_pulls(st, alloc, cfg.init_arms, 0, cfg.max_samples, env, rng_env) == -1:
-        return int(st.ints[S.T_STATUS])
+                         S.NO_LENGTH_RULE, 0.0, False, int(cfg.max_samples), cfg.init_arms)
     test = S.BlockTest(cfg.Z, np.ones(cfg.Z.shape[0], dtype=np.bool_), float(cfg.c),
                        float(cfg.log_const), bool(cfg.fixed), 0)
-    status = int(S.run_blocks(st, alloc, test, env, rng_pol, rng_env, stats))
+    status = S.run_blocks(st, alloc, test, env, rng_pol, rng_env, stats)
+    if status == S.INIT_STOP:
+        return int(st.ints[S.T_STATUS])
     st.ints[S.T_STATUS] = status
     return status
 
@@ -410,6 +412,42 @@ def draw_sums(st, cfg: S.StaticConfig, env, rng_env: np.ndarray) -> None:
     for a in np.flatnonzero(st.counts):
         st.sums[a] = S.pull_sum(env, int(a), int(st.counts[a]), rng_env)
     S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta)
+
+
+def ratio_oracle_start(st, cfg: S.StaticConfig) -> int:
+    """XY-oracle with the ratio rule, no reward drawn: what
+    :func:`~bandits.static._kernels.simulate_static` with ``draw=False`` does up to the
+    first pull after the initial ones, where :func:`ratio_oracle_jump` takes over, in
+    Python over the compiled kernels ``refresh``, ``check_stop`` and ``track_ratio`` (a
+    first XY-oracle call then compiles no loop and no greedy rule: issue 16). The same
+    order as the step kernel: each initial arm after the budget test, the exact refresh
+    (singular: STATUS_SINGULAR), the oracle's test, the budget, one pull of
+    ``argmin N_a / w_a``; returns RUNNING then, or the STATUS_* code that ended the run
+    first. (``theta`` stays 0: no reward has been drawn.)"""
+    ints, counts = st.ints, st.counts
+    n_init = cfg.init_arms.shape[0]
+    first = min(n_init, int(cfg.max_samples))
+    np.add.at(counts, cfg.init_arms[:first], 1)
+    ints[S.T_PULLS] = first
+    ints[T_INIT] = first
+    if first < n_init:
+        ints[S.T_STATUS] = S.STATUS_BUDGET
+        return S.STATUS_BUDGET
+    ints[T_INIT] = -1
+    if not S.refresh(cfg.X, cfg.Y, ints[S.T_M], counts, st.sums, st.Ainv, st.vals, st.theta):
+        ints[S.T_STATUS] = S.STATUS_SINGULAR
+        return S.STATUS_SINGULAR
+    t = first
+    if S.check_stop(cfg.Z, st.Ainv, cfg.theta_true,
+                    S.beta(t, cfg.c, cfg.log_const, cfg.fixed)) >= 0:
+        ints[S.T_STATUS] = S.STATUS_RULE
+        return S.STATUS_RULE
+    if t >= cfg.max_samples:
+        ints[S.T_STATUS] = S.STATUS_BUDGET
+        return S.STATUS_BUDGET
+    counts[int(S.track_ratio(counts, cfg.w))] += 1
+    ints[S.T_PULLS] = t + 1
+    return S.RUNNING
 
 
 def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:

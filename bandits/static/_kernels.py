@@ -12,10 +12,10 @@ from numba import njit
 
 from bandits._core import rng as _rng
 from bandits._core.blocks import (  # noqa: F401  (re-exported for bandits.static)
+    INIT_STOP,
     NO_LENGTH_RULE,
     BlockAlloc,
     BlockTest,
-    initial_pulls,
     ratio_counts_at,
     run_blocks,
 )
