@@ -239,6 +239,20 @@ def regressors(F: np.ndarray, model: str | int | None = None,
     source : str, default "the columns"
         What the columns of ``F`` are called in the description of a model without
         ``model`` (``"<source> as regressors"``).
+
+    Returns
+    -------
+    Regressors
+        ``X``, the term names, whether the intercept was added, a description, and what
+        :meth:`Regressors.at` needs to build the same regressors at other settings.
+
+    Raises
+    ------
+    ValueError
+        ``intercept=True`` onto terms that span a constant; ``code`` without an intercept;
+        a ``model`` whose terms are linearly dependent on these candidates (fewer
+        candidates than terms, or e.g. the full quadratic on a mixture: the message names
+        the first dependent term and its expression in the earlier ones).
     """
     F = np.asarray(F, dtype=np.float64)
     if F.ndim == 1:
