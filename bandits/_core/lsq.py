@@ -136,6 +136,19 @@ def update_inner(X, lam, st, k, reward, refresh_every) -> bool:
 
 
 @inner
+def ellipsoid_multiplier(t: float, delta: float, d: float, L2: float, lam: float,
+                         bias: float) -> float:
+    """Réda et al.'s (2021, Eq. 2) confidence multiplier of regularised least squares,
+    ``C(t) = sqrt(2 log(1/delta) + d log(1 + (t+1) L^2 / (lam d))) + bias`` with ``bias =
+    sqrt(lam) S / sigma``: with probability ``1 - delta``, at every t, ``||theta_hat -
+    theta||_V <= sigma C(t)`` (Abbasi-Yadkori et al. 2011, Thm. 2, with ``log det V /
+    det(lam I) <= d log(1 + (t+1) L^2 / (lam d))`` for ``||x|| <= L``). The GIFA family's
+    theoretical threshold and LinGame's theoretical GLR threshold."""
+    return np.sqrt(2.0 * np.log(1.0 / delta) + d * np.log(1.0 + (t + 1.0) * L2 / (lam * d))) \
+        + bias
+
+
+@inner
 def estimated_means(P, bvec, mu) -> None:
     """``mu_hat = X V^{-1} b = P b``."""
     K, d = P.shape

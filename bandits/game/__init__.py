@@ -96,7 +96,7 @@ class _Engine:
                                  "noise level; use threshold='heuristic'")
         L2 = float(np.max(np.einsum("ij,ij->i", self.X, self.X)))
         self.f = np.array([self.delta, glr_sigma, float(BONUSES[bonus]), float(theoretical),
-                           float(self.d), L2 / (self.lam * self.d),
+                           float(self.d), L2, self.lam,
                            np.sqrt(self.lam) * (0.0 if S is None else float(S)) / glr_sigma])
         self.refresh_every = check_int(refresh_every, "refresh_every", 1)
         self.max_samples = None if max_samples is None else check_budget(max_samples)

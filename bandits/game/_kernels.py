@@ -35,16 +35,16 @@ from numba import njit
 
 from bandits._core.env import pull
 from bandits._core.jit import inner
-from bandits._core.lsq import READY, T, estimated_means, update_inner
+from bandits._core.lsq import READY, T, ellipsoid_multiplier, estimated_means, update_inner
 from bandits._core.rng import argmax_random_ties
 
 # output slots
 OUT_STOP, OUT_ARM, OUT_BEST, OUT_ALT = range(4)
 F_GLR, F_THRESHOLD = range(2)
 # configuration slots (float): the theoretical threshold's constants are
-# C_THEORETICAL (1.0 or 0.0 for the heuristic), C_DIM (d), C_GROWTH (L^2 / (lam d)) and
-# C_BIAS (sqrt(lam) S / sigma_glr)
-C_DELTA, C_SIGMA_GLR, C_BONUS, C_THEORETICAL, C_DIM, C_GROWTH, C_BIAS = range(7)
+# C_THEORETICAL (1.0 or 0.0 for the heuristic), C_DIM (d), C_L2 (L^2 = max ||x_a||^2),
+# C_LAM (lam) and C_BIAS (sqrt(lam) S / sigma_glr)
+C_DELTA, C_SIGMA_GLR, C_BONUS, C_THEORETICAL, C_DIM, C_L2, C_LAM, C_BIAS = range(8)
 BONUS_PAPER, BONUS_CODE = 0, 1
 #: AdaHedge's initial cumulative mixability gap (Réda et al.'s code: 0.01)
 HEDGE_DELTA0 = 0.01
@@ -96,8 +96,7 @@ def glr_threshold(t: float, f: np.ndarray) -> float:
     """
     if f[C_THEORETICAL] == 0.0:
         return heuristic_threshold(t, f[C_DELTA])
-    c = np.sqrt(2.0 * np.log(1.0 / f[C_DELTA])
-                + f[C_DIM] * np.log1p((t + 1.0) * f[C_GROWTH])) + f[C_BIAS]
+    c = ellipsoid_multiplier(t, f[C_DELTA], f[C_DIM], f[C_L2], f[C_LAM], f[C_BIAS])
     return 0.5 * c * c
 
 

@@ -18,7 +18,7 @@ from numba import njit
 from bandits._core import rng as _rng
 from bandits._core.env import pull
 from bandits._core.jit import inner
-from bandits._core.lsq import T, estimated_means, update_inner
+from bandits._core.lsq import T, ellipsoid_multiplier, estimated_means, update_inner
 from bandits._core.rng import argmax_random_ties
 
 # integer configuration layout
@@ -50,9 +50,8 @@ def threshold(kind: int, t: float, K: int, d: int, logdet_ratio: float, f: np.nd
     delta = f[DELTA]
     t = max(t, 1.0)
     if kind == THR_THEORETICAL:
-        inner = 2.0 * np.log(1.0 / delta) + d * np.log(
-            1.0 + (t + 1.0) * f[L_BOUND] ** 2 / (f[LAM] * d))
-        return np.sqrt(inner) + np.sqrt(f[LAM]) * f[S_BOUND] / f[SIGMA]
+        return ellipsoid_multiplier(t, delta, d, f[L_BOUND] ** 2, f[LAM],
+                                    np.sqrt(f[LAM]) * f[S_BOUND] / f[SIGMA])
     if kind == THR_LINGAPE:
         inner = 2.0 * np.log(K * K / delta) + max(logdet_ratio, 0.0)
         return np.sqrt(inner) + np.sqrt(f[LAM]) * f[S_BOUND] / f[SIGMA]
