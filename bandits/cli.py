@@ -288,11 +288,8 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
                              "records its model, which is used; drop these options")
         return design_cli.regressors_of(args.arms, args.id_column, spec)
     if chosen:  # a weights CSV or column: the model the design was computed for
-        ns = argparse.Namespace(arms=args.arms, id_column=args.id_column, columns=None,
-                                model=args.model, intercept=args.intercept,
-                                coded=args.coded, caps=None, costs=None)
-        X, model, columns = design_cli.arms_and_model(ns)
-        return X, model["description"], list(columns["ids"]), columns["settings"]
+        return design_cli.regressors_of(args.arms, args.id_column, {
+            "model": args.model, "intercept": args.intercept, "coded": args.coded})
     described = _RAW_COLUMNS
     if args.id_column is not None:
         from bandits.io import load_candidates

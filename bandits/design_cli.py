@@ -233,13 +233,6 @@ def regressors_of(arms: str, id_column: str | None, spec: dict
     return X, model["description"], list(columns["ids"]), columns["settings"]
 
 
-def _to_model(rows: np.ndarray, columns: dict, name: str) -> np.ndarray:
-    """Factor settings of ``--region`` / ``--fixed`` as regressors of the design's model:
-    the candidates' own transformation (:meth:`design.Regressors.at`: the same terms, the
-    same intercept decision, the candidates' coding)."""
-    return columns["regressors"].at(rows, name)
-
-
 def _interest(spec: str | None, labels: list[str]) -> list[int]:
     if spec is None:
         raise ValueError("--interest is required for the ds criterion (column indices or "
@@ -280,7 +273,10 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
     elif args.interest is not None:
         raise ValueError("--interest is only used by the ds criterion")
     if crit == "i" and args.region is not None:
-        kw["region"] = _to_model(load_matrix(args.region, "--region"), columns, "--region")
+        # factor settings of --region / --fixed get the candidates' own transformation
+        # (Regressors.at: the same terms, intercept decision and coding)
+        kw["region"] = columns["regressors"].at(load_matrix(args.region, "--region"),
+                                                "--region")
     elif args.region is not None:
         raise ValueError("--region is only used by the i criterion")
     fixed = None
@@ -292,7 +288,7 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         elif rows.shape == (K, 1) and np.all(rows == np.round(rows)) and np.all(rows >= 0):
             fixed = rows[:, 0].astype(np.int64)
         else:
-            fixed = _to_model(rows, columns, "--fixed")
+            fixed = columns["regressors"].at(rows, "--fixed")
     if (args.costs is None) != (args.budget is None):
         raise ValueError("--costs and --budget go together")
     costs = columns.get("costs")
