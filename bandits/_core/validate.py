@@ -23,7 +23,7 @@ from rounding.validation import (
 
 __all__ = ["SIMULATIONS", "as_arms", "as_arms_and_targets", "as_matrix", "as_real_array",
            "MAX_ARMS_CONDITION", "arms_condition", "check_arms_span", "check_budget",
-           "check_conditioning", "check_int", "check_nonnegative",
+           "check_conditioning", "check_int", "check_nonnegative", "check_norm_bound",
            "check_positive", "check_probability", "check_real", "check_seed",
            "check_simulation"]
 
@@ -42,6 +42,19 @@ def check_positive(x: object, name: str) -> float:
 def check_nonnegative(x: object, name: str) -> float:
     """A finite real number >= 0 (``epsilon``, a regulariser)."""
     return check_real(x, name, 0.0)
+
+
+def check_norm_bound(S: object, threshold: str) -> float:
+    """``S``, a bound on ``||theta||``, of a ``threshold`` that needs it (the theoretical
+    thresholds of the GIFA family and LinGame, LinGapE's): a finite number >= 0, or a
+    ValueError naming the remedies."""
+    if S is None:
+        raise ValueError(f"the {threshold!r} threshold needs S, a bound on ||theta||; pass "
+                         "S=... (--S on the command line) or use threshold='heuristic' "
+                         "(--threshold heuristic, no proof)")
+    if not (np.isfinite(S) and S >= 0):
+        raise ValueError(f"S must be a finite number >= 0; got {S!r}")
+    return float(S)
 
 
 def check_simulation(simulation: object) -> bool:

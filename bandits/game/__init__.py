@@ -44,6 +44,7 @@ from bandits._core.validate import (
     check_arms_span,
     check_budget,
     check_int,
+    check_norm_bound,
     check_positive,
     check_probability,
     check_seed,
@@ -84,12 +85,7 @@ class _Engine:
             raise ValueError(f"threshold must be one of {list(THRESHOLDS)}; got {threshold!r}")
         theoretical = threshold == "theoretical"
         if theoretical:
-            if S is None:
-                raise ValueError("the 'theoretical' threshold needs S, a bound on ||theta||; "
-                                 "pass S=... (--S on the command line) or use "
-                                 "threshold='heuristic' (--threshold heuristic, no proof)")
-            if not (np.isfinite(S) and S >= 0):
-                raise ValueError(f"S must be a finite number >= 0; got {S!r}")
+            check_norm_bound(S, threshold)
             if glr_sigma < sigma:
                 raise ValueError(f"glr_sigma={glr_sigma!r} < sigma={sigma!r}: the theoretical "
                                  "threshold holds for a GLR statistic scaled by at least the "

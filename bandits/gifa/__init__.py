@@ -55,7 +55,7 @@ from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.lsq import new_state, refresh, update
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
-from bandits._core.validate import check_conditioning
+from bandits._core.validate import check_conditioning, check_norm_bound
 from bandits.gifa import _kernels as G
 from rounding.validation import (
     as_real_array,
@@ -226,12 +226,7 @@ class _Engine:
             if self.lam == 0.0 and algo.threshold == "theoretical":
                 raise ValueError("the theoretical threshold needs reg > 0; use "
                                  "threshold='lucb1' or 'heuristic' for unstructured runs")
-            if S is None:
-                raise ValueError(f"the {algo.threshold!r} threshold needs S, a bound on "
-                                 "||theta||; pass S=... (--S on the command line) or use "
-                                 "threshold='heuristic' (--threshold heuristic)")
-            if not (np.isfinite(S) and S >= 0):
-                raise ValueError(f"S must be a finite number >= 0; got {S!r}")
+            check_norm_bound(S, algo.threshold)
         Xf = np.ascontiguousarray(self.features)
         self.features = Xf
         self.cfg = np.zeros(7, dtype=np.int64)
