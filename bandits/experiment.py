@@ -91,25 +91,32 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
     return pol
 
 
-def _load(state: str | Path) -> tuple[Any, dict]:
-    pol = load_policy(state)
-    return pol, read_state(state).get("experiment", {})
+class _Loaded(NamedTuple):
+    """An experiment read from its state file once."""
+
+    pol: Any
+    extra: dict
+    """The experiment's own record (candidate file, m, model)."""
+    algorithm: str
+    heuristic: bool
+    """The stopping rule uses the heuristic threshold (no proof of ``P(wrong set) <=
+    delta``): a stop is then not called certified."""
+
+
+def _load(state: str | Path) -> _Loaded:
+    record = read_state(state)
+    return _Loaded(load_policy(state), record.get("experiment", {}), record["algorithm"],
+                   record.get("arguments", {}).get("threshold") == "heuristic")
 
 
 def ask(state: str | Path, n: int) -> list[str]:
     """Ask a batch of ``n`` arms; returns their IDs (the state file records them)."""
-    pol, extra = _load(state)
+    pol, extra, _, heuristic = _load(state)
     if pol.done:
-        _stopped(pol, state)
+        _stopped(pol, state, heuristic)
     arms = pol.ask(n)
     save_policy(pol, state, extra)
     return [pol.ids[a] for a in arms]
-
-
-def heuristic_threshold(state: str | Path) -> bool:
-    """Whether the experiment's stopping rule uses the heuristic threshold (no proof of
-    ``P(wrong set) <= delta``): then a stop is not called certified."""
-    return read_state(state).get("arguments", {}).get("threshold") == "heuristic"
 
 
 def stop_phrase(stopped_by: str, heuristic: bool) -> tuple[str, str]:
@@ -123,10 +130,10 @@ def stop_phrase(stopped_by: str, heuristic: bool) -> tuple[str, str]:
     return "the stopping rule holds: the set is certified", "recommended"
 
 
-def _stopped(pol: Any, state: str | Path) -> None:
+def _stopped(pol: Any, state: str | Path, heuristic: bool) -> None:
     """The ValueError of an ask or tell on an experiment that has ended."""
     best = [] if pol.recommendation is None else [pol.ids[a] for a in sorted(pol.recommendation)]
-    how, label = stop_phrase(pol.stopped_by, heuristic_threshold(state))
+    how, label = stop_phrase(pol.stopped_by, heuristic)
     raise ValueError(f"state {str(state)!r}: the experiment has stopped ({how}); "
                      f"{label}: {', '.join(best) or 'none'}; nothing more to measure "
                      "(`oed experiment status` shows it)")
@@ -195,7 +202,7 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
     asked, a warm start), in the order of the file: the stopping rule is checked after
     each. Results after the stop are recorded but not used (the stopped set is what was
     certified)."""
-    pol, extra = _load(state)
+    pol, extra, _, heuristic = _load(state)
     ids, rewards = read_results(results, id_column, reward_column)
     arms = _indices(pol, ids, f"results file {str(results)!r}")
     late_before = len(pol.late)
@@ -203,13 +210,13 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
         pol.observe(arms, rewards)
     else:
         if pol.done and not pol.outstanding:
-            _stopped(pol, state)
+            _stopped(pol, state, heuristic)
         pol.tell(arms, rewards)
     save_policy(pol, state, extra)
     best = ([] if not pol.done or pol.recommendation is None
             else [pol.ids[a] for a in sorted(np.ravel(pol.recommendation))])
     return Told(len(arms), len(pol.late) - late_before, pol.stopped_by if pol.done else None,
-                int(pol.samples), best, heuristic_threshold(state))
+                int(pol.samples), best, heuristic)
 
 
 def estimate(pol: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -251,8 +258,7 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
     """The current best set, whether the stopping rule holds, samples so far and an
     estimate of the samples still needed (median of ``simulations`` simulated runs on the
     current estimate, minus the samples so far)."""
-    pol, extra = _load(state)
-    algorithm = read_state(state)["algorithm"]
+    pol, extra, algorithm, heuristic = _load(state)
     m = int(extra.get("m", 1))
     theta, mu = estimate(pol)
     if pol.done:
@@ -266,7 +272,7 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
                                        "written before models were recorded)")
     return Status(algorithm, pol.samples, [pol.ids[a] for a in pol.outstanding],
                   [pol.ids[a] for a in sorted(best)], pol.done and pol.stopped_by == "rule",
-                  pol.stopped_by, remaining, basis, model, heuristic_threshold(state))
+                  pol.stopped_by, remaining, basis, model, heuristic)
 
 
 def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,
