@@ -130,6 +130,9 @@ _VARIANCE_SOURCE = {"naive": "S (the variances are mu'(||x|| S))",
                     "oracle": "theta (the variances are mu'(x^T theta))",
                     "war": "S (the pessimistic variances mu' over the confidence set, |x^T theta| "
                            "<= ||x|| S)"}
+#: The remedy named by both refusals of :func:`_finish`.
+_MODERATE_THETA = ("the logistic warm-ups need moderate ||theta|| (mu'(S) >= e^-S / 4): use "
+                   "coded (centred, scaled) features, which keep ||theta|| small")
 
 
 def _finish(method: str, X: np.ndarray, v: np.ndarray, delta: float, **extra) -> WarmupResult:
@@ -139,24 +142,20 @@ def _finish(method: str, X: np.ndarray, v: np.ndarray, delta: float, **extra) ->
         raise ValueError(
             f"{source}: the {method} warm-up's variances mu' underflow to 0 in float64 for "
             f"{int(np.sum(~informative))} of {v.size} arms and the others do not span R^d, "
-            "so it would need infinitely many pulls; the logistic warm-ups need moderate "
-            "||theta|| (mu'(S) >= e^-S / 4): use coded (centred, scaled) features, which keep "
-            "||theta|| small")
+            f"so it would need infinitely many pulls; {_MODERATE_THETA}")
     res = g_design(X, v)
     gam = gamma(X.shape[1], X.shape[0], delta)
-    if not res.value * gam <= MAX_PLANNED_PULLS:
+    total = res.value * gam
+    if not total <= MAX_PLANNED_PULLS:
         raise ValueError(
-            f"{source}: the {method} warm-up plans {res.value * gam:.3g} pulls (g = "
-            f"{res.value:.3g}, gamma = {gam:.3g}, min mu' = {v.min():.3g}), more than "
-            f"{MAX_PLANNED_PULLS:.3g}: no experiment can run it; the logistic warm-ups need "
-            "moderate ||theta|| (mu'(S) >= e^-S / 4): use coded (centred, scaled) features, "
-            "which keep ||theta|| small")
+            f"{source}: the {method} warm-up plans {total:.3g} pulls (g = {res.value:.3g}, "
+            f"gamma = {gam:.3g}, min mu' = {v.min():.3g}), more than "
+            f"{MAX_PLANNED_PULLS:.3g}: no experiment can run it; {_MODERATE_THETA}")
     w = res.weights
     counts = np.ceil(w * res.value * gam - 1e-9).astype(np.int64)
     info = {"design_gap": res.gap, **extra.pop("info", {})}
     return WarmupResult(method=method, weights=w, g=float(res.value), gamma=gam, counts=counts,
-                        total_continuous=float(res.value * gam), surrogate=v, info=info,
-                        **extra)
+                        total_continuous=float(total), surrogate=v, info=info, **extra)
 
 
 def naive_warmup(X: object, S: float, *, delta: float = DELTA) -> WarmupResult:
