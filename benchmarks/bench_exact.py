@@ -60,8 +60,6 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import importlib.util  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -69,6 +67,7 @@ import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _revision import load_revision  # noqa: E402
 
 from design import box_grid, d_optimal, exact, model_matrix  # noqa: E402
 from design.criteria import criterion_basis  # noqa: E402
@@ -246,28 +245,7 @@ def run(configs: list[tuple[int, int]], restarts: int, plain_starts: int, pydoe:
 def load_ref(rev: str, where: Path):
     """``design.exact`` of revision ``rev`` as a separate module, with that revision's
     ``design/_exact_numba.py`` as its kernels (everything else is this checkout's)."""
-    import design
-
-    mods = {}
-    for name in ("_exact_numba", "exact"):
-        src = subprocess.run(["git", "show", f"{rev}:design/{name}.py"], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout
-        path = where / f"ref{name}.py"
-        path.write_text(src)
-        spec = importlib.util.spec_from_file_location(f"ref{name}", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        real = sys.modules["design._exact_numba"]
-        if name == "exact":  # it imports design._exact_numba: give it the revision's
-            sys.modules["design._exact_numba"] = mods["_exact_numba"]
-            design._exact_numba = mods["_exact_numba"]
-        try:
-            spec.loader.exec_module(mod)
-        finally:
-            sys.modules["design._exact_numba"] = real
-            design._exact_numba = real
-        mods[name] = mod
-    return mods["exact"]
+    return load_revision(rev, "_exact_numba", "exact", where)
 
 
 def mean_cpu(fn, repeats: int) -> tuple[float, object]:

@@ -22,8 +22,6 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import importlib.util  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -35,35 +33,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from _revision import load_revision  # noqa: E402
+
 import design  # noqa: E402
 import design.minimax as mm  # noqa: E402
 
 
 def load_ref(rev: str, where: Path):
     """The solver modules of ``rev`` as a fresh pair of modules (numba module first)."""
-    mods = {}
-    for name in ("_minimax_numba", "_minimax_solver"):
-        src = subprocess.run(["git", "show", f"{rev}:design/{name}.py"], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout
-        path = where / f"ref{name}.py"
-        path.write_text(src)
-        spec = importlib.util.spec_from_file_location(f"ref{name}", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        if name == "_minimax_solver":
-            # the solver imports ``design._minimax_numba``: give it the revision's kernels
-            real = sys.modules["design._minimax_numba"]
-            sys.modules["design._minimax_numba"] = mods["_minimax_numba"]
-            design._minimax_numba = mods["_minimax_numba"]
-            try:
-                spec.loader.exec_module(mod)
-            finally:
-                sys.modules["design._minimax_numba"] = real
-                design._minimax_numba = real
-        else:
-            spec.loader.exec_module(mod)
-        mods[name] = mod
-    return mods["_minimax_solver"]
+    return load_revision(rev, "_minimax_numba", "_minimax_solver", where)
 
 
 def soare(d: int, omega: float = 0.01) -> np.ndarray:
