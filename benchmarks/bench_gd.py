@@ -13,7 +13,14 @@ for the slow baselines), achieved G-efficiency
 time of the jitted code is measured in fresh subprocesses, with an empty numba cache (cold)
 and with the cache written by the previous run (warm).
 
-Usage: ``python benchmarks/bench_gd.py [--quick] [--no-cvxpy]``.
+With ``--ref REV`` it instead times the warm calls of ``g_optimal``, ``d_optimal``,
+``g_optimal(method="fw-away")`` and ``two_approx_g_design`` of this checkout and of the
+revision ``REV`` (its ``design._gd_numba``, ``design._gd_batch`` and ``design.gd``, loaded
+beside ours in the same process), in alternation, from small to large problems (best CPU
+seconds of several calls; ``process_time`` counts every thread), prints the ratio
+``this / REV`` and whether the weights are bit-identical.
+
+Usage: ``python benchmarks/bench_gd.py [--quick] [--no-cvxpy] [--ref REV [--large]]``.
 """
 
 from __future__ import annotations
@@ -24,11 +31,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
 from design import g_optimal, kw_check
 from design.gd import _solve_cvxpy
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SIZES = [(2000, 20), (10_000, 10), (100_000, 10), (10_000, 50), (100_000, 50)]
 CVXPY_MAX = 2000 * 20 * 20  # K d^2 budget under which cvxpy is attempted
@@ -82,12 +93,102 @@ def compile_times() -> tuple[float, float]:
     return cold, warm
 
 
+#: the G/D modules of a revision, in import order (each sees the previous ones)
+_CHAIN = ("_gd_numba", "_gd_batch", "gd")
+
+
+def load_gd_revision(rev: str, where: Path) -> ModuleType:
+    """``design.gd`` of revision ``rev`` over that revision's ``design._gd_batch`` and
+    ``design._gd_numba`` (fresh modules ``ref_gd_numba``, ...; everything else they import
+    is this checkout's)."""
+    import importlib.util
+
+    import design
+
+    loaded: dict[str, ModuleType] = {}
+    for name in _CHAIN:
+        src = subprocess.run(["git", "show", f"{rev}:design/{name}.py"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+        path = where / f"ref{name}.py"
+        path.write_text(src)
+        spec = importlib.util.spec_from_file_location(f"ref{name}", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        real = {k: sys.modules[f"design.{k}"] for k in loaded}
+        for k, m in loaded.items():  # the revision's own earlier modules
+            sys.modules[f"design.{k}"] = m
+            setattr(design, k, m)
+        try:
+            spec.loader.exec_module(mod)
+        finally:
+            for k, m in real.items():
+                sys.modules[f"design.{k}"] = m
+                setattr(design, k, m)
+        loaded[name] = mod
+    return loaded["gd"]
+
+
+#: (K, d) of the warm comparison; ``--large`` adds the last ones
+REF_SIZES = [(6, 2), (40, 3), (200, 10), (2000, 20), (10_000, 10), (10_000, 50)]
+REF_LARGE = [(100_000, 10), (100_000, 50), (100_000, 100)]
+
+
+def best_cpu(fn, budget: float) -> float:
+    """Best CPU seconds of calls of ``fn`` within about ``budget`` CPU seconds (>= 3)."""
+    best, spent, n = np.inf, 0.0, 0
+    while n < 3 or spent < budget:
+        c0 = time.process_time()
+        fn()
+        c = time.process_time() - c0
+        best, spent, n = min(best, c), spent + c, n + 1
+    return best
+
+
+def compare_ref(rev: str, large: bool) -> None:
+    """Warm CPU time of the G/D entry points, this checkout / ``rev``, same process."""
+    import warnings
+
+    import design.gd as this
+
+    warnings.simplefilter("ignore")
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = load_gd_revision(rev, Path(tmp))
+        calls = {
+            "g_optimal": lambda m, X: m.g_optimal(X).weights,
+            "d_optimal": lambda m, X: m.d_optimal(X).weights,
+            "g fw-away": lambda m, X: m.g_optimal(X, method="fw-away").weights,
+            "two_approx": lambda m, X: m.two_approx_g_design(X),
+        }
+        X0 = np.random.default_rng(0).standard_normal((40, 3))
+        for fn in calls.values():  # compile / load both
+            fn(this, X0), fn(ref, X0)
+        print(f"{'K':>7} {'d':>4}  {'call':<11} {'this ms':>10} {rev + ' ms':>10} "
+              f"{'this/' + rev:>9}  same weights")
+        for K, d in REF_SIZES + (REF_LARGE if large else []):
+            X = np.random.default_rng(K + d).standard_normal((K, d))
+            for name, fn in calls.items():
+                if name == "g fw-away" and K * d > 2_000_000:
+                    continue  # the greedy kernel on every arm: minutes
+                budget = 0.3 if K * d < 100_000 else 2.0
+                a = best_cpu(lambda fn=fn, X=X: fn(this, X), budget)
+                b = best_cpu(lambda fn=fn, X=X: fn(ref, X), budget)
+                a = min(a, best_cpu(lambda fn=fn, X=X: fn(this, X), budget))  # alternation
+                same = np.array_equal(fn(this, X), fn(ref, X))
+                print(f"{K:>7} {d:>4}  {name:<11} {1e3 * a:>10.3f} {1e3 * b:>10.3f} "
+                      f"{a / b:>9.2f}  {same}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="only the two smallest sizes")
     ap.add_argument("--no-cvxpy", action="store_true")
     ap.add_argument("--naive-seconds", type=float, default=20.0)
+    ap.add_argument("--ref", help="warm times of the G/D entry points against this revision")
+    ap.add_argument("--large", action="store_true", help="with --ref: K = 1e5, d <= 100 too")
     args = ap.parse_args()
+    if args.ref:
+        compare_ref(args.ref, args.large)
+        return
     cold, warm = compile_times()
     print(f"first call in a fresh process: {cold:.2f} s with an empty numba cache (compile), "
           f"{warm:.2f} s with the cache (load)\n")

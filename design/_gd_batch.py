@@ -316,9 +316,9 @@ def greedy_solve(Xs: np.ndarray, w: np.ndarray, tol: float, max_iter: int
     d = Xs.shape[1]
     Minv = np.empty((d, d))
     om = np.empty(Xs.shape[0])
-    if not kern.exact_state(Xs, w, Minv, om):
-        raise RuntimeError("information matrix of the working set became singular")
     status, its = kern.wolfe_atwood(Xs, w, Minv, om, tol, max_iter, max(100, 10 * d), True)
+    if status == kern.SINGULAR and its == 0:
+        raise RuntimeError("information matrix of the working set became singular")
     st = exact_state(Xs, w)
     if status == kern.SINGULAR or st is None:
         raise RuntimeError("information matrix became singular during the iterations")
@@ -333,6 +333,75 @@ def _hp_threshold(eps: float, d: int) -> float:
     return d * (1.0 + eps / 2.0 - np.sqrt(eps * (4.0 + eps - 4.0 / d)) / 2.0)
 
 
+_SCORE_SLACK = 2.5  # the score filter's error bound: >= 2 (two dot products), with room
+
+
+def kumar_yildirim_support(X: np.ndarray) -> np.ndarray:
+    """Kumar–Yildirim style initial support of ``d`` linearly independent rows of ``X``.
+
+    Householder form of Todd (2016, §3) as given in Mason, Jun & Jain (2022, Algorithm 4):
+    for ``j = 0, ..., d - 1`` pick the row with the largest ``|q_j^T x|`` among those not
+    picked (the first on ties), ``q_j`` the ``j``-th column of ``Q``, then reflect ``Q`` so
+    that its columns ``j + 1, ...`` are orthogonal to every row picked so far. Returns the
+    ``d`` row indices (a row repeats only if ``X`` does not span R^d).
+
+    numpy, not numba (first-call compile time, issue 16), and exactly the floating-point
+    arithmetic of the plain loops it replaces, so that every tie is broken as before: each
+    sum is accumulated from ``0.0`` in the loops' order by ``np.add.accumulate`` (a
+    sequential loop). The scores of all rows come from one BLAS product, whose error and
+    that of the ordered sum are each at most ``gamma_d ||x|| ||q||``
+    (``gamma_d = d u / (1 - d u)``, Higham 2002, §3.1); the rows within twice that of the
+    best are rescored by the ordered sum, which decides. ``Q`` is kept transposed
+    (``P = Q^T``: its ``j``-th row is ``q_j``).
+    """
+    K, d = X.shape
+    P = np.eye(d)
+    chosen = np.empty(d, dtype=np.int64)
+    norm_max = float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X))))
+    gam = _SCORE_SLACK * (d + 1) * (np.finfo(np.float64).eps / 2.0)
+    terms = np.zeros((d, d + 1))  # column 0 stays 0.0: every sum starts from 0.0
+    for j in range(d):
+        q = P[j]
+        fast = X @ q
+        np.abs(fast, out=fast)
+        fast[chosen[:j]] = -np.inf
+        top = int(np.argmax(fast))  # a NaN anywhere would be the argmax
+        slack = 2.0 * gam * float(np.sqrt(q @ q)) * norm_max
+        if np.isfinite(fast[top]) and np.isfinite(slack):
+            cand = np.flatnonzero(fast >= fast[top] - slack)
+        else:
+            cand = np.setdiff1d(np.arange(K), chosen[:j])
+        if cand.size == 1:
+            arg = int(cand[0])
+        else:  # rescore by the ordered sums; the loop kept the first best above -1
+            rows = np.zeros((cand.size, d + 1))
+            np.multiply(X[cand], q, out=rows[:, 1:])
+            sc = np.abs(np.add.accumulate(rows, axis=1)[:, -1])
+            sc[np.isnan(sc)] = -np.inf
+            arg = int(cand[np.argmax(sc)]) if cand.size and sc.max() > -1.0 else 0
+        chosen[j] = arg
+        # w = Q^T x_arg (w_i = sum_r P[i, r] x_r) with its first j entries zeroed
+        np.multiply(P, X[arg], out=terms[:, 1:])
+        w = np.add.accumulate(terms, axis=1)[:, -1]
+        w[:j] = 0.0
+        norm_w = 0.0
+        for wi in w[j:].tolist():
+            norm_w += wi * wi
+        norm_w = float(np.sqrt(norm_w))
+        if norm_w == 0.0:
+            continue
+        wj = float(w[j])
+        u = w
+        u[j] += (1.0 if wj >= 0.0 else -1.0) * norm_w
+        uu = 2.0 * norm_w * (norm_w + abs(wj))
+        # Q <- Q (I - 2 u u^T / u^T u): s_r = sum_i Q[r, i] u_i = sum_i P[i, r] u_i
+        np.multiply(P.T, u, out=terms[:, 1:])
+        s_r = np.add.accumulate(terms, axis=1)[:, -1]
+        s_r *= 2.0 / uu
+        P -= u[:, None] * s_r[None, :]
+    return chosen
+
+
 def initial_support(rows: ArmRows) -> np.ndarray:
     """Kumar–Yildirim/Todd initial support (Mason et al. 2022, Alg. 4) of ``d`` arms, run on
     the ``20 d`` longest rows (all rows if those do not span)."""
@@ -341,10 +410,10 @@ def initial_support(rows: ArmRows) -> np.ndarray:
     if K > 2 * m:
         top = np.sort(np.argpartition(rows.sqnorms(), -m)[-m:])
         Xt = rows.rows(top)
-        sub = kern.initial_support(Xt)
+        sub = kumar_yildirim_support(Xt)
         if np.linalg.matrix_rank(Xt[sub]) == d:
             return top[sub]
-    return kern.initial_support(rows.rows(np.arange(K)))
+    return kumar_yildirim_support(rows.rows(np.arange(K)))
 
 
 @dataclass

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from design._jit import inner
 from design._linalg import (
     cholesky_lower,
     info_matrix,
@@ -25,74 +26,12 @@ from design._linalg import (
 from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
 
 
-@njit(cache=True)
-def initial_support(X: np.ndarray) -> np.ndarray:
-    """Kumar–Yildirim style initial support of ``d`` linearly independent arms.
-
-    Householder form of Todd (2016, §3) as given in Mason, Jun & Jain (2022,
-    Algorithm 4): pick the arm with the largest ``|v^T x|`` for a direction ``v`` orthogonal
-    to the arms picked so far, then reflect ``Q`` so that its next column is orthogonal to
-    all of them.
-    """
-    K, d = X.shape
-    Q = np.empty((d, d))
-    for r in range(d):
-        for c in range(d):
-            Q[r, c] = 1.0 if r == c else 0.0
-    chosen = np.empty(d, dtype=np.int64)
-    taken = np.empty(K, dtype=np.bool_)
-    for k in range(K):
-        taken[k] = False
-    w = np.empty(d)
-    u = np.empty(d)
-    for j in range(d):
-        best = -1.0
-        arg = 0
-        for k in range(K):
-            if taken[k]:
-                continue
-            s = 0.0
-            for i in range(d):
-                s += Q[i, j] * X[k, i]
-            s = abs(s)
-            if s > best:
-                best = s
-                arg = k
-        chosen[j] = arg
-        taken[arg] = True
-        # w = Q^T y, with the first j entries zeroed
-        for i in range(d):
-            s = 0.0
-            for r in range(d):
-                s += Q[r, i] * X[arg, r]
-            w[i] = s if i >= j else 0.0
-        norm_w = 0.0
-        for i in range(j, d):
-            norm_w += w[i] * w[i]
-        norm_w = np.sqrt(norm_w)
-        if norm_w == 0.0:
-            continue
-        sign = 1.0 if w[j] >= 0.0 else -1.0
-        for i in range(d):
-            u[i] = w[i]
-        u[j] += sign * norm_w
-        uu = 2.0 * norm_w * (norm_w + abs(w[j]))
-        # Q <- Q (I - 2 u u^T / u^T u)
-        for r in range(d):
-            s = 0.0
-            for i in range(d):
-                s += Q[r, i] * u[i]
-            s *= 2.0 / uu
-            for i in range(d):
-                Q[r, i] -= s * u[i]
-    return chosen
-
-
-@njit(cache=True)
+@inner(inline="always")
 def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarray) -> bool:
     """Recompute ``M(w)^{-1}`` (Cholesky) and every variance from scratch.
 
-    Returns False when ``M(w)`` is not numerically positive definite.
+    Returns False when ``M(w)`` is not numerically positive definite. Only the loops call
+    it (on entry and at every refresh), so it is compiled without numba's Python wrapper.
     """
     d = X.shape[1]
     M = np.empty((d, d))
@@ -115,7 +54,7 @@ def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarra
     return True
 
 
-@njit(cache=True)
+@inner(inline="always")
 def rank_one_step(
     X: np.ndarray,
     w: np.ndarray,
@@ -130,16 +69,22 @@ def rank_one_step(
     ``(1 - tau) M + tau x_k x_k^T = (1 - tau)(M + s x_k x_k^T)`` with ``s = tau / (1 - tau)``:
     the Sherman–Morrison update :func:`design._linalg.rank1_update` with ``u = M^{-1} x_k``
     (``M'^{-1} = M^{-1} - c u u^T``, ``omega'_a = omega_a - c (x_a^T u)^2``,
-    ``c = s / (1 + s omega_k)``), followed by a rescaling by ``1/(1 - tau)``.
+    ``c = s / (1 + s omega_k)``), followed by a rescaling by ``1/(1 - tau)``. Plain loops
+    (an in-place array expression such as ``omega *= scale`` compiles a ufunc loop of its
+    own) and one call site (:func:`_away_loop`), where it is inlined.
     """
-    d = X.shape[1]
+    K, d = X.shape
     uk = u[:d]
     mv_into(Minv, X[k], uk)
     rank1_update(X, Minv, omega, uk, tau / (1.0 - tau), omega[k])
     scale = 1.0 / (1.0 - tau)
-    omega *= scale
-    Minv *= scale
-    w *= 1.0 - tau
+    shrink = 1.0 - tau
+    for a in range(K):
+        omega[a] *= scale
+        w[a] *= shrink
+    for r in range(d):
+        for c in range(d):
+            Minv[r, c] *= scale
     w[k] += tau
 
 
@@ -223,8 +168,10 @@ def wolfe_atwood(
     every ``refresh`` iterations and before convergence is declared.
 
     Stops when ``max_a omega_a <= d (1 + tol)`` (G-efficiency ``>= 1 / (1 + tol)``).
-    ``w``, ``Minv`` and ``omega`` are updated in place and must be consistent on entry.
-    Returns ``(status, iterations)``.
+    ``w`` is updated in place; ``Minv`` and ``omega`` are outputs (computed exactly from
+    ``w`` on entry by :func:`exact_state`, their contents on entry are not read). Returns
+    ``(status, iterations)``; ``SINGULAR`` with 0 iterations means that ``M(w)`` is singular
+    on entry.
 
     The two variants are two kernels (:func:`_exchange_loop`, :func:`_away_loop`), so that
     a call compiles only the one it runs (issue 16: the solvers use the exchange, the
@@ -262,26 +209,24 @@ def _exchange_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]
     ``STALLED`` is returned if it still does."""
     d = X.shape[1]
     u = np.empty(2 * d)
-    since_refresh = 0
+    since_refresh = refresh  # the exact state on entry
     it = 0
     while True:
+        if since_refresh >= refresh:  # the one call site of the exact refresh
+            if not exact_state(X, w, Minv, omega):
+                return SINGULAR, it
+            since_refresh = 0
         i, om_max, j, om_min = _extremes(w, omega)
         if om_max <= d * (1.0 + tol) or j < 0 or j == i:
             if since_refresh == 0:
                 return (CONVERGED if om_max <= d * (1.0 + tol) else STALLED), it
-            if not exact_state(X, w, Minv, omega):
-                return SINGULAR, it
-            since_refresh = 0
+            since_refresh = refresh  # confirm on the exact state
             continue
         if it >= max_iter:
             return MAX_ITER, it
         exchange_step(X, w, Minv, omega, i, j, u)
         it += 1
         since_refresh += 1
-        if since_refresh >= refresh:
-            if not exact_state(X, w, Minv, omega):
-                return SINGULAR, it
-            since_refresh = 0
 
 
 @njit(cache=True)
@@ -289,16 +234,18 @@ def _away_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]:
     """:func:`wolfe_atwood` with toward, away and drop steps (rank one)."""
     d = X.shape[1]
     u = np.empty(2 * d)
-    since_refresh = 0
+    since_refresh = refresh  # the exact state on entry
     it = 0
     while True:
+        if since_refresh >= refresh:  # the one call site of the exact refresh
+            if not exact_state(X, w, Minv, omega):
+                return SINGULAR, it
+            since_refresh = 0
         i, om_max, j, om_min = _extremes(w, omega)
         if om_max <= d * (1.0 + tol):
             if since_refresh == 0:
                 return CONVERGED, it
-            if not exact_state(X, w, Minv, omega):
-                return SINGULAR, it
-            since_refresh = 0
+            since_refresh = refresh  # confirm on the exact state
             continue
         if it >= max_iter:
             return MAX_ITER, it
@@ -315,20 +262,18 @@ def _away_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]:
                 tau = tau_drop
             if 1.0 + tau / (1.0 - tau) * om_min > 1e-8:  # M(w) stays invertible
                 toward = False
+        k = i
+        drop = False
         if toward:
             tau = (om_max - d) / (d * (om_max - 1.0))
-            rank_one_step(X, w, Minv, omega, i, tau, u)
         else:
+            k = j
             drop = tau <= -w[j] / (1.0 - w[j])
-            rank_one_step(X, w, Minv, omega, j, tau, u)
-            if drop or w[j] < 1e-15:
-                w[j] = 0.0
+        rank_one_step(X, w, Minv, omega, k, tau, u)  # one call site: inlined
+        if not toward and (drop or w[j] < 1e-15):
+            w[j] = 0.0
         it += 1
         since_refresh += 1
-        if since_refresh >= refresh:
-            if not exact_state(X, w, Minv, omega):
-                return SINGULAR, it
-            since_refresh = 0
 
 
 @njit(cache=True)

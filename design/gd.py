@@ -21,7 +21,7 @@ import numpy as np
 
 from design import _gd_batch as batch_solver
 from design import _gd_numba as kern
-from design._gd_batch import ArmRows, Certified, _hp_threshold
+from design._gd_batch import ArmRows, Certified, _hp_threshold, kumar_yildirim_support
 from design._validation import (
     _CHOLQR_MAX_COND,
     _UNIT_ROUNDOFF,
@@ -136,10 +136,10 @@ def _initial_support(X: np.ndarray) -> np.ndarray:
     m = 20 * d
     if K > 2 * m:
         top = np.argpartition(np.einsum("ij,ij->i", X, X), -m)[-m:]
-        sub = kern.initial_support(np.ascontiguousarray(X[top]))
+        sub = kumar_yildirim_support(np.ascontiguousarray(X[top]))
         if np.linalg.matrix_rank(X[top[sub]]) == d:
             return top[sub]
-    return kern.initial_support(X)
+    return kumar_yildirim_support(X)
 
 
 def _solve_fw(
@@ -182,14 +182,14 @@ def _solve_fw(
         Xs = np.ascontiguousarray(X[S])
         Minv = np.empty((d, d))
         omS = np.empty(S.size)
-        if not kern.exact_state(Xs, wS, Minv, omS):
-            raise RuntimeError("information matrix of the working set became singular")
         # no need to solve the working set far below the current global gap
         inner_tol = tol if om_max_prev is None else max(tol, shrink * (om_max_prev / d - 1.0))
         status, its = kern.wolfe_atwood(
             Xs, wS, Minv, omS, inner_tol, max_iter - total_it, refresh, pairwise
         )
         total_it += its
+        if status == kern.SINGULAR and its == 0:
+            raise RuntimeError("information matrix of the working set became singular")
         if status == kern.SINGULAR:
             raise RuntimeError("information matrix became singular during the iterations")
         keep = wS > 0.0
@@ -498,8 +498,8 @@ def d_optimal(X: object, *, tol: float = 1e-6, method: str = "auto",
 def two_approx_g_design(X: object) -> np.ndarray:
     """A 2-approximate G-optimal design: weights with ``max_x ||x||^2_{A(w)^{-1}} <= 2 d``.
 
-    Mason, Jun & Jain (2022), Algorithm 3: Algorithm 4 (:func:`design._gd_numba.
-    initial_support`, Kumar–Yildirim / Todd) gives ``d`` points with uniform weights, then
+    Mason, Jun & Jain (2022), Algorithm 3: Algorithm 4 (:func:`design._gd_batch.
+    kumar_yildirim_support`, Kumar–Yildirim / Todd) gives ``d`` points with uniform weights, then
     Algorithm 5 (Wolfe's algorithm with away and drop steps, without pairwise exchanges) runs
     to ``eps = 1``. Rows that do not span R^d are handled in coordinates of their span (the
     variances of rows in the span are unchanged).
@@ -522,11 +522,11 @@ def two_approx_g_design(X: object) -> np.ndarray:
     Z = np.ascontiguousarray(X @ Vt[:r].T)
     K = Z.shape[0]
     w = np.zeros(K)
-    sup = kern.initial_support(Z)
+    sup = kumar_yildirim_support(Z)
     w[sup] = 1.0 / sup.shape[0]
     Minv = np.empty((r, r))
     omega = np.empty(K)
-    if not kern.exact_state(Z, w, Minv, omega):  # pragma: no cover - Alg. 4 spans
+    status, its = kern.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
+    if status == kern.SINGULAR and its == 0:  # pragma: no cover - Alg. 4 spans
         raise RuntimeError("Algorithm 4 returned a singular support")
-    kern.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
     return w

@@ -197,3 +197,89 @@ def test_bad_options_and_weights():
         kw_check(X, np.full(9, 1 / 9))
     with pytest.raises(ValueError, match="weights"):
         kw_check(X, np.r_[np.nan, np.full(9, 1 / 9)])
+
+
+def _kumar_yildirim_loops(X):
+    """The plain loops of Mason et al. (2022), Algorithm 4 (Householder form of Todd 2016,
+    §3), as the jitted kernel ran them before it moved to numpy: the reference of the
+    floating-point arithmetic (every sum from 0.0, in index order)."""
+    K, d = X.shape
+    Q = np.eye(d)
+    chosen = np.empty(d, dtype=np.int64)
+    taken = np.zeros(K, dtype=bool)
+    for j in range(d):
+        best, arg = -1.0, 0
+        for k in range(K):
+            if taken[k]:
+                continue
+            s = 0.0
+            for i in range(d):
+                s += Q[i, j] * X[k, i]
+            if abs(s) > best:
+                best, arg = abs(s), k
+        chosen[j] = arg
+        taken[arg] = True
+        w = np.zeros(d)
+        for i in range(j, d):
+            s = 0.0
+            for r in range(d):
+                s += Q[r, i] * X[arg, r]
+            w[i] = s
+        norm_w = 0.0
+        for i in range(j, d):
+            norm_w += w[i] * w[i]
+        norm_w = np.sqrt(norm_w)
+        if norm_w == 0.0:
+            continue
+        u = w.copy()
+        u[j] += (1.0 if w[j] >= 0.0 else -1.0) * norm_w
+        uu = 2.0 * norm_w * (norm_w + abs(w[j]))
+        for r in range(d):
+            s = 0.0
+            for i in range(d):
+                s += Q[r, i] * u[i]
+            s *= 2.0 / uu
+            for i in range(d):
+                Q[r, i] -= s * u[i]
+    return chosen
+
+
+def _tie_instances():
+    """Arms with exact and near ties of |q^T x| (signs, duplicates, 0/1 and coarse grids,
+    badly scaled columns), where only the same arithmetic picks the same arms."""
+    rng = np.random.default_rng(16)
+    out = []
+    for t in range(70):
+        K, d = int(rng.integers(1, 60)), int(rng.integers(1, 9))
+        kind = t % 7
+        if kind == 0:
+            X = rng.standard_normal((K, d))
+        elif kind == 1:
+            X = rng.integers(-2, 3, size=(K, d)).astype(float)
+        elif kind == 2:
+            X = np.vstack([np.eye(d), -np.eye(d), rng.standard_normal((K, d))])
+        elif kind == 3:
+            Z = rng.standard_normal((K, d))
+            Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+            X = np.vstack([Z, -Z, Z])
+        elif kind == 4:
+            X = np.round(rng.standard_normal((K, d)), 1)
+        elif kind == 5:
+            X = rng.standard_normal((K, d)) * 10.0 ** rng.integers(-5, 5, size=(1, d))
+        else:
+            X = np.vstack([rng.integers(0, 2, size=(K, d)).astype(float), np.zeros((2, d))])
+        out.append(np.ascontiguousarray(X))
+    return out
+
+
+def test_kumar_yildirim_support_is_the_loops_arithmetic():
+    """The numpy Algorithm 4 (BLAS scores filtered by their error bound, then the ordered
+    sums) picks exactly the arms of the plain loops, ties included, and they span R^d."""
+    from design._gd_batch import kumar_yildirim_support
+
+    for X in _tie_instances():
+        got = kumar_yildirim_support(X)
+        np.testing.assert_array_equal(got, _kumar_yildirim_loops(X))
+        d = X.shape[1]
+        if np.linalg.matrix_rank(X) == d:
+            assert np.linalg.matrix_rank(X[got]) == d
