@@ -291,7 +291,7 @@ def inner_solve(Xs: np.ndarray, w: np.ndarray, tol: float, max_iter: int,
     ``log det``).
     """
     d = Xs.shape[1]
-    u = np.empty(2 * d)
+    u = np.empty((2, d))  # the two Woodbury vectors of batch_exchange
     its = 0
     while True:
         st = exact_state(Xs, w, threads)

@@ -4,6 +4,12 @@ Small, allocation-free numba functions over plain arrays; the validated Python A
 :mod:`design.gd`. Notation: rows ``X[a]`` are arms, ``w`` the design weights,
 ``M(w) = sum_a w_a x_a x_a^T`` the information matrix, ``omega_a = x_a^T M(w)^{-1} x_a``
 the variance function. Kiefer & Wolfowitz (1960): ``min_w max_a omega_a = d``.
+
+First-call compile time (issue 16): the Python side calls only the two loops of
+:func:`wolfe_atwood` and :func:`batch_exchange`; the exact refresh (:func:`exact_state`) and
+the steps are inlined into the loop that runs them (one call site each), and the initial
+support of Algorithm 4 is numpy (:func:`design._gd_batch.kumar_yildirim_support`, the same
+floating-point arithmetic as the loops it replaced).
 """
 
 from __future__ import annotations
@@ -74,7 +80,7 @@ def rank_one_step(
     own) and one call site (:func:`_away_loop`), where it is inlined.
     """
     K, d = X.shape
-    uk = u[:d]
+    uk = u[0]
     mv_into(Minv, X[k], uk)
     rank1_update(X, Minv, omega, uk, tau / (1.0 - tau), omega[k])
     scale = 1.0 / (1.0 - tau)
@@ -109,11 +115,12 @@ def exchange_step(
     ``alpha <= w_j`` (which drops ``j``). ``M^{-1}`` and the variances follow by the
     rank-two Woodbury update of :mod:`design._linalg` (:func:`~design._linalg.rank2_core`,
     :func:`~design._linalg.rank2_variance_update`, :func:`~design._linalg.
-    rank2_inverse_update`). Returns True when ``j`` was dropped.
+    rank2_inverse_update`); ``u`` is ``(2, d)`` work space. Returns True when ``j`` was
+    dropped.
     """
     d = X.shape[1]
-    ui = u[:d]
-    uj = u[d:]
+    ui = u[0]
+    uj = u[1]
     mv_into(Minv, X[i], ui)
     mv_into(Minv, X[j], uj)
     om_i = omega[i]
@@ -141,7 +148,9 @@ def _exchange_alpha(om_i: float, om_j: float, om_ij: float, w_j: float) -> float
     den = 2.0 * (om_i * om_j - om_ij * om_ij)
     alpha = w_j
     if den > 0.0:
-        alpha = min(alpha, (om_i - om_j) / den)
+        cut = (om_i - om_j) / den
+        if cut < alpha:  # min(alpha, cut) without the builtin's glue
+            alpha = cut
     return alpha
 
 
@@ -208,7 +217,7 @@ def _exchange_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]
     ``j != i``; should rounding drift say otherwise, the state is recomputed exactly, and
     ``STALLED`` is returned if it still does."""
     d = X.shape[1]
-    u = np.empty(2 * d)
+    u = np.empty((2, d))  # the 2-d allocator exact_state compiles anyway
     since_refresh = refresh  # the exact state on entry
     it = 0
     while True:
@@ -233,7 +242,7 @@ def _exchange_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]
 def _away_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]:
     """:func:`wolfe_atwood` with toward, away and drop steps (rank one)."""
     d = X.shape[1]
-    u = np.empty(2 * d)
+    u = np.empty((2, d))  # the 2-d allocator exact_state compiles anyway
     since_refresh = refresh  # the exact state on entry
     it = 0
     while True:
@@ -257,7 +266,9 @@ def _away_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]:
             # away step on j; its exact line search, clipped into a drop step
             tau_drop = -w[j] / (1.0 - w[j])
             if om_min > 1.0:
-                tau = max((om_min - d) / (d * (om_min - 1.0)), tau_drop)
+                tau = (om_min - d) / (d * (om_min - 1.0))
+                if tau_drop > tau:  # max(tau, tau_drop) without the builtin's glue
+                    tau = tau_drop
             else:
                 tau = tau_drop
             if 1.0 + tau / (1.0 - tau) * om_min > 1e-8:  # M(w) stays invertible
@@ -294,11 +305,12 @@ def batch_exchange(
     the arms of largest variance, without updating the variances of the other arms). Each
     step increases ``log det M`` (or leaves it unchanged), so the batch is monotone; only
     ``M^{-1}`` is updated (Woodbury, rank two) and the caller recomputes the variances
-    afterwards. Returns the number of exchanges that moved weight.
+    afterwards. ``u`` is ``(2, d)`` work space (the two Woodbury vectors). Returns the
+    number of exchanges that moved weight.
     """
     d = X.shape[1]
-    ui = u[:d]
-    uj = u[d:]
+    ui = u[0]
+    uj = u[1]
     moved = 0
     for t in range(gain.size):
         i = gain[t]
