@@ -219,25 +219,6 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
                 int(pol.samples), best, heuristic)
 
 
-def estimate(pol: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(theta_hat, mu_hat)``: least squares on every reward the policy used (from its
-    log; a tiny ridge ``1e-9 tr(V)`` keeps it defined before the arms span)."""
-    X = np.asarray(pol._config["arms"], dtype=float)
-    K, d = X.shape
-    counts, sums = np.zeros(K), np.zeros(K)
-    for kind, arms, rewards, *_ in pol._events():
-        if kind in ("tell", "observe"):
-            for a, r in zip(arms, rewards, strict=True):
-                counts[a] += 1
-                sums[a] += r
-    for a, _ in pol.late:
-        counts[int(a)] -= 1  # late rewards are not used
-    V = (X.T * counts) @ X
-    V += 1e-9 * max(np.trace(V), 1.0) * np.eye(d)
-    theta = np.linalg.solve(V, X.T @ sums)
-    return theta, X @ theta
-
-
 @dataclass
 class Status:
     """What ``oed experiment status`` reports."""
@@ -260,7 +241,7 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
     current estimate, minus the samples so far)."""
     pol, extra, algorithm, heuristic = _load(state)
     m = int(extra.get("m", 1))
-    theta, mu = estimate(pol)
+    theta, mu, _ = pol.estimate()
     if pol.done:
         best = [int(a) for a in np.ravel(pol.recommendation)]
     else:

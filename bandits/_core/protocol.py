@@ -15,6 +15,7 @@ import copy
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -93,6 +94,26 @@ def check_reward(reward: object) -> float:
     return r
 
 
+class Estimate(NamedTuple):
+    """The current estimate of a policy (:meth:`AskTellProtocol.estimate`).
+
+    Attributes
+    ----------
+    theta : ndarray, shape (d,)
+        The parameter estimate.
+    means : ndarray, shape (K,)
+        ``X theta``: the estimated mean reward of every arm.
+    identified : bool
+        Whether the arms measured so far span ``R^d`` (else ``theta`` is the minimum-norm
+        least-squares solution, or NaN for a logistic model, and only the means of arms
+        in the span of the measured ones are estimated).
+    """
+
+    theta: np.ndarray
+    means: np.ndarray
+    identified: bool
+
+
 class AskTellProtocol:
     """Base of the ask/tell policies: batches, delayed feedback, warm starts, saved state.
 
@@ -156,6 +177,44 @@ class AskTellProtocol:
         """Rewards told after the policy stopped, ``[arm, reward]`` (kept, not used: the
         recommendation is certified by the data at the stop)."""
         return self.__dict__.setdefault("_late", [])
+
+    @property
+    def arm_reward_sums(self) -> np.ndarray:
+        """Sum of the used rewards (told and observed) of every arm: with :attr:`counts`,
+        the sufficient statistics of :meth:`estimate`."""
+        return self._arm_sums().copy()
+
+    def _arm_sums(self) -> np.ndarray:
+        if "_arm_reward_sums" not in self.__dict__:
+            self._arm_reward_sums = np.zeros(self._n_arms())
+        return self._arm_reward_sums
+
+    def estimate(self) -> Estimate:
+        r"""The current estimate of the model from every reward the policy used.
+
+        Least squares ``theta_hat = argmin sum_a n_a (x_a^T theta - ybar_a)^2`` over the
+        arms measured so far (``n_a`` pulls with mean reward ``ybar_a``), computed by
+        ``numpy.linalg.lstsq`` on the rows ``sqrt(n_a) x_a`` (never the normal equations),
+        the minimum-norm solution while those arms do not span ``R^d``. This is the
+        algorithm-independent estimate a practitioner reads *during* an experiment
+        ("what is winning now"); the stopping rule and the recommendation use the
+        algorithm's own estimate (e.g. a ridge or a phase's data only). Rewards told after
+        the stop (:attr:`late`) are not used.
+        """
+        X = np.asarray(self._arm_matrix(), dtype=np.float64)
+        n = np.asarray(self.counts, dtype=np.float64)
+        seen = n > 0
+        d = X.shape[1]
+        if not seen.any():
+            return Estimate(np.zeros(d), np.zeros(X.shape[0]), False)
+        root = np.sqrt(n[seen])
+        rows = X[seen] * root[:, None]
+        theta, _, rank, _ = np.linalg.lstsq(rows, self._arm_sums()[seen] / root, rcond=None)
+        return Estimate(theta, X @ theta, bool(rank == d))
+
+    def _arm_matrix(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The arms ``X`` (K, d) as the user gave them (read by :meth:`estimate`)."""
+        raise NotImplementedError
 
     @property
     def reward_sum(self) -> float:
@@ -313,6 +372,7 @@ class AskTellProtocol:
             self.late.append([arm, r])
             return
         self._reward_sum = self.reward_sum + r
+        self._arm_sums()[arm] += r
         if unasked:
             self._queue.remove(arm)
         pending = self._pending_list()

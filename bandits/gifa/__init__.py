@@ -406,6 +406,11 @@ class Policy(AskTellProtocol):
         if not self._queue:
             self._advance()
 
+    def _arm_matrix(self) -> np.ndarray:
+        """The features the algorithm fits: ``X`` (structured) or the identity (LUCB and
+        UGapE estimate each arm's mean on its own)."""
+        return self._eng.features
+
     def _predict(self, arm: int) -> float | None:
         """``x_a^T theta_hat`` (``None`` while ``V`` is singular)."""
         st = self._eng.state

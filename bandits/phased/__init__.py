@@ -371,6 +371,9 @@ class _PhasePolicy(AskTellProtocol):
         """One record per phase so far."""
         return list(self._eng.phases)
 
+    def _arm_matrix(self) -> np.ndarray:
+        return self._eng.X
+
     def _finish(self, how: str) -> None:
         self.done = True
         self.stopped_by = how
