@@ -271,7 +271,7 @@ def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: di
 
 def _predict_remaining(pol: Any, algorithm: str, theta: np.ndarray, m: int, runs: int
                        ) -> tuple[int | None, str]:
-    X = np.asarray(pol._config["arms"], dtype=float)
+    X = pol.features  # theta's coordinates (the identity for LUCB and UGapE)
     mu = X @ theta
     top = np.sort(mu)[::-1]
     if pol.samples == 0 or top[m - 1] <= top[m]:

@@ -340,3 +340,29 @@ def test_ill_conditioned_model_is_refused_and_coded_units_work(tmp_path, capsys)
     told = _days_until_stop(tmp_path, state, ids, means, np.random.default_rng(5), 200, 60,
                             capsys)
     assert f"<= delta); recommended: {ids[int(np.argmax(means))]}" in told
+
+
+def test_status_of_an_unstructured_algorithm_ranks_by_each_arms_own_mean(tmp_path,
+                                                                          capsys) -> None:
+    """LUCB estimates each arm's mean on its own (its features are the identity): the
+    status's best arm is the arm with the largest mean reward, and the remaining-samples
+    prediction simulates on those means (the features have 8 columns, the means 30)."""
+    path, ids, X, theta = _screen(tmp_path)
+    state = str(tmp_path / "lucb.json")
+    _oed("experiment", "new", "--arms", str(path), "--id-column", "name", "--algorithm",
+         "lucb", "--delta", "0.05", "--sigma", "1", "--state", state, capsys=capsys)
+    sheet = tmp_path / "day0.csv"
+    _oed("experiment", "ask", "--n", "30", "--out", str(sheet), "--state", state,
+         capsys=capsys)
+    names = [r[0] for r in list(csv.reader(sheet.open()))[1:]]
+    rewards = {name: float(i) for i, name in enumerate(names)}  # the last asked is best
+    with sheet.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "reward"])
+        for name in names:
+            w.writerow([name, rewards[name]])
+    _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+    st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
+                         "--state", state, capsys=capsys))
+    assert len(names) == 30 and st["best"] == [names[-1]]
+    assert st["remaining"] is not None and st["remaining"] >= 0

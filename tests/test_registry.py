@@ -182,7 +182,7 @@ def test_estimate_is_the_fit_of_the_used_rewards(name: str) -> None:
     inst = example(name)
     pol = policy_for(name, inst, seed=3, max_samples=budget(name))
     draw = reward_oracle(inst, 3)
-    X = pol._arm_matrix()
+    X = pol.features
     K, d = X.shape
     n, sums = np.zeros(K), np.zeros(K)
     for _ in range(400):

@@ -100,7 +100,7 @@ class Estimate(NamedTuple):
     Attributes
     ----------
     theta : ndarray, shape (d,)
-        The parameter estimate.
+        The parameter estimate, in the coordinates of the policy's ``features``.
     means : ndarray, shape (K,)
         ``X theta``: the estimated mean reward of every arm.
     identified : bool
@@ -192,16 +192,17 @@ class AskTellProtocol:
     def estimate(self) -> Estimate:
         r"""The current estimate of the model from every reward the policy used.
 
-        Least squares ``theta_hat = argmin sum_a n_a (x_a^T theta - ybar_a)^2`` over the
-        arms measured so far (``n_a`` pulls with mean reward ``ybar_a``), computed by
-        ``numpy.linalg.lstsq`` on the rows ``sqrt(n_a) x_a`` (never the normal equations),
-        the minimum-norm solution while those arms do not span ``R^d``. This is the
+        Least squares ``theta_hat = argmin sum_a n_a (x_a^T theta - ybar_a)^2`` (``x_a``
+        the rows of :attr:`features`) over the arms measured so far (``n_a`` pulls with
+        mean reward ``ybar_a``), computed by ``numpy.linalg.lstsq`` on the rows
+        ``sqrt(n_a) x_a`` (never the normal equations), the minimum-norm solution while
+        those arms do not span ``R^d``. This is the
         algorithm-independent estimate a practitioner reads *during* an experiment
         ("what is winning now"); the stopping rule and the recommendation use the
         algorithm's own estimate (e.g. a ridge or a phase's data only). Rewards told after
         the stop (:attr:`late`) are not used.
         """
-        X = np.asarray(self._arm_matrix(), dtype=np.float64)
+        X = np.asarray(self.features, dtype=np.float64)
         n = np.asarray(self.counts, dtype=np.float64)
         seen = n > 0
         d = X.shape[1]
@@ -212,8 +213,11 @@ class AskTellProtocol:
         theta, _, rank, _ = np.linalg.lstsq(rows, self._arm_sums()[seen] / root, rcond=None)
         return Estimate(theta, X @ theta, bool(rank == d))
 
-    def _arm_matrix(self) -> np.ndarray:  # pragma: no cover - abstract
-        """The arms ``X`` (K, d) as the user gave them (read by :meth:`estimate`)."""
+    @property
+    def features(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The features the model fits, one row per arm (K, d): the arms as given, or the
+        identity ``I_K`` for an unstructured algorithm (LUCB, UGapE), which estimates each
+        arm's mean on its own. :meth:`estimate`'s ``theta`` is in these coordinates."""
         raise NotImplementedError
 
     @property

@@ -309,7 +309,8 @@ class GamePolicy(AskTellProtocol):
         else:
             self._queue = ArmQueue([int(eng.st.out[G.OUT_ARM])])
 
-    def _arm_matrix(self) -> np.ndarray:
+    @property
+    def features(self) -> np.ndarray:
         return self._eng.X
 
     def _predict(self, arm: int) -> float | None:

@@ -406,7 +406,8 @@ class Policy(AskTellProtocol):
         if not self._queue:
             self._advance()
 
-    def _arm_matrix(self) -> np.ndarray:
+    @property
+    def features(self) -> np.ndarray:
         """The features the algorithm fits: ``X`` (structured) or the identity (LUCB and
         UGapE estimate each arm's mean on its own)."""
         return self._eng.features

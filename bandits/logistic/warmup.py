@@ -685,7 +685,8 @@ class BernoulliProtocol(AskTellProtocol):
 
     X: np.ndarray
 
-    def _arm_matrix(self) -> np.ndarray:
+    @property
+    def features(self) -> np.ndarray:
         return self.X
 
     def estimate(self) -> Estimate:

@@ -371,7 +371,8 @@ class _PhasePolicy(AskTellProtocol):
         """One record per phase so far."""
         return list(self._eng.phases)
 
-    def _arm_matrix(self) -> np.ndarray:
+    @property
+    def features(self) -> np.ndarray:
         return self._eng.X
 
     def _finish(self, how: str) -> None:

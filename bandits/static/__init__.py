@@ -609,7 +609,8 @@ class StaticPolicy(AskTellProtocol):
         self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._state.theta))])
         self._queue = ArmQueue()
 
-    def _arm_matrix(self) -> np.ndarray:
+    @property
+    def features(self) -> np.ndarray:
         return self._cfg.X
 
     def _predict(self, arm: int) -> float:
