@@ -28,6 +28,9 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
     """``(candidates, regressors)`` of an experiment: the candidate file and the linear
     model ``mu = X theta`` fitted to the rewards (:func:`design.regressors`).
 
+    A file of IDs only (the variants of an A/B/n test) gives one-hot features: each arm
+    its own mean (unstructured), no model options.
+
     ``intercept="auto"`` (the default) adds a constant column exactly when the constant is
     not in the span of the features: measured responses have a baseline (a control's
     response, a conversion rate), and without an intercept the least-squares fit would
@@ -36,8 +39,25 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
     """
     from bandits.design_cli import model_regressors
 
-    cand = load_candidates(arms, id_column=id_column, columns=columns)
+    cand = load_candidates(arms, id_column=id_column, columns=columns,
+                           allow_no_features=True)
+    if cand.X.shape[1] == 0:
+        return cand, _one_hot(cand, model, intercept, code)
     return cand, model_regressors(cand.X, model, intercept, list(cand.columns), code=code)
+
+
+def _one_hot(cand: Any, model: str | int | None, intercept: bool | str, code: bool) -> Any:
+    """A file of IDs only (an A/B/n test): one-hot features, each arm its own mean."""
+    import design
+
+    if model is not None or code or intercept is True:
+        raise ValueError("--model/--intercept/--coded: the arms file has IDs only (no "
+                         "feature column): each arm is its own mean, there is no model to "
+                         "choose")
+    K = len(cand.ids)
+    return design.Regressors(np.eye(K), list(cand.ids), False,
+                             f"one-hot: each of the {K} arms its own mean (the arms file "
+                             "has IDs only)")
 
 
 def _model_record(reg: Any, model: str | int | None) -> dict:

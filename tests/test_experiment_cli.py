@@ -366,3 +366,37 @@ def test_status_of_an_unstructured_algorithm_ranks_by_each_arms_own_mean(tmp_pat
                          "--state", state, capsys=capsys))
     assert len(names) == 30 and st["best"] == [names[-1]]
     assert st["remaining"] is not None and st["remaining"] >= 0
+
+
+def test_an_ab_test_from_a_file_of_ids_only(tmp_path, capsys) -> None:
+    """The variants of an A/B/n test have no features: a file of IDs only gives one-hot
+    arms (each variant its own mean). Conversions (0/1, sigma = 0.5 bounds their noise)
+    with clear gaps: the experiment certifies the truly best variant; a model option on
+    such a file is refused by name."""
+    from bandits import experiment
+
+    path = tmp_path / "variants.csv"
+    path.write_text("variant\nA\nB\nC\nD\n")
+    rates = {"A": 0.3, "B": 0.6, "C": 0.35, "D": 0.2}
+    state = tmp_path / "ab.json"
+    out = _oed("experiment", "new", "--arms", str(path), "--id-column", "variant",
+               "--algorithm", "lucb", "--sigma", "0.5", "--state", str(state), capsys=capsys)
+    assert "one-hot: each of the 4 arms its own mean" in out
+    rng = np.random.default_rng(1)
+    for day in range(100):
+        sheet = tmp_path / f"day{day}.csv"
+        names = experiment.ask(state, 100)
+        with sheet.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "reward"])
+            for name in names:
+                w.writerow([name, int(rng.random() < rates[name])])
+        told = experiment.tell(state, sheet)
+        if told.stopped_by:
+            break
+    assert told.stopped_by == "rule" and told.recommended == ["B"]
+    st = experiment.status(state)
+    assert st.stopped and st.best == ["B"]
+    assert main(["experiment", "new", "--arms", str(path), "--id-column", "variant",
+                 "--model", "linear", "--state", str(tmp_path / "x.json")]) == 2
+    assert "--model/--intercept/--coded: the arms file has IDs only" in capsys.readouterr().err
