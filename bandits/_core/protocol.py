@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -302,14 +303,15 @@ class AskTellProtocol:
                           if key not in ("_log", "_config", "ids", "_late", "_asked")}
         clone._asked = []
         clone._start_look_ahead()
-        feed = [a for a, _ in pending]
         out: list[int] = []
-        for i, a in enumerate(feed):
+        real_after = sum(1 for _, q in pending if q)  # from the queue, after arm i
+        for i, (a, from_queue) in enumerate(pending):
+            real_after -= bool(from_queue)
             r = clone._predict(a)
             if r is None:
                 return out
-            clone._outstanding, clone._unasked = len(feed) - 1 - i, True
-            clone._outstanding_real = sum(1 for _, q in pending[i + 1:] if q)
+            clone._outstanding, clone._unasked = len(pending) - 1 - i, True
+            clone._outstanding_real = real_after
             clone._observe(a, float(r))
             if clone.done:
                 return out
@@ -338,21 +340,29 @@ class AskTellProtocol:
         ``tell(arms, rewards)``, in any order, possibly a part of what was asked."""
         arms, rewards = _pairs(arm, reward)
         pending = self._pending_list()
-        # validate everything before changing anything
-        left = [a for a, _ in pending]
+        # Match every told arm to its first outstanding ask (ask order), validating all of
+        # them before changing anything; O(batch) with per-arm queues of positions (a
+        # search and a list.pop per reward made a tell of n rewards cost O(n^2)).
+        where: dict[int, deque] = {}
+        for j, (b, _) in enumerate(pending):
+            where.setdefault(b, deque()).append(j)
+        matched = []
         for a in arms:
-            if a not in left:
-                if not pending:
-                    raise ValueError("tell() without a pending ask(): call ask() first, or "
-                                     "observe() for measurements the policy did not ask for")
-                asked = _describe(left or [b for b, _ in pending])
-                raise ValueError(f"arm {a!r} was told but arm {asked} was asked")
-            left.remove(a)
+            slots = where.get(a)
+            if not slots:
+                _refuse_tell(pending, arms, a)
+            matched.append(slots.popleft())
         self._events().append(["tell", arms, rewards])
-        for a, r in zip(arms, rewards, strict=True):
-            i = next(j for j, (b, _) in enumerate(pending) if b == a)
-            _, from_queue = pending.pop(i)
-            self._feed(a, r, unasked=not from_queue)
+        outstanding = len(pending)
+        outstanding_real = sum(1 for _, from_queue in pending if from_queue)
+        for a, r, j in zip(arms, rewards, matched, strict=True):
+            from_queue = pending[j][1]
+            outstanding -= 1
+            outstanding_real -= bool(from_queue)
+            self._feed(a, r, unasked=not from_queue, outstanding=(outstanding,
+                                                                  outstanding_real))
+        told = set(matched)
+        pending[:] = [p for j, p in enumerate(pending) if j not in told]
 
     def observe(self, arm: int | Sequence[int], reward: float | Sequence[float]) -> None:
         """Take measurements the policy did not ask for (a warm start: last year's data).
@@ -368,10 +378,16 @@ class AskTellProtocol:
             if not 0 <= a < K:
                 raise ValueError(f"arms: arm {a} is out of range (K = {K})")
         self._events().append(["observe", arms, rewards])
+        pending = self._pending_list()
+        outstanding = (len(pending), sum(1 for _, from_queue in pending if from_queue))
         for a, r in zip(arms, rewards, strict=True):
-            self._feed(a, r, unasked=True)
+            self._feed(a, r, unasked=True, outstanding=outstanding)
 
-    def _feed(self, arm: int, r: float, *, unasked: bool) -> None:
+    def _feed(self, arm: int, r: float, *, unasked: bool,
+              outstanding: tuple[int, int]) -> None:
+        """Give one reward to the step (``_observe``); ``outstanding``: how many asked
+        arms are still untold besides this one, and how many of them came from the real
+        queue."""
         if self.done:
             self.late.append([arm, r])
             return
@@ -379,9 +395,7 @@ class AskTellProtocol:
         self._arm_sums()[arm] += r
         if unasked:
             self._queue.remove(arm)
-        pending = self._pending_list()
-        self._outstanding = len(pending)
-        self._outstanding_real = sum(1 for _, from_queue in pending if from_queue)
+        self._outstanding, self._outstanding_real = outstanding
         self._unasked = unasked
         self._observe(int(arm), r)
         self._outstanding, self._outstanding_real, self._unasked = 0, 0, False
@@ -403,6 +417,21 @@ class AskTellProtocol:
         from bandits._core.state import save_policy
 
         save_policy(self, path, extra)
+
+
+def _refuse_tell(pending: list, arms: list[int], arm: int) -> None:
+    """The ValueError of a told ``arm`` that has no outstanding ask left (the arms told
+    before it in the same call took their asks)."""
+    if not pending:
+        raise ValueError("tell() without a pending ask(): call ask() first, or "
+                         "observe() for measurements the policy did not ask for")
+    left = [b for b, _ in pending]
+    for a in arms:
+        if a == arm and a not in left:
+            break
+        left.remove(a)
+    asked = _describe(left or [b for b, _ in pending])
+    raise ValueError(f"arm {arm!r} was told but arm {asked} was asked")
 
 
 def _describe(arms: list[int]) -> str:
