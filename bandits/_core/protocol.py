@@ -355,14 +355,17 @@ class AskTellProtocol:
         self._events().append(["tell", arms, rewards])
         outstanding = len(pending)
         outstanding_real = sum(1 for _, from_queue in pending if from_queue)
-        for a, r, j in zip(arms, rewards, matched, strict=True):
-            from_queue = pending[j][1]
-            outstanding -= 1
-            outstanding_real -= bool(from_queue)
-            self._feed(a, r, unasked=not from_queue, outstanding=(outstanding,
-                                                                  outstanding_real))
-        told = set(matched)
-        pending[:] = [p for j, p in enumerate(pending) if j not in told]
+        told: set[int] = set()
+        try:
+            for a, r, j in zip(arms, rewards, matched, strict=True):
+                from_queue = pending[j][1]
+                outstanding -= 1
+                outstanding_real -= bool(from_queue)
+                told.add(j)
+                self._feed(a, r, unasked=not from_queue, outstanding=(outstanding,
+                                                                      outstanding_real))
+        finally:  # the asks fed so far are no longer outstanding, whatever happens
+            pending[:] = [p for j, p in enumerate(pending) if j not in told]
 
     def observe(self, arm: int | Sequence[int], reward: float | Sequence[float]) -> None:
         """Take measurements the policy did not ask for (a warm start: last year's data).
