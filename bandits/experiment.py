@@ -315,10 +315,13 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
          max_samples: int = 10**6, model: str | int | None = None,
          intercept: bool | str = "auto", code: bool = False) -> dict:
     """Predicted budget on a plausible ``theta``: the complexity constants (Réda et al.
-    2021, Table 2) and short simulations under the theoretical and heuristic thresholds.
+    2021, Table 2) and short simulations under the algorithm's proven threshold (its
+    default: ``theoretical``, ``lingape`` for LinGapE, ``lucb1`` for LUCB and UGapE) and
+    the heuristic one.
 
     ``theta`` has one value per term of the model (:func:`candidate_model`, the same
     ``model`` and ``intercept`` as ``new``), the intercept first when one is added."""
+    from bandits._core.validate import THRESHOLDS_NEEDING_S
     from bandits.complexity import complexity_constants
     from bandits.registry import entry
 
@@ -339,19 +342,28 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
     args: dict[str, Any] = {"delta": delta, "sigma": sigma}
     e = entry(algorithm)
     sims: dict[str, Any] = {}
-    choices = ("theoretical", "heuristic") if "threshold" in e.option_names() else (None,)
-    for thr in choices:
+    proven = next((o.default for o in e.options if o.name == "threshold"), None)
+    for thr in (proven, "heuristic") if proven is not None else (None,):
         a = dict(args)
         if thr is not None:
             a["threshold"] = thr
-            a["S"] = float(np.linalg.norm(theta)) if S is None else S
+            if thr in THRESHOLDS_NEEDING_S:
+                a["S"] = float(np.linalg.norm(theta)) if S is None else S
         got = _simulate(algorithm, X, theta, m, a, runs, max_samples)
         sims[thr or "default"] = {"median": int(np.median(got)), "min": int(min(got)),
                                   "max": int(max(got)), "runs": runs}
     out["simulations"] = sims
-    out["guarantees"] = {
-        "theoretical": "delta-correct by proof (Réda et al. 2021, Eq. 2 / Abbasi-Yadkori "
-                       "et al. 2011): P(wrong set) <= delta",
-        "heuristic": "no proof; delta-correct in the simulations of Réda et al. 2021 (§5) "
-                     "and typically several times cheaper"}
+    out["guarantees"] = {thr: GUARANTEES[thr] for thr in sims if thr in GUARANTEES}
     return out
+
+
+#: What each threshold guarantees (``oed experiment plan`` prints it).
+GUARANTEES = {
+    "theoretical": "delta-correct by proof (Réda et al. 2021, Eq. 2 / Abbasi-Yadkori "
+                   "et al. 2011): P(wrong set) <= delta",
+    "lingape": "delta-correct by proof (Xu, Honda & Sugiyama 2018, Eq. 3): "
+               "P(wrong arm) <= delta",
+    "lucb1": "delta-correct by proof (LUCB1's confidence bound, Kalyanakrishnan et al. "
+             "2012): P(wrong set) <= delta",
+    "heuristic": "no proof; delta-correct in the simulations of Réda et al. 2021 (§5) "
+                 "and typically several times cheaper"}

@@ -139,16 +139,24 @@ def test_experiment_errors_name_the_problem(tmp_path, capsys) -> None:
         [asked[0], asked[1], asked[3]])
 
 
-@pytest.mark.parametrize("runs", ["3"])
-def test_plan_shows_both_thresholds(tmp_path, capsys, runs) -> None:
+@pytest.mark.parametrize(("algorithm", "m", "proven"), [
+    ("m-lingape", "3", "theoretical"), ("lingape", "1", "lingape"), ("lucb", "1", "lucb1")])
+def test_plan_shows_the_proven_and_the_heuristic_threshold(tmp_path, capsys, algorithm, m,
+                                                           proven) -> None:
+    """The plan simulates the algorithm's own proven threshold (LinGapE's, LUCB1 for LUCB:
+    the theoretical one needs a ridge, which an unstructured algorithm has not, and was
+    refused) next to the heuristic one, and says what each guarantees."""
     path, ids, X, theta = _screen(tmp_path)
-    out = json.loads(_oed("experiment", "plan", "--arms", str(path), "--id-column", "name",
-                          "--theta=" + ",".join(repr(float(t)) for t in theta), "--m", "3",
-                          "--runs", runs, "--json", capsys=capsys))
+    args = ("experiment", "plan", "--arms", str(path), "--id-column", "name",
+            "--theta=" + ",".join(repr(float(t)) for t in theta), "--m", m, "--runs", "3",
+            "--algorithm", algorithm)
+    out = json.loads(_oed(*args, "--json", capsys=capsys))
     sims = out["simulations"]
-    assert set(sims) == {"theoretical", "heuristic"}
-    assert sims["heuristic"]["median"] < sims["theoretical"]["median"]
-    assert out["top"] == [ids[a] for a in np.argsort(-(X @ theta))[:3]]
+    assert set(sims) == {proven, "heuristic"} == set(out["guarantees"])
+    assert sims["heuristic"]["median"] < sims[proven]["median"]
+    assert out["top"] == [ids[a] for a in np.argsort(-(X @ theta))[:int(m)]]
+    assert "by proof" in out["guarantees"][proven]
+    assert "no proof" in out["guarantees"]["heuristic"]
 
 
 def test_run_and_complexity_on_the_users_own_file(tmp_path, capsys) -> None:
