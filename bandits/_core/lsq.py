@@ -24,7 +24,7 @@ from numba import njit
 from scipy.linalg.lapack import dpotrf, dpotri
 
 from bandits._core.jit import inner
-from design._gd_batch import blas_threads
+from design.linalg import blas_threads
 
 T, LOGDET, SINCE, READY = 0, 1, 2, 3
 
@@ -69,7 +69,7 @@ def refresh(X: np.ndarray, lam: float, st: LsqState) -> bool:
     user seconds of compilation on the first call for work done once per thousand pulls
     (issue 16). Returns False (and leaves ``ready = 0``) when ``V`` is singular.
 
-    BLAS runs on one thread here (:func:`design._gd_batch.blas_threads`, as in the design
+    BLAS runs on one thread here (:func:`design.linalg.blas_threads`, as in the design
     layer): resuming a 994-reward lab screen (K = 500, d = 28, 160 refreshes with its
     look-ahead asks) took 1.79 s of CPU and 6.7 s of wall time with OpenBLAS's default two
     threads on the loaded 2-core machine, 0.2 s and 0.8 s with one.
