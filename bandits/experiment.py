@@ -12,6 +12,7 @@ a temporary file and ``os.replace``), so an interrupted call loses nothing.
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -159,10 +160,9 @@ def _stopped(pol: Any, state: str | Path, heuristic: bool) -> None:
                      "(`oed experiment status` shows it)")
 
 
-def read_results(path: str | Path, id_column: str = "id",
-                 reward_column: str = "reward") -> tuple[list[str], list[float]]:
-    """``(ids, rewards)`` from a results CSV/TSV; rows with an empty reward are skipped
-    (results not in yet)."""
+def _sheet_rows(path: str | Path, columns: tuple[str, ...]) -> list[dict]:
+    """The rows of a results CSV/TSV (a sheet written by ``ask``), which must have
+    ``columns``."""
     from bandits.io import DELIMITERS
 
     p = Path(path)
@@ -173,22 +173,44 @@ def read_results(path: str | Path, id_column: str = "id",
         raise ValueError(f"results file {str(p)!r}: use a .csv or .tsv file")
     with p.open(newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter=delimiter))
+    for row in rows:
+        if any(c not in row for c in columns):
+            raise ValueError(f"results file {str(p)!r} needs columns "
+                             f"{', '.join(map(repr, columns))}; has {list(row)}")
+    return rows
+
+
+def read_results(path: str | Path, id_column: str = "id",
+                 reward_column: str = "reward") -> tuple[list[str], list[float]]:
+    """``(ids, rewards)`` from a results CSV/TSV; rows with an empty reward are skipped
+    (results not in yet)."""
     ids, rewards = [], []
-    for i, row in enumerate(rows):
-        if id_column not in row or reward_column not in row:
-            raise ValueError(f"results file {str(p)!r} needs columns {id_column!r} and "
-                             f"{reward_column!r}; has {list(row)}")
+    for i, row in enumerate(_sheet_rows(path, (id_column, reward_column))):
         text = (row[reward_column] or "").strip()
         if not text:
             continue
         try:
             r = float(text)
         except ValueError:
-            raise ValueError(f"results file {str(p)!r}, row {i + 1}: reward {text!r} is not "
-                             "a number") from None
+            raise ValueError(f"results file {str(path)!r}, row {i + 1}: reward {text!r} is "
+                             "not a number") from None
         ids.append(row[id_column].strip())
         rewards.append(r)
     return ids, rewards
+
+
+def read_ids(path: str | Path, id_column: str = "id",
+             reward_column: str = "reward") -> list[str]:
+    """The IDs of a sheet of lost measurements (``oed experiment cancel``). A row with a
+    reward is refused: that result is in, tell it instead of losing it."""
+    ids = []
+    for i, row in enumerate(_sheet_rows(path, (id_column,))):
+        if (row.get(reward_column) or "").strip():
+            raise ValueError(f"results file {str(path)!r}, row {i + 1}: {row[id_column]!r} "
+                             "has a reward; tell it (oed experiment tell) instead of "
+                             "cancelling it")
+        ids.append(row[id_column].strip())
+    return ids
 
 
 def _indices(pol: Any, ids: list[str], where: str) -> list[int]:
@@ -197,6 +219,26 @@ def _indices(pol: Any, ids: list[str], where: str) -> list[int]:
     if unknown:
         raise ValueError(f"{where}: unknown ID(s) {unknown[:10]} (not in the candidate file)")
     return [lookup[n] for n in ids]
+
+
+def cancel(state: str | Path, ids: list[str] | None = None) -> list[str]:
+    """Withdraw outstanding measurements whose results are lost (``ids``, or all of them
+    when None; :meth:`bandits._core.protocol.AskTellProtocol.cancel`): nothing is learnt
+    from them, and the ones the algorithm had planned are asked again. Returns the IDs
+    withdrawn."""
+    pol, extra, _, _ = _load(state)
+    arms = None if ids is None else _indices(pol, ids, "cancel")
+    if arms is not None:  # checked by ID here (the policy's message names row numbers)
+        left = Counter(pol.outstanding)
+        for name, a in zip(ids, arms, strict=True):
+            if left[a] == 0:
+                out = ", ".join(pol.ids[b] for b in pol.outstanding) or "none"
+                raise ValueError(f"cancel: {name!r} is not an outstanding measurement (or "
+                                 f"is given more often than asked); outstanding: {out}")
+            left[a] -= 1
+    gone = pol.cancel(arms)
+    save_policy(pol, state, extra)
+    return [pol.ids[a] for a in gone]
 
 
 class Told(NamedTuple):

@@ -408,3 +408,33 @@ def test_an_ab_test_from_a_file_of_ids_only(tmp_path, capsys) -> None:
     assert main(["experiment", "new", "--arms", str(path), "--id-column", "variant",
                  "--model", "linear", "--state", str(tmp_path / "x.json")]) == 2
     assert "--model/--intercept/--coded: the arms file has IDs only" in capsys.readouterr().err
+
+
+def test_a_lost_batch_is_cancelled_and_asked_again(tmp_path, capsys) -> None:
+    """A plate is dropped: `cancel SHEET` withdraws its measurements (nothing is learnt),
+    and the next `ask` asks the planned ones again; the experiment goes on. A sheet row
+    with a reward is refused (tell it instead), so is an ID that is not outstanding."""
+    path, ids, X, theta = _screen(tmp_path)
+    state = str(tmp_path / "s.json")
+    _oed("experiment", "new", "--arms", str(path), "--id-column", "name", "--threshold",
+         "heuristic", "--state", state, capsys=capsys)
+    lost, again = tmp_path / "lost.csv", tmp_path / "again.csv"
+    _oed("experiment", "ask", "--n", "10", "--out", str(lost), "--state", state,
+         capsys=capsys)
+    first = [r[0] for r in list(csv.reader(lost.open()))[1:]]
+    out = _oed("experiment", "cancel", str(lost), "--state", state, capsys=capsys)
+    assert out.startswith("10 outstanding measurements withdrawn")
+    st = json.loads(_oed("experiment", "status", "--json", "--state", state, capsys=capsys))
+    assert st["samples"] == 0 and st["outstanding"] == []
+    _oed("experiment", "ask", "--n", "10", "--out", str(again), "--state", state,
+         capsys=capsys)
+    assert [r[0] for r in list(csv.reader(again.open()))[1:]] == first
+    _fill_in(again, first, ids, X @ theta, np.random.default_rng(0))
+    assert main(["experiment", "cancel", str(again), "--state", state]) == 2
+    assert "has a reward; tell it" in capsys.readouterr().err
+    assert "10 results taken" in _oed("experiment", "tell", str(again), "--state", state,
+                                      capsys=capsys)
+    assert main(["experiment", "cancel", str(lost), "--state", state]) == 2
+    assert "is not an outstanding measurement" in capsys.readouterr().err
+    assert main(["experiment", "cancel", "--all", "--state", state]) == 0
+    assert "0 outstanding measurements withdrawn" in capsys.readouterr().out

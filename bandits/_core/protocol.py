@@ -70,6 +70,13 @@ class ArmQueue:
         self._pos = 0
         return True
 
+    def push_front(self, arms: Sequence[int]) -> None:
+        """Put ``arms`` back before the remaining ones, in this order (cancelled asks)."""
+        if len(arms):
+            self._arms = np.concatenate([np.asarray(arms, dtype=np.int64),
+                                         self._arms[self._pos:]])
+            self._pos = 0
+
     def remaining(self) -> list[int]:
         """The arms still queued, in order."""
         return [int(a) for a in self._arms[self._pos:]]
@@ -340,18 +347,7 @@ class AskTellProtocol:
         ``tell(arms, rewards)``, in any order, possibly a part of what was asked."""
         arms, rewards = _pairs(arm, reward)
         pending = self._pending_list()
-        # Match every told arm to its first outstanding ask (ask order), validating all of
-        # them before changing anything; O(batch) with per-arm queues of positions (a
-        # search and a list.pop per reward made a tell of n rewards cost O(n^2)).
-        where: dict[int, deque] = {}
-        for j, (b, _) in enumerate(pending):
-            where.setdefault(b, deque()).append(j)
-        matched = []
-        for a in arms:
-            slots = where.get(a)
-            if not slots:
-                _refuse_tell(pending, arms, a)
-            matched.append(slots.popleft())
+        matched = _match_outstanding(pending, arms)
         self._events().append(["tell", arms, rewards])
         outstanding = len(pending)
         outstanding_real = sum(1 for _, from_queue in pending if from_queue)
@@ -366,6 +362,33 @@ class AskTellProtocol:
                                                                       outstanding_real))
         finally:  # the asks fed so far are no longer outstanding, whatever happens
             pending[:] = [p for j, p in enumerate(pending) if j not in told]
+
+    def cancel(self, arms: int | Sequence[int] | None = None) -> list[int]:
+        """Withdraw outstanding asks whose results will never come (a lost plate, a failed
+        run): ``arms`` (each matched to its first outstanding ask, as ``tell`` does), or
+        every outstanding ask when None. Returns the arms withdrawn.
+
+        Nothing is learnt from a withdrawn ask. An arm the algorithm had decided on the
+        real data (taken from its queue: an allocation's or initialisation's pull, the
+        current decision) goes back to the front of the queue, in ask order, so the next
+        ``ask`` asks it again and the allocation stays what the algorithm planned; a
+        look-ahead arm is dropped (``docs/choices.md``, "Cancelled asks"). Unknown or
+        not-outstanding arms raise ``ValueError`` before anything changes. Without
+        cancelled asks a run whose results were lost could not go on: ``ask(n)`` returns
+        no new arm while outstanding results keep the look-ahead from deciding.
+        """
+        pending = self._pending_list()
+        if arms is None:
+            arms = [a for a, _ in pending]
+        else:
+            arms = [int(a) for a in np.atleast_1d(np.asarray(arms)).ravel()]
+        matched = _match_outstanding(pending, arms, verb="cancelled")
+        self._events().append(["cancel", arms, None])
+        back = sorted(j for j in matched if pending[j][1])  # real-queue arms, ask order
+        self._queue.push_front([pending[j][0] for j in back])
+        gone = set(matched)
+        pending[:] = [p for j, p in enumerate(pending) if j not in gone]
+        return arms
 
     def observe(self, arm: int | Sequence[int], reward: float | Sequence[float]) -> None:
         """Take measurements the policy did not ask for (a warm start: last year's data).
@@ -422,19 +445,38 @@ class AskTellProtocol:
         save_policy(self, path, extra)
 
 
-def _refuse_tell(pending: list, arms: list[int], arm: int) -> None:
-    """The ValueError of a told ``arm`` that has no outstanding ask left (the arms told
-    before it in the same call took their asks)."""
+def _match_outstanding(pending: list, arms: list[int], verb: str = "told") -> list[int]:
+    """The position in ``pending`` of each arm's first outstanding ask (ask order; an arm
+    given twice takes two asks), all checked before anything changes; O(len) with
+    per-arm queues of positions (a search and a list.pop per reward made a tell of n
+    rewards cost O(n^2))."""
+    where: dict[int, deque] = {}
+    for j, (b, _) in enumerate(pending):
+        where.setdefault(b, deque()).append(j)
+    matched = []
+    for a in arms:
+        slots = where.get(a)
+        if not slots:
+            _refuse(pending, arms, a, verb)
+        matched.append(slots.popleft())
+    return matched
+
+
+def _refuse(pending: list, arms: list[int], arm: int, verb: str) -> None:
+    """The ValueError of a told (cancelled) ``arm`` that has no outstanding ask left (the
+    arms before it in the same call took their asks)."""
     if not pending:
-        raise ValueError("tell() without a pending ask(): call ask() first, or "
-                         "observe() for measurements the policy did not ask for")
+        if verb == "told":
+            raise ValueError("tell() without a pending ask(): call ask() first, or "
+                             "observe() for measurements the policy did not ask for")
+        raise ValueError(f"arms: arm {arm!r} cannot be cancelled: no ask is outstanding")
     left = [b for b, _ in pending]
     for a in arms:
         if a == arm and a not in left:
             break
         left.remove(a)
     asked = _describe(left or [b for b, _ in pending])
-    raise ValueError(f"arm {arm!r} was told but arm {asked} was asked")
+    raise ValueError(f"arm {arm!r} was {verb} but arm {asked} was asked")
 
 
 def _describe(arms: list[int]) -> str:
