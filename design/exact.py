@@ -434,24 +434,28 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
     prob = 0.5 * ww * room + 0.5 * room / room.sum()
     prob /= prob.sum()
     cmin = float(cost_v[room].min())
+    runs = np.repeat(np.arange(K), base)
     for _ in range(restarts):
-        c = base.copy()
         j = int(rng.integers(1, max(1, n // 3) + 1))
-        runs = np.repeat(np.arange(K), c)
-        np.subtract.at(c, runs[rng.choice(runs.size, size=j, replace=False)], 1)
-        draws = rng.choice(K, size=8 * j + 16, p=prob)
+        c = base - np.bincount(runs[rng.choice(runs.size, size=j, replace=False)],
+                               minlength=K)
+        draws = rng.choice(K, size=8 * j + 16, p=prob).tolist()
         need = j
         spent = float(cost_v @ c)
+        added: dict[int, int] = {}  # runs added per candidate (Python ints: a short loop)
         for repeat in (False, True):  # repeated runs only if needed
             for a in draws:
                 if need == 0:
                     break
-                if c[a] < cap[a] and (repeat or c[a] == 0 or n >= 2 * d) \
+                ca = int(c[a]) + added.get(a, 0)
+                if ca < cap[a] and (repeat or ca == 0 or n >= 2 * d) \
                         and spent + cost_v[a] + (need - 1) * cmin <= budget_k:
-                    c[a] += 1
+                    added[a] = added.get(a, 0) + 1
                     spent += cost_v[a]
                     need -= 1
         if need == 0:
+            for a, k in added.items():
+                c[a] += k
             starts.append(("perturbed", c))
     # randomised greedy starts (a few random runs, then greedy): other basins
     allowed = np.flatnonzero(room)
@@ -466,13 +470,9 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
     filled = kern.greedy_fills(Xq, M0, pre, cap, n, cost_v, budget_k, XT, kind)
     starts += [("random", c) for c, ok in zip(pre, filled, strict=True) if ok]
     # uniform random designs (as a plain Fedorov exchange starts): far from the others
+    pool = np.repeat(allowed, np.minimum(cap[allowed], 1 + n // K))  # within the caps
     for _ in range(restarts):
-        c = np.zeros(K, dtype=np.int64)
-        free = cap.copy()
-        for a in rng.permutation(np.repeat(allowed, np.minimum(cap[allowed], 1 + n // K)))[:n]:
-            if free[a] > 0:
-                c[a] += 1
-                free[a] -= 1
+        c = np.bincount(rng.permutation(pool)[:n], minlength=K).astype(np.int64)
         if int(c.sum()) == n and feasible(c):
             starts.append(("uniform", c))
     return starts
