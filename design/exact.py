@@ -413,10 +413,14 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             name = "largest-weights"
         if feasible(c0):
             starts.append((name, c0))
-    c = np.zeros(K, dtype=np.int64)
-    M0 = Mq + ridge * np.eye(d)
-    if kern.greedy_fill(Xq, M0, c, cap, n, cost_v, budget_k, XT, kind):
-        starts.append(("greedy", c))
+    # the D-greedy start; without a budget, when the perturbed starts do not start from
+    # it, it is made in the stack of the randomised greedy ones (below: one kernel call)
+    stacked = bool(starts) and budget is None
+    if not stacked:
+        c = np.zeros(K, dtype=np.int64)
+        M0 = Mq + ridge * np.eye(d)
+        if kern.greedy_fill(Xq, M0, c, cap, n, cost_v, budget_k, XT, kind):
+            starts.append(("greedy", c))
     if budget is not None:  # D-greedy spends early: start also from the cheapest basis
         cheap = _cheapest_spanning(Xq, n, cap, cost_v, Mq)
         if cheap is not None and feasible(cheap[1]):
@@ -435,11 +439,16 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
     prob /= prob.sum()
     cmin = float(cost_v[room].min())
     runs = np.repeat(np.arange(K), base)
+    # draws from prob by inversion of its cdf: what rng.choice(K, size, p=prob) does (the
+    # same uniforms, the same indices), without its per-call validation of p (most of the
+    # time of these starts on small candidate sets)
+    cdf = prob.cumsum()
+    cdf /= cdf[-1]
     for _ in range(restarts):
         j = int(rng.integers(1, max(1, n // 3) + 1))
         c = base - np.bincount(runs[rng.choice(runs.size, size=j, replace=False)],
                                minlength=K)
-        draws = rng.choice(K, size=8 * j + 16, p=prob).tolist()
+        draws = cdf.searchsorted(rng.random(8 * j + 16), side="right").tolist()
         need = j
         spent = float(cost_v @ c)
         added: dict[int, int] = {}  # runs added per candidate (Python ints: a short loop)
@@ -459,8 +468,8 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             starts.append(("perturbed", c))
     # randomised greedy starts (a few random runs, then greedy): other basins
     allowed = np.flatnonzero(room)
-    pre = np.zeros((restarts, K), dtype=np.int64)
-    for i in range(restarts):
+    pre = np.zeros((restarts + stacked, K), dtype=np.int64)  # row 0: the greedy start
+    for i in range(int(stacked), restarts + stacked):
         c = pre[i]
         k = int(rng.integers(1, max(2, min(n, d) // 2 + 1)))
         c[rng.choice(allowed, size=min(k, allowed.size), replace=False)] = 1
@@ -468,6 +477,10 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             c[:] = 0
     M0 = np.matmul((pre[:, :, None] * Xq).transpose(0, 2, 1), Xq) + Mq + ridge * np.eye(d)
     filled = kern.greedy_fills(Xq, M0, pre, cap, n, cost_v, budget_k, XT, kind)
+    if stacked:
+        if filled[0]:
+            starts.insert(1, ("greedy", pre[0]))
+        pre, filled = pre[1:], filled[1:]
     starts += [("random", c) for c, ok in zip(pre, filled, strict=True) if ok]
     # uniform random designs (as a plain Fedorov exchange starts): far from the others
     pool = np.repeat(allowed, np.minimum(cap[allowed], 1 + n // K))  # within the caps
