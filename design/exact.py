@@ -192,10 +192,17 @@ def _fixed_counts(Xa: np.ndarray, fixed: object) -> np.ndarray:
     return _as_count_vector(fixed, Xa.shape[0], "fixed")
 
 
+def _info(X: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``sum_a n_a x_a x_a^T`` over the support (``O(S d^2)``, not ``O(K d^2)``)."""
+    sup = np.flatnonzero(counts)
+    Xs = X[sup]
+    return (Xs * counts[sup, None]).T @ Xs
+
+
 def _value(Xa: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, nfix: int, crit: str,
            L: np.ndarray, idx: np.ndarray) -> float:
     N = int(counts.sum()) + nfix
-    M = ((Xa * counts[:, None]).T @ Xa + Mfix) / N
+    M = (_info(Xa, counts) + Mfix) / N
     try:
         C = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
@@ -224,7 +231,7 @@ def _a_value_x(cb: CriterionBasis, counts: np.ndarray, Mq: np.ndarray, nfix: int
     from scipy.linalg import solve_triangular
 
     N = int(counts.sum()) + nfix
-    M = ((cb.Q * counts[:, None]).T @ cb.Q + Mq) / N
+    M = (_info(cb.Q, counts) + Mq) / N
     C = np.linalg.cholesky(M)
     # (M_Q/N)^{-1} = C^{-T} C^{-1}; tr(R^{-1} C^{-T} C^{-1} R^{-T}) = ||C^{-1} R^{-T}||_F^2
     T = solve_triangular(C, solve_triangular(cb.basis.R, np.eye(M.shape[0]), trans="T",
@@ -236,7 +243,7 @@ def _a_value_x(cb: CriterionBasis, counts: np.ndarray, Mq: np.ndarray, nfix: int
 def _info_error(Xq: np.ndarray, counts: np.ndarray, Mq: np.ndarray) -> float:
     """``d u cond(M)`` (``u = eps / 2``) for the information ``M`` of the counts on ``Q``:
     the relative error of its Cholesky-based criterion values."""
-    M = (Xq * counts[:, None]).T @ Xq + Mq
+    M = _info(Xq, counts) + Mq
     ev = np.linalg.eigvalsh(M)
     if not ev[0] > 0.0:
         return np.inf
