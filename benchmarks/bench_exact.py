@@ -33,19 +33,19 @@ certified D-efficiency lower bound ``phi_LB / det(M/N)^{-1/p}`` of every method'
 against the same ``phi_LB`` (the approximate optimum's certified bound; higher is better).
 
 Results (2026-11-23, shared 2-core machine, ``--no-pydoe``; the full table is in
-docs/exact.md): ``ratio`` median 2.9x, 0.8x-12.5x, >= 10x in 1 of 24 cells (5^6 at N = 3p),
-ours at least as efficient there; per start (same starts) ours is 1.4x-8.6x faster (median
-4.2x). This run's plain exchange was up to 3x faster on 5^5 than in an earlier session,
-which had 3 of 24 cells at 10x (median 3.3x): compare revisions side by side with
-``--ref`` instead. Ours >= plain's best of 17 random starts in 20 of 24 cells, worse in 4
-by at most 0.00083. ``--ref main`` (the kernels before the compile-time round of issue 16,
-same process): 1.00-1.41x the time per D call (median 1.13x), 1.07-1.34x for A, I, Ds
-(quick grids), every design as efficient as main's or better (two D cells, two A/Ds cells
-better). The measured floor: in 14 of 24 cells (the 3-level grids except 3^6 at N = 3p,
-5^3 at N <= 2p, 5^4 at N = p) the certified approximate optimum alone costs more than a
-tenth of the whole plain run, so 10x is impossible there at ``tol=1e-6``; on 5^5 and 5^6
-at N <= 2p the time is the exchange itself, ``K (S + d)`` per step against the plain
-step's ``K d (d + n)`` at BLAS speed.
+docs/exact.md): ``ratio`` median 2.7x, 0.8x-12.1x, >= 10x in 1 of 24 cells (5^6 at N = 3p;
+8.8x at 2p, 6.7x at p), ours at least as efficient there; per start (same starts) ours is
+2.1x-8.8x faster (median 4.3x). The plain exchange's time varies between runs (2.1-2.9 s on
+5^6 at N = p in three runs of one session): compare revisions side by side with ``--ref``.
+Ours >= plain's best of 17 random starts in 20 of 24 cells, worse in 4 by at most 0.00083.
+``--ref main`` (same process): 0.88-1.03x main's time per D call (median 0.98x), A, I, Ds
+0.89-1.03x (quick grids), the same designs in every cell. ``--stages``: the certified
+approximate optimum is 31-64% of our call on the 3-level grids and 5^3, the exchange 63-86%
+on 5^5 and 5^6. The measured floor: in 14 of 24 cells (the 3-level grids except 3^6 at
+N = 3p, 5^3 at N <= 2p, 5^4 at N = p) the certified approximate optimum alone costs more
+than a tenth of the whole plain run, so 10x is impossible there at ``tol=1e-6``; on 5^5 and
+5^6 the time is the exchange itself, ``K (d + 2 S)`` per step against the plain step's
+``K d (d + n)`` at BLAS speed, and lazy rows were measured not to pay (docs/exact.md).
 
 Usage: ``python benchmarks/bench_exact.py [--quick] [--no-pydoe] [--restarts R]
 [--plain-starts S]``, ``python benchmarks/bench_exact.py --ref main [--criteria d,a]
