@@ -1246,8 +1246,8 @@ def build_parser() -> argparse.ArgumentParser:
     e_st.add_argument("--json", action="store_true", help="print JSON")
     for q in (e_ask, e_st):
         q.add_argument("--state", required=True, help="state file of the experiment")
-    e_pl = exs.add_parser("plan", help="predicted budget on a plausible theta, theoretical "
-                          "vs heuristic threshold")
+    e_pl = exs.add_parser("plan", help="predicted budget on a plausible theta, the "
+                          "algorithm's proven threshold vs the heuristic one")
     e_pl.add_argument("--arms", required=True, help="candidates (CSV/TSV/NPY/Parquet)")
     e_pl.add_argument("--id-column", help="column with the candidates' IDs")
     e_pl.add_argument("--columns", help="feature columns, comma-separated (default: all "
@@ -1265,8 +1265,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="risk of a wrong set (default 0.05)")
     e_pl.add_argument("--sigma", type=_POS, default=1.0,
                       help="noise standard deviation of one measurement (default 1)")
-    e_pl.add_argument("--S", type=_POS, help="bound on ||theta|| for the theoretical "
-                      "threshold (default: ||theta|| of --theta)")
+    e_pl.add_argument("--S", type=_POS, help="bound on ||theta|| for the theoretical and "
+                      "lingape thresholds (default: ||theta|| of --theta)")
     e_pl.add_argument("--runs", type=_COUNT, default=10,
                       help="simulated runs per threshold (default 10)")
     e_pl.add_argument("--json", action="store_true", help="print JSON")

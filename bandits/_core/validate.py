@@ -44,6 +44,12 @@ def check_nonnegative(x: object, name: str) -> float:
     return check_real(x, name, 0.0)
 
 
+#: The thresholds whose confidence radius needs ``S``, a bound on ``||theta||``: the
+#: theoretical one (GIFA family, LinGame; Réda et al. 2021, Eq. 2) and LinGapE's (Xu et al.
+#: 2018, Eq. 3).
+THRESHOLDS_NEEDING_S = ("theoretical", "lingape")
+
+
 def check_norm_bound(S: object, threshold: str) -> float:
     """``S``, a bound on ``||theta||``, of a ``threshold`` that needs it (the theoretical
     thresholds of the GIFA family and LinGame, LinGapE's): a finite number >= 0, or a
