@@ -352,8 +352,17 @@ def kumar_yildirim_support(X: np.ndarray) -> np.ndarray:
     that of the ordered sum are each at most ``gamma_d ||x|| ||q||``
     (``gamma_d = d u / (1 - d u)``, Higham 2002, §3.1); the rows within twice that of the
     best are rescored by the ordered sum, which decides. ``Q`` is kept transposed
-    (``P = Q^T``: its ``j``-th row is ``q_j``).
+    (``P = Q^T``: its ``j``-th row is ``q_j``). The products run on one BLAS thread for large
+    ``X`` (the picks do not depend on it; idle BLAS threads spin on a shared machine).
     """
+    if X.shape[0] * X.shape[1] < _BLOCK_ROWS:
+        return _kumar_yildirim_picks(X)
+    with blas_threads(1):
+        return _kumar_yildirim_picks(X)
+
+
+def _kumar_yildirim_picks(X: np.ndarray) -> np.ndarray:
+    """The body of :func:`kumar_yildirim_support`."""
     K, d = X.shape
     P = np.eye(d)
     chosen = np.empty(d, dtype=np.int64)

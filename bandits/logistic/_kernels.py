@@ -130,7 +130,8 @@ def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
                 L[i, j] = 0.0
         scale = 0.0
         for i in range(d):
-            scale = max(scale, H[i, i])
+            if H[i, i] > scale:  # max(scale, H_ii), spelled out (see bernstein_bounds)
+                scale = H[i, i]
         ok = scale > 0.0
         for j in range(d):
             if not ok:
@@ -254,14 +255,16 @@ def bernstein_bounds(N: int, succ: int, K: int, delta: float) -> tuple[float, fl
     p = succ / N
     lg = np.log(3.0 * K * N * (N + 1.0) / delta)
     W = np.sqrt(2.0 * p * (1.0 - p) * lg / N) + 3.0 * lg / N
-    lo = max(0.0, p - W)
-    hi = min(1.0, p + W)
+    # max/min of two floats spelled out as the builtins' selects (``max(x, y)`` is ``y if
+    # y > x else x``): the same values, without compiling their overloads (issue 16)
+    lo = p - W if p - W > 0.0 else 0.0
+    hi = p + W if p + W < 1.0 else 1.0
     a = logit_abs(lo)
     b = logit_abs(hi)
-    U = max(a, b)
+    U = b if b > a else a
     if lo <= 0.5 <= hi:
         return 0.0, U
-    return min(a, b), U
+    return (b if b < a else a), U
 
 
 @njit(cache=True, inline="always")
