@@ -147,15 +147,17 @@ def check_stop_active(Z, active, Ainv, th, b) -> int:
     else -1."""
     KZ, d = Z.shape
     best = argmax_active(Z, th, active)
-    y = np.empty(d)
     for z in range(KZ):
         if z == best or not active[z]:
             continue
         gap = 0.0
+        w2 = 0.0  # quad(Ainv, z^ - z), its operations in its order
         for i in range(d):
-            y[i] = Z[best, i] - Z[z, i]
-            gap += y[i] * th[i]
-        w2 = quad(Ainv, y)
+            gap += (Z[best, i] - Z[z, i]) * th[i]
+            t = 0.0
+            for j in range(d):
+                t += Ainv[i, j] * (Z[best, j] - Z[z, j])
+            w2 += (Z[best, i] - Z[z, i]) * t
         if b * math.sqrt(0.0 if 0.0 > w2 else w2) > gap:
             return -1
     return best
@@ -175,7 +177,8 @@ def ratio_counts_at(w, m, out) -> None:
     total = 0
     for a in range(K):
         if w[a] > 0.0:
-            out[a] = max(1, int(math.floor(m * w[a])))
+            n = math.floor(m * w[a])
+            out[a] = n if n > 1 else 1
             total += out[a]
         else:
             out[a] = 0

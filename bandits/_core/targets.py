@@ -43,7 +43,7 @@ def beta(t: int, c: float, log_const: float, fixed: bool) -> float:
     delta))`` with ``log_const = log(c' K^e / delta)``), or ``c`` itself when ``fixed``."""
     if fixed:
         return c
-    return c * math.sqrt(log_const + 2.0 * math.log(max(t, 1)))
+    return c * math.sqrt(log_const + 2.0 * math.log(1 if 1 > t else t))
 
 
 @njit(cache=True)
@@ -64,7 +64,8 @@ def refresh(X, Y, M, counts, sums, Ainv, vals, theta) -> bool:
                     A[i, j] += counts[a] * X[a, i] * X[a, j]
     amax = 0.0
     for i in range(d):
-        amax = max(amax, A[i, i])
+        if A[i, i] > amax:
+            amax = A[i, i]
     for j in range(d):  # A's lower triangle becomes L
         s = A[j, j]
         for k in range(j):
