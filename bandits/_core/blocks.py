@@ -535,29 +535,41 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
                 if L > t_last - s:
                     L = t_last - s
         seq = buf[off:]
-        for a in range(K):
-            sF[0, a] = FLAG_NONE
-        while True:  # the longest block (halving) with room for the noise
-            _counts_to(greedy, w, cnt0, seq, s, s, s + L, cnt_b)
-            if L == 1 or _band(X, test, means, sigma, cnt0, cnt_b, W, sF[0], sLo[0], sHi[0], s,
-                               wk, f, gg) >= LAMBDA_MIN:
-                break
-            L //= 2
-        for a in range(K):
-            dn = cnt_b[a] - cnt0[a]
-            Wend[a] = W[a] + (math.sqrt(dn) * _rng.normal(rng_env) if dn > 0 else 0.0)
-        stats[0] += 1
+        # the root (s, s + L]: first its length, halved until bands of LAMBDA_MIN standard
+        # deviations fit in its certificate (or one pull), then its end drawn
         top = 0
         n_s[0], n_e[0] = s, s + L
         for a in range(K):
             sWs[0, a] = W[a]
-            sWe[0, a] = Wend[a]
+            sF[0, a] = FLAG_NONE
             sC[0, a] = cnt0[a]
+        sized = False
         bisected = False
         while top >= 0:
             ns, ne = n_s[top], n_e[top]
             Ws, We, fl, lo, hi, cs = sWs[top], sWe[top], sF[top], sLo[top], sHi[top], sC[top]
             _counts_to(greedy, w, cs, seq, s, ns, ne, cnt_e)
+            leave = False
+            for a in range(K):
+                if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
+                    fl[a] = FLAG_NONE  # an end outside the band: leaving is certain, no news
+                if cnt_e[a] > cs[a] and fl[a] == FLAG_LEAVE:
+                    leave = True
+            lam = -1.0
+            if ne - ns > 1 and not leave:
+                lam = _band(X, test, means, sigma, cs, cnt_e, Ws, fl, lo, hi, ns, wk, f, gg)
+            if not sized:
+                if ne - ns > 1 and not lam >= LAMBDA_MIN:
+                    L //= 2
+                    n_e[0] = s + L
+                    continue
+                sized = True
+                for a in range(K):
+                    dn = cnt_e[a] - cs[a]
+                    We[a] = Ws[a] + (math.sqrt(dn) * _rng.normal(rng_env) if dn > 0 else 0.0)
+                    Wend[a] = We[a]
+                    cnt_b[a] = cnt_e[a]
+                stats[0] += 1
             stats[1] += 1
             if ne - ns == 1:
                 stats[2] += 1
@@ -574,14 +586,7 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
                 top -= 1
                 continue
             certified = False
-            leave = False
-            for a in range(K):
-                if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
-                    fl[a] = FLAG_NONE  # an end outside the band: leaving is certain, no news
-                if cnt_e[a] > cs[a] and fl[a] == FLAG_LEAVE:
-                    leave = True
             if not leave:
-                lam = _band(X, test, means, sigma, cs, cnt_e, Ws, fl, lo, hi, ns, wk, f, gg)
                 if lam == np.inf:
                     certified = True
                 elif lam >= LAMBDA_MIN:
