@@ -57,7 +57,7 @@ def test_greedy_step_matches_sherman_morrison():
     K, d = X.shape
     counts, sums = np.ones(K, dtype=np.int64), np.zeros(K)
     Ainv, vals, theta = np.zeros((d, d)), np.zeros(Y.shape[0]), np.zeros(d)
-    assert S.refresh(X, Y, Y.shape[0], counts, sums, Ainv, vals, theta)
+    assert S.refresh(X, Y, Y.shape[0], counts, sums, Ainv, vals, theta, np.empty(d))
     rng = _rng.make_state(3, 0)
     g, scores = np.zeros(d), np.zeros(K)
     lev = np.einsum("ij,jk,ik->i", X, Ainv, X)
@@ -113,7 +113,7 @@ def test_greedy_scores_skip_only_targets_that_cannot_be_the_maximum(inst):
         counts = np.ones(K, dtype=np.int64) if start == 0 else rng.integers(1, 50, K)
         sums, theta = np.zeros(K), np.zeros(d)
         Ainv, vals, lev = np.zeros((d, d)), np.zeros(M), np.zeros(K)
-        assert S.refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+        assert S.refresh(X, Y, M, counts, sums, Ainv, vals, theta, g)
         S.leverages(X, Ainv, lev)
         tie_rng = _rng.make_state(start, 0)
         for _ in range(60):
@@ -166,7 +166,7 @@ def test_block_generator_makes_the_step_kernels_arms(inst, algorithm):
     np.add.at(st.counts, cfg.init_arms, 1)
     st.ints[S.T_PULLS], st.ints[S.T_INIT] = cfg.init_arms.shape[0], -1
     assert S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals,
-                     st.theta)
+                     st.theta, st.g)
     S.leverages(cfg.X, st.Ainv, st.lev)
     out = np.empty(n, dtype=np.int64)
     tie_rng = _rng.make_state(11, 0)

@@ -232,7 +232,7 @@ def _estimate(X, counts, W, means, sigma, sums, Ainv, theta, dummy) -> None:
     (``sums[a] = counts_a mu_a + sigma W_a``)."""
     for a in range(counts.shape[0]):
         sums[a] = counts[a] * means[a] + sigma * W[a]
-    refresh(X, X, NO_TARGETS, counts, sums, Ainv, dummy, theta)
+    refresh(X, X, NO_TARGETS, counts, sums, Ainv, dummy, theta, dummy)
 
 
 @inner
@@ -253,7 +253,7 @@ def _band(X, test, means, sigma, cs, ce, Ws, fl, lo, hi, t_s, wk, f, g) -> float
     Z, active = test.Z, test.active
     K, d = X.shape
     _estimate(X, cs, Ws, means, sigma, sums, Ainv_s, theta, dummy)
-    refresh(X, X, NO_TARGETS, ce, sums, Ainv_e, dummy, dummy)  # A_e^{-1} only
+    refresh(X, X, NO_TARGETS, ce, sums, Ainv_e, dummy, y, dummy)  # A_e^{-1} only
     best = argmax_active(Z, theta, active)
     umin = np.inf
     for z in range(Z.shape[0]):
@@ -357,7 +357,7 @@ def greedy_arms(st, alloc, rng_pol, out) -> int:
         t += 1
         since += 1
         if since >= refresh_every:
-            refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+            refresh(X, Y, M, counts, sums, Ainv, vals, theta, g)
             leverages(X, Ainv, lev)
             since = 0
         out[k] = a
@@ -455,7 +455,7 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
         sums[a] += means[a] + sigma * _rng.normal(rng_env)
     ints[T_INIT] = -1
     ints[T_SINCE] = 0
-    if not refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta):
+    if not refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta, st.g):
         ints[T_STATUS] = STATUS_SINGULAR
         return INIT_STOP
     leverages(X, Ainv, st.lev)
@@ -482,10 +482,10 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     counts[:] = cnt
     sums[:] = cnt * means + sigma * W
     if status == STATUS_RULE or not greedy or ints[T_PULLS] != t_stop:
-        refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta)
+        refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta, st.g)
         leverages(X, Ainv, st.lev)
     else:  # theta only
-        refresh(X, X, NO_TARGETS, counts, sums, carry.wk[0], carry.wk[2], theta)
+        refresh(X, X, NO_TARGETS, counts, sums, carry.wk[0], carry.wk[2], theta, st.g)
     ints[T_PULLS] = t_stop
     if status == STATUS_RULE:
         ints[T_BEST] = ci[C_BEST]

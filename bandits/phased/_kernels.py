@@ -94,7 +94,7 @@ def adaptive_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, scores, cfg, 
     once; the ask/tell policy goes through :func:`adaptive_decide`)."""
     t = ints[T_PULLS]
     if ints[T_INIT] >= 0:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, cfg.X, cfg.Y,
+        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, cfg.X, cfg.Y,
                            cfg.init_arms, t0 + t, cfg.max_samples)
         if a >= 0:
             return a

@@ -411,7 +411,8 @@ def draw_sums(st, cfg: S.StaticConfig, env, rng_env: np.ndarray) -> None:
     stream), then the exact ``A^{-1}``, ``theta`` and ``vals``."""
     for a in np.flatnonzero(st.counts):
         st.sums[a] = S.pull_sum(env, int(a), int(st.counts[a]), rng_env)
-    S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta)
+    S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta,
+              st.g)
 
 
 def ratio_oracle_start(st, cfg: S.StaticConfig) -> int:
@@ -434,7 +435,8 @@ def ratio_oracle_start(st, cfg: S.StaticConfig) -> int:
         ints[S.T_STATUS] = S.STATUS_BUDGET
         return S.STATUS_BUDGET
     ints[T_INIT] = -1
-    if not S.refresh(cfg.X, cfg.Y, ints[S.T_M], counts, st.sums, st.Ainv, st.vals, st.theta):
+    if not S.refresh(cfg.X, cfg.Y, ints[S.T_M], counts, st.sums, st.Ainv, st.vals, st.theta,
+                     st.g):
         ints[S.T_STATUS] = S.STATUS_SINGULAR
         return S.STATUS_SINGULAR
     t = first
@@ -477,7 +479,7 @@ def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
     t = int(ints[S.T_PULLS])
     L = 1
     while True:
-        S.refresh(X, Y, M, st.counts, sums, st.Ainv, st.vals, st.theta)
+        S.refresh(X, Y, M, st.counts, sums, st.Ainv, st.vals, st.theta, st.g)
         b = S.beta(t, cfg.c, cfg.log_const, cfg.fixed)
         if S.check_stop(Z, st.Ainv, th, b) >= 0:
             status = S.STATUS_RULE
@@ -488,7 +490,7 @@ def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
         while True:
             L = min(L, cfg.max_samples - t)
             S.ratio_counts_at(w, t + L, cnt2)
-            S.refresh(X, Y, M, cnt2, sums, Ainv2, vals2, theta2)
+            S.refresh(X, Y, M, cnt2, sums, Ainv2, vals2, theta2, st.g)
             width2 = np.maximum(((D @ Ainv2) * D).sum(axis=1), 0.0)
             certified = bool(np.any(b * np.sqrt(width2) > gaps))
             if certified or L == 1:
