@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from bandits._core import rng as _rng
 from bandits._core.jit import inner
@@ -40,7 +39,7 @@ from bandits._core.jit import inner
 FLAG_STAY, FLAG_LEAVE = 1, 2
 
 
-@njit(cache=True, inline="always")
+@inner
 def _image_term(k: float, u: float, v: float, L: float, tau: float) -> float:
     """The ``k``-th pair of images: ``exp(-2kL(kL + v - u)/tau) - exp(-2(u + kL)(v + kL)/tau)``."""
     return (math.exp(-2.0 * k * L * (k * L + v - u) / tau)
@@ -65,7 +64,7 @@ def strip_stay(x: float, y: float, tau: float, lo: float, hi: float) -> float:
     return 1.0 if 1.0 < p else p
 
 
-@njit(cache=True, inline="always")
+@inner
 def stay_images(u: float, v: float, tau: float, L: float) -> float:
     """The method-of-images series (``0 < u, v < L``), summed until the next pair of terms
     is below ``exp(-40)``: fast when ``L^2 / tau`` is large."""
@@ -78,7 +77,7 @@ def stay_images(u: float, v: float, tau: float, L: float) -> float:
         k += 1.0
 
 
-@njit(cache=True, inline="always")
+@inner
 def stay_eigen(u: float, v: float, tau: float, L: float) -> float:
     """The eigenfunction series divided by the free kernel (``0 < u, v < L``), summed until
     the terms are below ``exp(-40)`` of the first: fast when ``tau / L^2`` is large."""
