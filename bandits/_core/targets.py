@@ -404,13 +404,12 @@ def initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, init_arm
     return -2
 
 
-@njit(cache=True)
-def reset_target(st, M) -> None:
+def reset_target(st: TargetState, M: int) -> None:
     """Fresh statistics (no pull yet) on the first ``M`` rows of the targets, as at the
-    start of a run or of a phase (XY-adaptive restarts its estimate every phase)."""
-    for a in range(st.counts.shape[0]):
-        st.counts[a] = 0
-        st.sums[a] = 0.0
+    start of a run or of a phase (XY-adaptive restarts its estimate every phase). Python:
+    its callers are (no kernel to compile for it)."""
+    st.counts[:] = 0
+    st.sums[:] = 0.0
     st.ints[T_PULLS] = 0
     st.ints[T_SINCE] = 0
     st.ints[T_INIT] = 0

@@ -244,6 +244,14 @@ def _phased_result(algorithm: str, instance, seed: int, t: int, counts: np.ndarr
     )
 
 
+def phase_max(st) -> float:
+    """``max_j y_j^T A^{-1} y_j`` over the phase's targets at the end of a phase (the
+    phase-length rule's value, :func:`bandits._core.targets.max_val`'s): numpy's exact
+    maximum, no kernel to compile for a Python call."""
+    M = int(st.ints[S.T_M])
+    return float(np.max(st.vals[:M])) if M > 0 else -np.inf
+
+
 def adaptive_blocks(st, cfg: S.AdaptiveConfig, env, active: np.ndarray, t0: int,
                     rng_pol: np.ndarray, rng_env: np.ndarray, stats: np.ndarray) -> int:
     """One phase of XY-adaptive with the in-phase stopping rule and Gaussian rewards, with
@@ -345,7 +353,7 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
             raise singular_pulls_error(eng.X, "phase_init", "the initial pulls of a phase")
         if status == S.PHASE_BUDGET:
             break
-        u = float(S.max_val(st.vals, st.ints[S.T_M]))
+        u = phase_max(st)
         if status == S.PHASE_STOP:
             eng.stop_in_phase(n, u, int(st.ints[S.T_BEST]), st.theta)
             stopped = "rule"
@@ -424,7 +432,7 @@ class AdaptivePolicy(_PhasePolicy):
         if status == S.PHASE_BUDGET:
             self._finish("budget")
             return
-        u = float(S.max_val(st.vals, st.ints[S.T_M]))
+        u = phase_max(st)
         if status == S.PHASE_STOP:
             eng.stop_in_phase(n, u, int(st.ints[S.T_BEST]), st.theta)
             self._finish("rule")
