@@ -295,7 +295,7 @@ def generator_per_pull(label: str, X: np.ndarray, Y: np.ndarray, n: int,
                        seed: int = 3) -> None:
     """ns per generated arm, before and now (best of 3, CPU), same tie seed."""
     X, Y = np.ascontiguousarray(X), np.ascontiguousarray(Y)
-    alloc = S.BlockAlloc(X, Y, True, np.zeros(1), 1000, S.NO_LENGTH_RULE, 0.0, False, 2**62,
+    alloc = S.BlockAlloc(X, Y, None, 1000, S.NO_LENGTH_RULE, 0.0, False, 2**62,
                          np.arange(X.shape[0], dtype=np.int64))
     res = {}
     for which in ("before", "now"):

@@ -160,7 +160,7 @@ def test_block_generator_makes_the_step_kernels_arms(inst, algorithm):
         asked.append(arm)
     cfg = pol._cfg
     st = S.target_state(*cfg.X.shape, cfg.Y.shape[0])
-    alloc = S.BlockAlloc(cfg.X, cfg.Y, True, cfg.w, 7, S.NO_LENGTH_RULE, 0.0, False, 10**9,
+    alloc = S.BlockAlloc(cfg.X, cfg.Y, None, 7, S.NO_LENGTH_RULE, 0.0, False, 10**9,
                          cfg.init_arms)
     # the state after the initial pulls (what block_steps makes before its blocks)
     np.add.at(st.counts, cfg.init_arms, 1)

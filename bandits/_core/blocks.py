@@ -109,7 +109,8 @@ NO_TARGETS = np.int64(0)
 
 class BlockAlloc(NamedTuple):
     """The allocation of :func:`run_blocks`: arms ``X``, the greedy rule's targets ``Y``
-    (first ``ints[T_M]`` rows) or the ratio rule's design ``w`` (``greedy=False``), the
+    (first ``ints[T_M]`` rows; ``w = None``) or the ratio rule's design ``w`` (a type:
+    the kernels compile only the code of the rule they run), the
     exact-refresh period, XY-adaptive's length rule (the allocation ends at the first
     ``t >= min_len`` with ``max_j vals_j <= target``, divided by ``t`` when ``fig3``;
     ``min_len = NO_LENGTH_RULE``: none), the budget ``t_max`` (pulls of this run or
@@ -117,8 +118,7 @@ class BlockAlloc(NamedTuple):
 
     X: np.ndarray
     Y: np.ndarray
-    greedy: bool
-    w: np.ndarray
+    w: np.ndarray | None
     refresh_every: int
     min_len: int
     target: float
@@ -213,11 +213,12 @@ def ratio_counts_at(w, m, out) -> None:
 
 
 @inner
-def _counts_to(greedy, w, cs, seq, s, ns, ne, out) -> None:
+def _counts_to(w, cs, seq, s, ns, ne, out) -> None:
     """The counts at pull ``ne`` (blocks from pull ``s``), from the counts ``cs`` at pull
     ``ns``: ``cs`` plus the greedy rule's arms ``seq[ns - s:ne - s]``, or the ratio rule's
-    closed form (:func:`ratio_counts_at`)."""
-    if greedy:
+    closed form (:func:`ratio_counts_at`). ``w is None`` (the greedy rule) is a type:
+    numba prunes the other branch, so the greedy rule never compiles the closed form."""
+    if w is None:
         for a in range(out.shape[0]):
             out[a] = cs[a]
         for i in range(ns - s, ne - s):
@@ -441,7 +442,7 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     call of :func:`block_steps`."""
     ints, counts, sums, Ainv, vals, theta = (st.ints, st.counts, st.sums, st.Ainv, st.vals,
                                              st.theta)
-    X, Y, t_max, greedy = alloc.X, alloc.Y, int(alloc.t_max), bool(alloc.greedy)
+    X, Y, t_max, greedy = alloc.X, alloc.Y, int(alloc.t_max), alloc.w is None
     means, sigma = env.means, env.sigma
     init_arms = alloc.init_arms
     while ints[T_INIT] < init_arms.shape[0]:  # as initial_arrays and observe_arrays
@@ -499,7 +500,8 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
     ``carry.ints``; call again after :func:`greedy_arms`), or how the allocation ended,
     with the pull (``ints[C_STOP]``), the counts and Brownian values at it (``carry``'s
     ``I_CNT0`` and ``F_W`` rows) and the target that stopped it (``ints[C_BEST]``)."""
-    X, w, greedy = alloc.X, alloc.w, alloc.greedy
+    X, w = alloc.X, alloc.w
+    greedy = w is None
     Z, active, t_off = test.Z, test.active, test.t_off
     K = X.shape[0]
     means, sigma = env.means, env.sigma
@@ -548,7 +550,7 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
         while top >= 0:
             ns, ne = n_s[top], n_e[top]
             Ws, We, fl, lo, hi, cs = sWs[top], sWe[top], sF[top], sLo[top], sHi[top], sC[top]
-            _counts_to(greedy, w, cs, seq, s, ns, ne, cnt_e)
+            _counts_to(w, cs, seq, s, ns, ne, cnt_e)
             leave = False
             for a in range(K):
                 if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
@@ -612,7 +614,7 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
             bisected = True
             stats[3] += 1
             mid = (ns + ne) // 2
-            _counts_to(greedy, w, cs, seq, s, ns, mid, cnt_m)
+            _counts_to(w, cs, seq, s, ns, mid, cnt_m)
             for a in range(K):
                 dn = cnt_e[a] - cs[a]
                 t1 = cnt_m[a] - cs[a]

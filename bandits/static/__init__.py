@@ -383,7 +383,8 @@ def simulate_blocks(st, cfg: S.StaticConfig, env, rng_pol: np.ndarray, rng_env: 
     budget ``max_samples``). Returns a STATUS_* code; ``st`` then holds the counts, sums,
     ``A^{-1}``, ``theta`` and ``vals`` at the end. ``stats`` (int64, 4): blocks, visited
     nodes, exact tests, bisections."""
-    alloc = S.BlockAlloc(cfg.X, cfg.Y, cfg.rule == S.RULE_GREEDY, cfg.w, int(cfg.refresh_every),
+    alloc = S.BlockAlloc(cfg.X, cfg.Y, None if cfg.rule == S.RULE_GREEDY else cfg.w,
+                         int(cfg.refresh_every),
                          S.NO_LENGTH_RULE, 0.0, False, int(cfg.max_samples), cfg.init_arms)
     test = S.BlockTest(cfg.Z, np.ones(cfg.Z.shape[0], dtype=np.bool_), float(cfg.c),
                        float(cfg.log_const), bool(cfg.fixed), 0)
