@@ -37,7 +37,7 @@ blocks and at the points of their bisections (:mod:`bandits._core.bridge`):
   theta_s| + sigma m_a``, ``|dW_a| <= m_a`` on the block. ``beta`` does not decrease,
   so if that bound is below ``beta(t_0 + s) - min_z y^T theta_s / ||y||_{A_e^{-1}}``
   (with a relative margin of 1e-9 on ``beta``), no test in the block holds
-  (:func:`_room`).
+  (:func:`_band`).
 * Whether ``W_a`` stays in its band ``W_a(s) +- m_a`` is drawn with its exact
   probability given the two ends (:func:`bandits._core.bridge.strip_stay`); when every
   arm stays, the block is done (by the Markov property nothing else about the path is
@@ -48,7 +48,7 @@ blocks and at the points of their bisections (:mod:`bandits._core.bridge`):
   per-sample loop's rank-one values agree to rounding).
 * A block is only drawn when bands of ``LAMBDA_MIN`` standard deviations of the arms'
   increments, doubled, fit in its certificate (its length halves until they do, down to
-  one pull; :func:`_band_scale`); the bands use the largest scale that fits, at most
+  one pull; :func:`_band`); the bands use the largest scale that fits, at most
   ``LAMBDA_MAX`` (a child inherits its parent's band, up to twice as wide around its own
   start).
 """
@@ -374,16 +374,16 @@ def greedy_arms(st, alloc, rng_pol, out) -> int:
 
 
 class BlockCarry(NamedTuple):
-    """What :func:`block_steps` keeps between its calls and its work arrays (allocated
-    once, in Python: no allocation code in the kernel). ``ints`` (slots ``C_*``: the block
-    start ``s``, the next block length ``L``, the offset and number of the greedy arms
-    generated ahead in ``buf``, the allocation's last pull count once known and how it
-    ends there, the pull and target of a stop); ``fk`` (float rows ``F_*``: the Brownian
-    values ``W`` at ``s``, then at the end), ``ik`` (int rows ``I_*``: the counts at
-    ``s``, then at the end); ``buf`` (``buf[off + i]``: the arm of pull ``s + i + 1``,
-    greedy rule only); :func:`_band`'s work ``wk``; the bisection stack's node bounds
-    ``nodes`` and rows ``sf`` (float: ``W`` at the ends, the band), ``si`` (int: flags,
-    counts at the start)."""
+    """What :func:`block_steps` starts from and returns, and its work arrays (allocated
+    once, in Python: no allocation code in the kernel). ``ints`` (slots ``C_*``: the first
+    block's start ``s``, the allocation's last pull count when known in advance (the
+    ratio rule's budget, else -1) and how it ends there; out: the pull and target of a
+    stop); ``fk`` (float rows ``F_*``: the Brownian values ``W`` at ``s``, at the end
+    ``W`` at the last pull), ``ik`` (int rows ``I_*``: the counts at ``s``, at the end
+    the counts at the last pull); ``buf`` (``buf[off + i]``: the arm of pull ``s + i +
+    1``, greedy rule only); :func:`_band`'s work ``wk``; the bisection stack's node
+    bounds ``nodes`` and rows ``sf`` (float: ``W`` at the ends, the band), ``si`` (int:
+    flags, counts at the start)."""
 
     ints: np.ndarray
     fk: np.ndarray
@@ -432,14 +432,14 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     allocation's end; exact after a stop).
     ``stats`` (int64, 4) counts top-level blocks, visited nodes, exact tests, bisections.
 
-    Python over the compiled kernels: the initial pulls (:func:`bandits._core.rng.normal`,
-    :func:`refresh`), the test at the first pull (:func:`check_stop_active`) and the final
-    state, which happen once per run, then :func:`block_steps` (the blocks, their
-    certificates and bisections), which returns NEED_ARMS when a block needs greedy arms
-    not generated yet, and :func:`greedy_arms`, which generates them (a few hundred times
-    per run; neither kernel links the other, so neither compiles the other's code again:
-    first-call compile time, issue 16). The ratio rule's counts come in closed form: one
-    call of :func:`block_steps`."""
+    Python over compiled kernels (first-call compile time, issue 16): what happens once
+    per run -- the initial pulls (:func:`bandits._core.rng.normal`, :func:`refresh`,
+    :func:`leverages`), the test at the first pull (:func:`check_stop_active`,
+    :func:`length_rule`) and the final state -- calls the kernels the step kernels
+    compile anyway, so the block kernel holds only the blocks: one call of
+    :func:`block_steps` (the blocks, their certificates and bisections, and the greedy
+    rule's arms, generated ahead by the inlined :func:`greedy_arms` as the blocks need
+    them)."""
     ints, counts, sums, Ainv, vals, theta = (st.ints, st.counts, st.sums, st.Ainv, st.vals,
                                              st.theta)
     X, Y, t_max, greedy = alloc.X, alloc.Y, int(alloc.t_max), alloc.w is None
@@ -495,11 +495,14 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
 
 @njit(cache=True, error_model="numpy")
 def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
-    """:func:`run_blocks`' blocks from the state in ``carry`` (the block start ``s``, the
-    counts and Brownian values there): returns NEED_ARMS (the arms to generate are in
-    ``carry.ints``; call again after :func:`greedy_arms`), or how the allocation ended,
-    with the pull (``ints[C_STOP]``), the counts and Brownian values at it (``carry``'s
-    ``I_CNT0`` and ``F_W`` rows) and the target that stopped it (``ints[C_BEST]``)."""
+    """:func:`run_blocks`' blocks from the state in ``carry`` (the first block's start
+    ``s``, the counts and Brownian values there): returns how the allocation ended
+    (STATUS_RULE, BLOCKS_END, STATUS_BUDGET), with the pull (``ints[C_STOP]``), the counts
+    and Brownian values at it (``carry``'s ``I_CNT0`` and ``F_W`` rows) and the target
+    that stopped it (``ints[C_BEST]``). The greedy rule's arms (``alloc.w is None``) are
+    generated ahead, when a block needs them, by :func:`greedy_arms` (inlined: one loop,
+    the same tie stream ``rng_pol``, it advances ``st``'s counts and rank-one
+    ``A^{-1}``)."""
     X, w = alloc.X, alloc.w
     greedy = w is None
     Z, active, t_off = test.Z, test.active, test.t_off
