@@ -275,7 +275,7 @@ def arms_before(X, Y, counts, sums, Ainv, vals, theta, g, scores, rng, out) -> N
 
 
 def arms_now(st, alloc, rng, out) -> int:
-    """:func:`bandits._core.blocks.greedy_arms` (the kernel ``run_blocks`` calls)."""
+    """:func:`bandits._core.blocks.greedy_arms` (the generator the block kernel inlines)."""
     return B.greedy_arms(st, alloc, rng, out)
 
 

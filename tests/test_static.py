@@ -163,7 +163,7 @@ def _greedy_choice(X, Y, M, Ainv, vals, lev, rng, g, scores):
 
 @njit
 def _greedy_arms(st, alloc, rng, out):
-    """:func:`greedy_arms` (an inner kernel) from Python."""
+    """:func:`greedy_arms` (inlined into the block kernel) from jitted code, as there."""
     return greedy_arms(st, alloc, rng, out)
 
 
