@@ -820,7 +820,7 @@ def _intercept(args: argparse.Namespace) -> bool | str:
 
 
 def _cmd_experiment(args: argparse.Namespace) -> int:
-    """``oed experiment new|ask|tell|observe|status|plan``: a lab experiment in a state
+    """``oed experiment new|ask|tell|observe|cancel|status|plan``: a lab experiment in a state
     file (:mod:`bandits.experiment`)."""
     from bandits import experiment as ex
     from bandits.io import write_id_table
@@ -843,8 +843,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     if args.action == "ask":
         ids = ex.ask(args.state, args.n)
         if not ids:
-            print("no new measurement can be chosen before outstanding results are told",
-                  file=sys.stderr)
+            print("no new measurement can be chosen before outstanding results are told "
+                  "(oed experiment status lists them; if their results are lost, withdraw "
+                  "them with oed experiment cancel)", file=sys.stderr)
         if args.out:
             write_id_table(args.out, ("id", "reward"), [(i, "") for i in ids])
             print(f"{len(ids)} measurements to run written to {args.out}")
@@ -862,6 +863,17 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             if told.unused:
                 print(f"{told.unused} of these results came after the stop: recorded in the "
                       "state, not used")
+        return 0
+    if args.action == "cancel":
+        if (args.sheet is None) == (not args.all):
+            raise ValueError("cancel: give the sheet of the lost measurements or --all "
+                             "(exactly one)")
+        ids = None
+        if args.sheet is not None:
+            ids = ex.read_ids(args.sheet, args.id_column)
+        gone = ex.cancel(args.state, ids)
+        print(f"{len(gone)} outstanding measurements withdrawn (the next ask asks the "
+              "planned ones again)")
         return 0
     if args.action == "status":
         st = ex.status(args.state, simulations=args.simulations)
@@ -1195,10 +1207,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "are given with -p KEY=VALUE)")
     sb.set_defaults(func=_cmd_subset)
     ex = sub.add_parser("experiment", help="run a lab experiment from a state file: new, "
-                        "ask, tell, observe, status, plan")
+                        "ask, tell, observe, cancel, status, plan")
     exs = ex.add_subparsers(dest="action", required=True, metavar="ACTION",
-                            help="new | ask | tell | observe | status | plan (see oed "
-                            "experiment ACTION --help)")
+                            help="new | ask | tell | observe | cancel | status | plan (see "
+                            "oed experiment ACTION --help)")
     e_new = exs.add_parser("new", help="start an experiment on a candidate file")
     e_new.add_argument("--arms", required=True, help="candidates (CSV/TSV/NPY/Parquet)")
     e_new.add_argument("--id-column", help="column with the candidates' IDs")
@@ -1239,6 +1251,17 @@ def build_parser() -> argparse.ArgumentParser:
         e_t.add_argument("--reward-column", default="reward",
                          help="column of the results holding the rewards (default reward)")
         e_t.add_argument("--state", required=True, help="state file of the experiment")
+    e_ca = exs.add_parser("cancel", help="withdraw outstanding measurements whose results "
+                          "are lost (nothing is learnt from them; planned ones are asked "
+                          "again)")
+    e_ca.add_argument("sheet", nargs="?", help="CSV/TSV with an ID column: the lost "
+                      "measurements (e.g. the sheet written by ask; other columns are "
+                      "ignored)")
+    e_ca.add_argument("--all", action="store_true", help="withdraw every outstanding "
+                      "measurement")
+    e_ca.add_argument("--id-column", default="id",
+                      help="column of the sheet holding the IDs (default id)")
+    e_ca.add_argument("--state", required=True, help="state file of the experiment")
     e_st = exs.add_parser("status", help="best set, stopping rule, samples, estimate")
     e_st.add_argument("--simulations", type=_COUNT, default=5,
                       help="simulated runs on the current estimate behind the estimate of "
@@ -1246,8 +1269,8 @@ def build_parser() -> argparse.ArgumentParser:
     e_st.add_argument("--json", action="store_true", help="print JSON")
     for q in (e_ask, e_st):
         q.add_argument("--state", required=True, help="state file of the experiment")
-    e_pl = exs.add_parser("plan", help="predicted budget on a plausible theta, theoretical "
-                          "vs heuristic threshold")
+    e_pl = exs.add_parser("plan", help="predicted budget on a plausible theta, the "
+                          "algorithm's proven threshold vs the heuristic one")
     e_pl.add_argument("--arms", required=True, help="candidates (CSV/TSV/NPY/Parquet)")
     e_pl.add_argument("--id-column", help="column with the candidates' IDs")
     e_pl.add_argument("--columns", help="feature columns, comma-separated (default: all "
@@ -1265,8 +1288,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="risk of a wrong set (default 0.05)")
     e_pl.add_argument("--sigma", type=_POS, default=1.0,
                       help="noise standard deviation of one measurement (default 1)")
-    e_pl.add_argument("--S", type=_POS, help="bound on ||theta|| for the theoretical "
-                      "threshold (default: ||theta|| of --theta)")
+    e_pl.add_argument("--S", type=_POS, help="bound on ||theta|| for the theoretical and "
+                      "lingape thresholds (default: ||theta|| of --theta)")
     e_pl.add_argument("--runs", type=_COUNT, default=10,
                       help="simulated runs per threshold (default 10)")
     e_pl.add_argument("--json", action="store_true", help="print JSON")

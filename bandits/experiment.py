@@ -12,6 +12,7 @@ a temporary file and ``os.replace``), so an interrupted call loses nothing.
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -28,6 +29,9 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
     """``(candidates, regressors)`` of an experiment: the candidate file and the linear
     model ``mu = X theta`` fitted to the rewards (:func:`design.regressors`).
 
+    A file of IDs only (the variants of an A/B/n test) gives one-hot features: each arm
+    its own mean (unstructured), no model options.
+
     ``intercept="auto"`` (the default) adds a constant column exactly when the constant is
     not in the span of the features: measured responses have a baseline (a control's
     response, a conversion rate), and without an intercept the least-squares fit would
@@ -36,8 +40,25 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
     """
     from bandits.design_cli import model_regressors
 
-    cand = load_candidates(arms, id_column=id_column, columns=columns)
+    cand = load_candidates(arms, id_column=id_column, columns=columns,
+                           allow_no_features=True)
+    if cand.X.shape[1] == 0:
+        return cand, _one_hot(cand, model, intercept, code)
     return cand, model_regressors(cand.X, model, intercept, list(cand.columns), code=code)
+
+
+def _one_hot(cand: Any, model: str | int | None, intercept: bool | str, code: bool) -> Any:
+    """A file of IDs only (an A/B/n test): one-hot features, each arm its own mean."""
+    import design
+
+    if model is not None or code or intercept is True:
+        raise ValueError("--model/--intercept/--coded: the arms file has IDs only (no "
+                         "feature column): each arm is its own mean, there is no model to "
+                         "choose")
+    K = len(cand.ids)
+    return design.Regressors(np.eye(K), list(cand.ids), False,
+                             f"one-hot: each of the {K} arms its own mean (the arms file "
+                             "has IDs only)")
 
 
 def _model_record(reg: Any, model: str | int | None) -> dict:
@@ -139,10 +160,9 @@ def _stopped(pol: Any, state: str | Path, heuristic: bool) -> None:
                      "(`oed experiment status` shows it)")
 
 
-def read_results(path: str | Path, id_column: str = "id",
-                 reward_column: str = "reward") -> tuple[list[str], list[float]]:
-    """``(ids, rewards)`` from a results CSV/TSV; rows with an empty reward are skipped
-    (results not in yet)."""
+def _sheet_rows(path: str | Path, columns: tuple[str, ...]) -> list[dict]:
+    """The rows of a results CSV/TSV (a sheet written by ``ask``), which must have
+    ``columns``."""
     from bandits.io import DELIMITERS
 
     p = Path(path)
@@ -153,22 +173,44 @@ def read_results(path: str | Path, id_column: str = "id",
         raise ValueError(f"results file {str(p)!r}: use a .csv or .tsv file")
     with p.open(newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter=delimiter))
+    for row in rows:
+        if any(c not in row for c in columns):
+            raise ValueError(f"results file {str(p)!r} needs columns "
+                             f"{', '.join(map(repr, columns))}; has {list(row)}")
+    return rows
+
+
+def read_results(path: str | Path, id_column: str = "id",
+                 reward_column: str = "reward") -> tuple[list[str], list[float]]:
+    """``(ids, rewards)`` from a results CSV/TSV; rows with an empty reward are skipped
+    (results not in yet)."""
     ids, rewards = [], []
-    for i, row in enumerate(rows):
-        if id_column not in row or reward_column not in row:
-            raise ValueError(f"results file {str(p)!r} needs columns {id_column!r} and "
-                             f"{reward_column!r}; has {list(row)}")
+    for i, row in enumerate(_sheet_rows(path, (id_column, reward_column))):
         text = (row[reward_column] or "").strip()
         if not text:
             continue
         try:
             r = float(text)
         except ValueError:
-            raise ValueError(f"results file {str(p)!r}, row {i + 1}: reward {text!r} is not "
-                             "a number") from None
+            raise ValueError(f"results file {str(path)!r}, row {i + 1}: reward {text!r} is "
+                             "not a number") from None
         ids.append(row[id_column].strip())
         rewards.append(r)
     return ids, rewards
+
+
+def read_ids(path: str | Path, id_column: str = "id",
+             reward_column: str = "reward") -> list[str]:
+    """The IDs of a sheet of lost measurements (``oed experiment cancel``). A row with a
+    reward is refused: that result is in, tell it instead of losing it."""
+    ids = []
+    for i, row in enumerate(_sheet_rows(path, (id_column,))):
+        if (row.get(reward_column) or "").strip():
+            raise ValueError(f"results file {str(path)!r}, row {i + 1}: {row[id_column]!r} "
+                             "has a reward; tell it (oed experiment tell) instead of "
+                             "cancelling it")
+        ids.append(row[id_column].strip())
+    return ids
 
 
 def _indices(pol: Any, ids: list[str], where: str) -> list[int]:
@@ -177,6 +219,26 @@ def _indices(pol: Any, ids: list[str], where: str) -> list[int]:
     if unknown:
         raise ValueError(f"{where}: unknown ID(s) {unknown[:10]} (not in the candidate file)")
     return [lookup[n] for n in ids]
+
+
+def cancel(state: str | Path, ids: list[str] | None = None) -> list[str]:
+    """Withdraw outstanding measurements whose results are lost (``ids``, or all of them
+    when None; :meth:`bandits._core.protocol.AskTellProtocol.cancel`): nothing is learnt
+    from them, and the ones the algorithm had planned are asked again. Returns the IDs
+    withdrawn."""
+    pol, extra, _, _ = _load(state)
+    arms = None if ids is None else _indices(pol, ids, "cancel")
+    if arms is not None:  # checked by ID here (the policy's message names row numbers)
+        left = Counter(pol.outstanding)
+        for name, a in zip(ids, arms, strict=True):
+            if left[a] == 0:
+                out = ", ".join(pol.ids[b] for b in pol.outstanding) or "none"
+                raise ValueError(f"cancel: {name!r} is not an outstanding measurement (or "
+                                 f"is given more often than asked); outstanding: {out}")
+            left[a] -= 1
+    gone = pol.cancel(arms)
+    save_policy(pol, state, extra)
+    return [pol.ids[a] for a in gone]
 
 
 class Told(NamedTuple):
@@ -219,25 +281,6 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
                 int(pol.samples), best, heuristic)
 
 
-def estimate(pol: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(theta_hat, mu_hat)``: least squares on every reward the policy used (from its
-    log; a tiny ridge ``1e-9 tr(V)`` keeps it defined before the arms span)."""
-    X = np.asarray(pol._config["arms"], dtype=float)
-    K, d = X.shape
-    counts, sums = np.zeros(K), np.zeros(K)
-    for kind, arms, rewards, *_ in pol._events():
-        if kind in ("tell", "observe"):
-            for a, r in zip(arms, rewards, strict=True):
-                counts[a] += 1
-                sums[a] += r
-    for a, _ in pol.late:
-        counts[int(a)] -= 1  # late rewards are not used
-    V = (X.T * counts) @ X
-    V += 1e-9 * max(np.trace(V), 1.0) * np.eye(d)
-    theta = np.linalg.solve(V, X.T @ sums)
-    return theta, X @ theta
-
-
 @dataclass
 class Status:
     """What ``oed experiment status`` reports."""
@@ -260,7 +303,7 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
     current estimate, minus the samples so far)."""
     pol, extra, algorithm, heuristic = _load(state)
     m = int(extra.get("m", 1))
-    theta, mu = estimate(pol)
+    theta, mu, _ = pol.estimate()
     if pol.done:
         best = [int(a) for a in np.ravel(pol.recommendation)]
     else:
@@ -290,7 +333,7 @@ def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: di
 
 def _predict_remaining(pol: Any, algorithm: str, theta: np.ndarray, m: int, runs: int
                        ) -> tuple[int | None, str]:
-    X = np.asarray(pol._config["arms"], dtype=float)
+    X = pol.features  # theta's coordinates (the identity for LUCB and UGapE)
     mu = X @ theta
     top = np.sort(mu)[::-1]
     if pol.samples == 0 or top[m - 1] <= top[m]:
@@ -314,10 +357,13 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
          max_samples: int = 10**6, model: str | int | None = None,
          intercept: bool | str = "auto", code: bool = False) -> dict:
     """Predicted budget on a plausible ``theta``: the complexity constants (Réda et al.
-    2021, Table 2) and short simulations under the theoretical and heuristic thresholds.
+    2021, Table 2) and short simulations under the algorithm's proven threshold (its
+    default: ``theoretical``, ``lingape`` for LinGapE, ``lucb1`` for LUCB and UGapE) and
+    the heuristic one.
 
     ``theta`` has one value per term of the model (:func:`candidate_model`, the same
     ``model`` and ``intercept`` as ``new``), the intercept first when one is added."""
+    from bandits._core.validate import THRESHOLDS_NEEDING_S
     from bandits.complexity import complexity_constants
     from bandits.registry import entry
 
@@ -338,19 +384,28 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
     args: dict[str, Any] = {"delta": delta, "sigma": sigma}
     e = entry(algorithm)
     sims: dict[str, Any] = {}
-    choices = ("theoretical", "heuristic") if "threshold" in e.option_names() else (None,)
-    for thr in choices:
+    proven = next((o.default for o in e.options if o.name == "threshold"), None)
+    for thr in (proven, "heuristic") if proven is not None else (None,):
         a = dict(args)
         if thr is not None:
             a["threshold"] = thr
-            a["S"] = float(np.linalg.norm(theta)) if S is None else S
+            if thr in THRESHOLDS_NEEDING_S:
+                a["S"] = float(np.linalg.norm(theta)) if S is None else S
         got = _simulate(algorithm, X, theta, m, a, runs, max_samples)
         sims[thr or "default"] = {"median": int(np.median(got)), "min": int(min(got)),
                                   "max": int(max(got)), "runs": runs}
     out["simulations"] = sims
-    out["guarantees"] = {
-        "theoretical": "delta-correct by proof (Réda et al. 2021, Eq. 2 / Abbasi-Yadkori "
-                       "et al. 2011): P(wrong set) <= delta",
-        "heuristic": "no proof; delta-correct in the simulations of Réda et al. 2021 (§5) "
-                     "and typically several times cheaper"}
+    out["guarantees"] = {thr: GUARANTEES[thr] for thr in sims if thr in GUARANTEES}
     return out
+
+
+#: What each threshold guarantees (``oed experiment plan`` prints it).
+GUARANTEES = {
+    "theoretical": "delta-correct by proof (Réda et al. 2021, Eq. 2 / Abbasi-Yadkori "
+                   "et al. 2011): P(wrong set) <= delta",
+    "lingape": "delta-correct by proof (Xu, Honda & Sugiyama 2018, Eq. 3): "
+               "P(wrong arm) <= delta",
+    "lucb1": "delta-correct by proof (LUCB1's confidence bound, Kalyanakrishnan et al. "
+             "2012): P(wrong set) <= delta",
+    "heuristic": "no proof; delta-correct in the simulations of Réda et al. 2021 (§5) "
+                 "and typically several times cheaper"}

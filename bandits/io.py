@@ -235,7 +235,7 @@ def column_names(path: str | Path, name: str = "--arms") -> list[str] | None:
 
 def load_candidates(path: str | Path, *, id_column: str | None = None,
                     columns: list[str] | str | None = None,
-                    name: str = "--arms") -> Candidates:
+                    name: str = "--arms", allow_no_features: bool = False) -> Candidates:
     """Read candidate arms with their names from a CSV, TSV, NPY or Parquet file.
 
     Parameters
@@ -253,6 +253,9 @@ def load_candidates(path: str | Path, *, id_column: str | None = None,
         A column that is not numeric, or not there, is a ValueError naming it.
     name : str
         The option name used in error messages.
+    allow_no_features : bool
+        Accept a file of IDs only (``X`` then has no column; e.g. the variants of an
+        A/B/n test, whose arms are unstructured). Otherwise that is a ValueError.
 
     Returns
     -------
@@ -287,7 +290,7 @@ def load_candidates(path: str | Path, *, id_column: str | None = None,
                              f"{', '.join(header)}")
         if c == id_column:
             raise ValueError(f"--columns: {c!r} is the ID column")
-    if not columns:
+    if not columns and not allow_no_features:
         raise ValueError(f"--columns: {str(p)!r} has no feature column")
     X = np.empty((len(cells), len(columns)))
     for j, c in enumerate(columns):

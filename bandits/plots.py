@@ -100,8 +100,9 @@ def _wrap(label: str, width: int = 12) -> str:
 def _title(ax: Any, title: str) -> None:
     """A title wrapped to the axes' width (about 9 characters per inch at size 10)."""
     width = ax.figure.get_figwidth() * ax.get_position().width
-    ax.set_title("\n".join(textwrap.wrap(title, max(30, int(9.5 * width)),
-                                          break_on_hyphens=False)), fontsize=10)
+    lines = [w for part in title.split("\n")
+             for w in textwrap.wrap(part, max(30, int(9.5 * width)), break_on_hyphens=False)]
+    ax.set_title("\n".join(lines), fontsize=10)
 
 
 def _legend_outside(ax: Any, handles=None, labels=None, *, ncol: int = 1) -> None:
@@ -396,7 +397,8 @@ def samples_per_arm(counts: Mapping[str, Any], path: str | os.PathLike | None = 
 
 def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
                 ax: Any = None, level: float | str = "d", annotate: bool = True,
-                min_weight: float = 1e-4, title: str | None = None, dpi: int = 150) -> Any:
+                min_weight: float = 1e-4, title: str | None = None, dpi: int = 150,
+                model: Any = None) -> Any:
     """Picture of a design on 2-D arms (Mason, Jun & Jain 2022, Fig. 3).
 
     Each arm is a point; an arm with weight ``w_i > min_weight`` gets a disc of area
@@ -416,6 +418,14 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     scales (the ellipse's true shape) when the extents of the arms and the ellipse are
     within 3:1, and scale freely beyond (a linear map of the axes keeps every arm on the
     same side of the ellipse).
+
+    **A model on two factors** (``model``, e.g. a quadratic response surface): ``X`` are
+    then the factor settings of the candidates and ``w`` a design for the regressors
+    ``f(x)`` of ``model`` (``design.regressors``: ``model.X`` are ``f`` at ``X``). The red
+    curve is the contour ``f(x)^T A(w)^{-1} f(x) = c`` of the prediction variance over the
+    factor plane, with ``A(w) = sum_i w_i f(x_i) f(x_i)^T`` and ``c = p`` (the number of
+    parameters, the G-optimal value) by default: the variance contour plot of response
+    surface designs. Candidates outside it are predicted worse than ``c``.
 
     Parameters
     ----------
@@ -438,6 +448,9 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     title : str, optional
         Default gives the support size and ``max_i x_i^T A^{-1} x_i``.
     dpi : int, default 150
+    model : design.Regressors, optional
+        The model the design is for, on these two factors (``model.X`` has one row per
+        row of ``X`` and equals ``model.at(X)``). Default: the arms are the regressors.
 
     Returns
     -------
@@ -447,7 +460,8 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     ------
     ValueError
         If ``X`` is not (K, 2), ``weights`` is not a probability vector of length K,
-        ``A(w)`` is singular, or ``level`` is not positive.
+        ``A(w)`` is singular, ``level`` is not positive, or ``model`` is not a model of
+        these two factors at ``X``.
     """
     from design.validation import as_arms, as_weights
 
@@ -455,17 +469,21 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     if X.shape[1] != 2:
         raise ValueError(f"X must have shape (K, 2) for a 2-D picture; got {X.shape}")
     w = as_weights(weights, X.shape[0], "weights")
-    A = (X * w[:, None]).T @ X
+    F = X if model is None else _model_regressors_at(model, X)
+    A = (F * w[:, None]).T @ F
     eig = np.linalg.eigvalsh(A)
     if eig[0] <= 1e-12 * max(eig[-1], 1e-300):
-        raise ValueError("weights: A(w) is singular (the support does not span the plane); "
-                         "no confidence ellipse")
-    var = np.einsum("ij,ij->i", X @ np.linalg.inv(A), X)
+        raise ValueError("weights: A(w) is singular (the support does not identify the "
+                         f"{F.shape[1]} parameters); no variance contour")
+    A_inv = np.linalg.inv(A)
+    var = np.einsum("ij,ij->i", F @ A_inv, F)
+    p = F.shape[1]
     if isinstance(level, str):
         if level not in ("d", "max"):
             raise ValueError(f"level must be 'd', 'max' or a positive number; got {level!r}")
-        c = 2.0 if level == "d" else float(var.max())
-        c_text = "d = 2" if level == "d" else f"max variance = {c:.3g}"
+        c = float(p) if level == "d" else float(var.max())
+        c_text = (f"{'d' if model is None else 'p'} = {p}" if level == "d"
+                  else f"max variance = {c:.3g}")
     else:
         c = float(level)
         if not np.isfinite(c) or c <= 0:
@@ -477,10 +495,14 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     area = 900.0 * w[support] / w.max()
     ax.scatter(X[support, 0], X[support, 1], s=area, color="tab:blue", alpha=0.55,
                edgecolors="tab:blue", zorder=3)
-    t = np.linspace(0.0, 2.0 * np.pi, 400)
-    L = np.linalg.cholesky(A * c)
-    pts = L @ np.vstack([np.cos(t), np.sin(t)])
-    ax.plot(pts[0], pts[1], color="tab:red", lw=1.4, zorder=1)
+    if model is None:  # the ellipse, exactly: x = sqrt(c) L u on the unit circle
+        t = np.linspace(0.0, 2.0 * np.pi, 400)
+        L = np.linalg.cholesky(A * c)
+        pts = L @ np.vstack([np.cos(t), np.sin(t)])
+        ax.plot(pts[0], pts[1], color="tab:red", lw=1.4, zorder=1)
+        both = np.c_[X.T, pts]
+    else:
+        both = X.T
     # the solver's certified gap leaves support arms a hair outside c = d: only an arm more
     # than 0.01 % outside is flagged
     outside = var > c * (1.0 + 1e-4)
@@ -494,28 +516,38 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
                         fontsize=7)
     from matplotlib.lines import Line2D
 
+    point = "arm" if model is None else "candidate"
     handles = [Line2D([], [], ls="", marker="o", ms=3, color="0.6"),
                Line2D([], [], ls="", marker="o", ms=10, color="tab:blue", alpha=0.55),
                Line2D([], [], color="tab:red", lw=1.4)]
-    labels = ["arm (weight 0)", "support arm\n(area ∝ weight)",
-              f"$x^T A(w)^{{-1}} x \\leq$ {c_text}"]
+    labels = [f"{point} (weight 0)", f"support {point}\n(area ∝ weight)",
+              (f"$x^T A(w)^{{-1}} x \\leq$ {c_text}" if model is None
+               else f"$f(x)^T A(w)^{{-1}} f(x) \\leq$ {c_text}")]
     if np.any(outside):
         handles.append(Line2D([], [], ls="", marker="o", ms=7, mfc="none", color="tab:red"))
-        labels.append("arm outside the ellipse\n(not G-optimal at this level)")
-    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
-    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+        labels.append(f"{point} outside the {'ellipse' if model is None else 'contour'}"
+                      "\n(not G-optimal at this level)")
+    if model is None:
+        ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+        ax.axvline(0, color="0.85", lw=0.8, zorder=0)
     from matplotlib.ticker import MaxNLocator
 
-    # limits: the arms and the ellipse with a margin of 15 % of the larger extent on each
+    # limits: the arms (and the ellipse) with a margin of 15 % of the larger extent on each
     # side (room for the largest disc at the edge); equal axis scales show the ellipse's
     # true shape, but for elongated arms (extents more than 3:1) they would leave most of
     # the figure empty, and since x -> D x maps the ellipse of X to the ellipse of X D
     # (inside stays inside), the axes then scale freely with a margin of their own extent
-    both = np.c_[X.T, pts]
     lo, hi = both.min(axis=1), both.max(axis=1)
-    spans = hi - lo
+    spans = np.maximum(hi - lo, 1e-12 * max(float(np.abs(both).max()), 1.0))
     equal = spans.max() <= 3.0 * spans.min()
     pad = 0.15 * (np.full(2, spans.max()) if equal else spans)
+    if model is not None:  # the variance contour over the padded box of the candidates
+        g1 = np.linspace(lo[0] - pad[0], hi[0] + pad[0], 241)
+        g2 = np.linspace(lo[1] - pad[1], hi[1] + pad[1], 241)
+        G1, G2 = np.meshgrid(g1, g2)
+        Fg = _model_regressors_at(model, np.c_[G1.ravel(), G2.ravel()], check=False)
+        V = np.einsum("ij,ij->i", Fg @ A_inv, Fg).reshape(G1.shape)
+        ax.contour(G1, G2, V, levels=[c], colors="tab:red", linewidths=1.4, zorder=1)
     ax.update_datalim([lo - pad, hi + pad])
     ax.margins(0.0)
     ax.autoscale_view()
@@ -523,10 +555,37 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
         ax.set_aspect("equal", adjustable="datalim")
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
-    ax.set_xlabel("$x_1$")
-    ax.set_ylabel("$x_2$")
+    names = ("$x_1$", "$x_2$") if model is None else _factor_names(model)
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
     _legend_outside(ax, handles, labels)
-    _title(ax, title or f"design on {X.shape[0]} arms: support {int(support.sum())}, "
-                        f"max variance {var.max():.4g}")
+    what = "" if model is None else "\n" + model.description.split(";")[0]
+    _title(ax, title or f"design on {X.shape[0]} {point}s: support {int(support.sum())}, "
+                        f"max variance {var.max():.4g}{what}")
     save(ax, path, dpi=dpi)
     return ax
+
+
+def _model_regressors_at(model: Any, X: np.ndarray, *, check: bool = True) -> np.ndarray:
+    """``model``'s regressors at the factor settings ``X`` (K, 2); with ``check``, they
+    must be ``model.X`` (the design's regressors are those of these candidates)."""
+    factors = getattr(model, "factors", None)
+    if not callable(getattr(model, "at", None)) or factors != 2:
+        raise ValueError("model must be a design.Regressors of two factors (design."
+                         f"regressors on the (K, 2) settings); got {type(model).__name__}"
+                         + (f" of {factors} factors" if factors is not None else ""))
+    F = model.at(X, "X")
+    if check and (F.shape != model.X.shape
+                  or not np.allclose(F, model.X, rtol=1e-9, atol=1e-12)):
+        raise ValueError("model: its regressors are not those of X (build it with design."
+                         "regressors on the same (K, 2) factor settings)")
+    return F
+
+
+def _factor_names(model: Any) -> tuple[str, str]:
+    """The two factors' names: the first two linear terms of the model."""
+    first = int(model.intercept)
+    names = list(model.terms[first:first + 2])
+    if len(names) == 2 and all(("*" not in t and "^" not in t) for t in names):
+        return names[0], names[1]
+    return "$x_1$", "$x_2$"

@@ -33,23 +33,25 @@ certified D-efficiency lower bound ``phi_LB / det(M/N)^{-1/p}`` of every method'
 against the same ``phi_LB`` (the approximate optimum's certified bound; higher is better).
 
 Results (2026-11-23, shared 2-core machine, ``--no-pydoe``; the full table is in
-docs/exact.md): ``ratio`` median 2.9x, 0.8x-12.5x, >= 10x in 1 of 24 cells (5^6 at N = 3p),
-ours at least as efficient there; per start (same starts) ours is 1.4x-8.6x faster (median
-4.2x). This run's plain exchange was up to 3x faster on 5^5 than in an earlier session,
-which had 3 of 24 cells at 10x (median 3.3x): compare revisions side by side with
-``--ref`` instead. Ours >= plain's best of 17 random starts in 20 of 24 cells, worse in 4
-by at most 0.00083. ``--ref main`` (the kernels before the compile-time round of issue 16,
-same process): 1.00-1.41x the time per D call (median 1.13x), 1.07-1.34x for A, I, Ds
-(quick grids), every design as efficient as main's or better (two D cells, two A/Ds cells
-better). The measured floor: in 14 of 24 cells (the 3-level grids except 3^6 at N = 3p,
-5^3 at N <= 2p, 5^4 at N = p) the certified approximate optimum alone costs more than a
-tenth of the whole plain run, so 10x is impossible there at ``tol=1e-6``; on 5^5 and 5^6
-at N <= 2p the time is the exchange itself, ``K (S + d)`` per step against the plain
-step's ``K d (d + n)`` at BLAS speed.
+docs/exact.md): ``ratio`` median 2.7x, 0.8x-12.1x, >= 10x in 1 of 24 cells (5^6 at N = 3p;
+8.8x at 2p, 6.7x at p), ours at least as efficient there; per start (same starts) ours is
+2.1x-8.8x faster (median 4.3x). The plain exchange's time varies between runs (2.1-2.9 s on
+5^6 at N = p in three runs of one session): compare revisions side by side with ``--ref``.
+Ours >= plain's best of 17 random starts in 20 of 24 cells, worse in 4 by at most 0.00083.
+``--ref main`` (same process): 0.88-1.03x main's time per D call (median 0.98x), A, I, Ds
+0.89-1.03x (quick grids), the same designs in every cell. ``--stages``: the certified
+approximate optimum is 31-64% of our call on the 3-level grids and 5^3, the exchange 63-86%
+on 5^5 and 5^6. The measured floor: in 14 of 24 cells (the 3-level grids except 3^6 at
+N = 3p, 5^3 at N <= 2p, 5^4 at N = p) the certified approximate optimum alone costs more
+than a tenth of the whole plain run, so 10x is impossible there at ``tol=1e-6``; on 5^5 and
+5^6 the time is the exchange itself, ``K (d + 2 S)`` per step against the plain step's
+``K d (d + n)`` at BLAS speed, and lazy rows were measured not to pay (docs/exact.md).
 
 Usage: ``python benchmarks/bench_exact.py [--quick] [--no-pydoe] [--restarts R]
-[--plain-starts S]`` or ``python benchmarks/bench_exact.py --ref main [--criteria d,a]
-[--repeats 3] [--quick]``.
+[--plain-starts S]``, ``python benchmarks/bench_exact.py --ref main [--criteria d,a]
+[--repeats 3] [--quick]`` or ``python benchmarks/bench_exact.py --stages [--quick]`` (CPU
+time per stage of our call: the approximate optimum, the basis, the starts, the exchange,
+the values).
 """
 
 from __future__ import annotations
@@ -242,6 +244,57 @@ def run(configs: list[tuple[int, int]], restarts: int, plain_starts: int, pydoe:
           f"{int(floor.sum())}/{floor.size} cells (10x impossible there)")
 
 
+STAGES = {"approx": "_approximate", "basis": "criterion_basis", "starts": "_make_starts",
+          "exchange": "_best_d", "value": ("_value", "_info_error", "_a_value_x")}
+"""Stages of a D call of ``design.exact``: the module functions that make each one."""
+
+
+def run_stages(configs: list[tuple[int, int]]) -> None:
+    """CPU seconds per stage of a warm ``design.exact(X, N)`` D call (the mean over calls
+    filling 0.2 s), by wrapping the module functions of each stage: where the time goes,
+    per cell; ``other`` is the rest of the call (validation, the bound)."""
+    acc: dict[str, float] = {}
+    saved = {}
+    for stage, names in STAGES.items():
+        for name in (names,) if isinstance(names, str) else names:
+            fn = getattr(EXACT, name)
+            saved[name] = fn
+
+            def timed(*a, _fn=fn, _stage=stage, **kw):
+                t0 = time.process_time()
+                try:
+                    return _fn(*a, **kw)
+                finally:
+                    acc[_stage] = acc.get(_stage, 0.0) + time.process_time() - t0
+
+            setattr(EXACT, name, timed)
+    try:
+        exact(model_matrix(box_grid(3, 2), "quadratic"), 6)
+        print("CPU ms per warm D call by stage (share of the call)")
+        print(f"{'k':>2} {'lev':>3} {'K':>6} {'p':>3} {'N':>4} {'call':>9} "
+              + " ".join(f"{st:>15}" for st in (*STAGES, "other")))
+        for k, lev in configs:
+            X = model_matrix(box_grid(lev, k), "quadratic")
+            K, p = X.shape
+            for N in (p, 2 * p, 3 * p):
+                exact(X, N)
+                acc.clear()
+                n, t = 0, 0.0
+                while t < 0.2 or n < 2:
+                    t0 = time.process_time()
+                    exact(X, N)
+                    t += time.process_time() - t0
+                    n += 1
+                parts = {st: acc.get(st, 0.0) / n for st in STAGES}
+                parts["other"] = t / n - sum(parts.values())
+                print(f"{k:>2} {lev:>3} {K:>6} {p:>3} {N:>4} {1e3 * t / n:>9.2f} "
+                      + " ".join(f"{1e3 * v:>8.2f} ({v / (t / n):>3.0%})"
+                                 for v in parts.values()), flush=True)
+    finally:
+        for name, fn in saved.items():
+            setattr(EXACT, name, fn)
+
+
 def load_ref(rev: str, where: Path):
     """``design.exact`` of revision ``rev`` as a separate module, with that revision's
     ``design/_exact_numba.py`` as its kernels (everything else is this checkout's)."""
@@ -311,6 +364,8 @@ def main() -> None:
     ap.add_argument("--ref", default=None, help="revision to compare warm calls with")
     ap.add_argument("--criteria", default="d", help="with --ref: e.g. d,a,i,ds")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--stages", action="store_true",
+                    help="CPU time per stage of our call, per cell (where the time goes)")
     args = ap.parse_args()
     import inspect
 
@@ -320,6 +375,9 @@ def main() -> None:
                                                    (5, 5), (6, 3), (6, 5)]
     if args.ref is not None:
         run_ref(configs, args.ref, args.criteria.split(","), args.repeats)
+        return
+    if args.stages:
+        run_stages(configs)
         return
     run(configs, restarts, args.plain_starts, not args.no_pydoe)
 

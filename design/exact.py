@@ -192,10 +192,17 @@ def _fixed_counts(Xa: np.ndarray, fixed: object) -> np.ndarray:
     return _as_count_vector(fixed, Xa.shape[0], "fixed")
 
 
+def _info(X: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``sum_a n_a x_a x_a^T`` over the support (``O(S d^2)``, not ``O(K d^2)``)."""
+    sup = np.flatnonzero(counts)
+    Xs = X[sup]
+    return (Xs * counts[sup, None]).T @ Xs
+
+
 def _value(Xa: np.ndarray, counts: np.ndarray, Mfix: np.ndarray, nfix: int, crit: str,
            L: np.ndarray, idx: np.ndarray) -> float:
     N = int(counts.sum()) + nfix
-    M = ((Xa * counts[:, None]).T @ Xa + Mfix) / N
+    M = (_info(Xa, counts) + Mfix) / N
     try:
         C = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
@@ -224,7 +231,7 @@ def _a_value_x(cb: CriterionBasis, counts: np.ndarray, Mq: np.ndarray, nfix: int
     from scipy.linalg import solve_triangular
 
     N = int(counts.sum()) + nfix
-    M = ((cb.Q * counts[:, None]).T @ cb.Q + Mq) / N
+    M = (_info(cb.Q, counts) + Mq) / N
     C = np.linalg.cholesky(M)
     # (M_Q/N)^{-1} = C^{-T} C^{-1}; tr(R^{-1} C^{-T} C^{-1} R^{-T}) = ||C^{-1} R^{-T}||_F^2
     T = solve_triangular(C, solve_triangular(cb.basis.R, np.eye(M.shape[0]), trans="T",
@@ -236,7 +243,7 @@ def _a_value_x(cb: CriterionBasis, counts: np.ndarray, Mq: np.ndarray, nfix: int
 def _info_error(Xq: np.ndarray, counts: np.ndarray, Mq: np.ndarray) -> float:
     """``d u cond(M)`` (``u = eps / 2``) for the information ``M`` of the counts on ``Q``:
     the relative error of its Cholesky-based criterion values."""
-    M = (Xq * counts[:, None]).T @ Xq + Mq
+    M = _info(Xq, counts) + Mq
     ev = np.linalg.eigvalsh(M)
     if not ev[0] > 0.0:
         return np.inf
@@ -413,10 +420,14 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             name = "largest-weights"
         if feasible(c0):
             starts.append((name, c0))
-    c = np.zeros(K, dtype=np.int64)
-    M0 = Mq + ridge * np.eye(d)
-    if kern.greedy_fill(Xq, M0, c, cap, n, cost_v, budget_k, XT, kind):
-        starts.append(("greedy", c))
+    # the D-greedy start; without a budget, when the perturbed starts do not start from
+    # it, it is made in the stack of the randomised greedy ones (below: one kernel call)
+    stacked = bool(starts) and budget is None
+    if not stacked:
+        c = np.zeros(K, dtype=np.int64)
+        M0 = Mq + ridge * np.eye(d)
+        if kern.greedy_fill(Xq, M0, c, cap, n, cost_v, budget_k, XT, kind):
+            starts.append(("greedy", c))
     if budget is not None:  # D-greedy spends early: start also from the cheapest basis
         cheap = _cheapest_spanning(Xq, n, cap, cost_v, Mq)
         if cheap is not None and feasible(cheap[1]):
@@ -434,29 +445,38 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
     prob = 0.5 * ww * room + 0.5 * room / room.sum()
     prob /= prob.sum()
     cmin = float(cost_v[room].min())
+    runs = np.repeat(np.arange(K), base)
+    # draws from prob by inversion of its cdf: what rng.choice(K, size, p=prob) does (the
+    # same uniforms, the same indices), without its per-call validation of p (most of the
+    # time of these starts on small candidate sets)
+    cdf = prob.cumsum()
+    cdf /= cdf[-1]
     for _ in range(restarts):
-        c = base.copy()
         j = int(rng.integers(1, max(1, n // 3) + 1))
-        runs = np.repeat(np.arange(K), c)
-        np.subtract.at(c, runs[rng.choice(runs.size, size=j, replace=False)], 1)
-        draws = rng.choice(K, size=8 * j + 16, p=prob)
+        c = base - np.bincount(runs[rng.choice(runs.size, size=j, replace=False)],
+                               minlength=K)
+        draws = cdf.searchsorted(rng.random(8 * j + 16), side="right").tolist()
         need = j
         spent = float(cost_v @ c)
+        added: dict[int, int] = {}  # runs added per candidate (Python ints: a short loop)
         for repeat in (False, True):  # repeated runs only if needed
             for a in draws:
                 if need == 0:
                     break
-                if c[a] < cap[a] and (repeat or c[a] == 0 or n >= 2 * d) \
+                ca = int(c[a]) + added.get(a, 0)
+                if ca < cap[a] and (repeat or ca == 0 or n >= 2 * d) \
                         and spent + cost_v[a] + (need - 1) * cmin <= budget_k:
-                    c[a] += 1
+                    added[a] = added.get(a, 0) + 1
                     spent += cost_v[a]
                     need -= 1
         if need == 0:
+            for a, k in added.items():
+                c[a] += k
             starts.append(("perturbed", c))
     # randomised greedy starts (a few random runs, then greedy): other basins
     allowed = np.flatnonzero(room)
-    pre = np.zeros((restarts, K), dtype=np.int64)
-    for i in range(restarts):
+    pre = np.zeros((restarts + stacked, K), dtype=np.int64)  # row 0: the greedy start
+    for i in range(int(stacked), restarts + stacked):
         c = pre[i]
         k = int(rng.integers(1, max(2, min(n, d) // 2 + 1)))
         c[rng.choice(allowed, size=min(k, allowed.size), replace=False)] = 1
@@ -464,15 +484,15 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
             c[:] = 0
     M0 = np.matmul((pre[:, :, None] * Xq).transpose(0, 2, 1), Xq) + Mq + ridge * np.eye(d)
     filled = kern.greedy_fills(Xq, M0, pre, cap, n, cost_v, budget_k, XT, kind)
+    if stacked:
+        if filled[0]:
+            starts.insert(1, ("greedy", pre[0]))
+        pre, filled = pre[1:], filled[1:]
     starts += [("random", c) for c, ok in zip(pre, filled, strict=True) if ok]
     # uniform random designs (as a plain Fedorov exchange starts): far from the others
+    pool = np.repeat(allowed, np.minimum(cap[allowed], 1 + n // K))  # within the caps
     for _ in range(restarts):
-        c = np.zeros(K, dtype=np.int64)
-        free = cap.copy()
-        for a in rng.permutation(np.repeat(allowed, np.minimum(cap[allowed], 1 + n // K)))[:n]:
-            if free[a] > 0:
-                c[a] += 1
-                free[a] -= 1
+        c = np.bincount(rng.permutation(pool)[:n], minlength=K).astype(np.int64)
         if int(c.sum()) == n and feasible(c):
             starts.append(("uniform", c))
     return starts

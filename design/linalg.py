@@ -13,10 +13,14 @@ compilation on the first call (issue 16). They are compiled without a Python wra
 (compiled without numba's Python and C wrappers; a Python call raises ``TypeError``,
 :class:`InnerKernel`), used by the design kernels and, as ``bandits._core.jit.inner``, by
 the bandit kernels.
+
+:func:`blas_threads` (a context manager) limits the BLAS thread pools inside a block; the
+design solvers and the bandits' exact refreshes run their small products on one thread.
 """
 
+from design._gd_batch import blas_threads
 from design._jit import InnerKernel, inner
 from design._linalg import cholesky_lower, inverse_from_factor, lower_inverse, mv_into
 
-__all__ = ["InnerKernel", "cholesky_lower", "inner", "inverse_from_factor", "lower_inverse",
-           "mv_into"]
+__all__ = ["InnerKernel", "blas_threads", "cholesky_lower", "inner", "inverse_from_factor",
+           "lower_inverse", "mv_into"]

@@ -176,6 +176,11 @@ class Regressors(NamedTuple):
     half: np.ndarray | None = None
     """With coded factors: the candidates' half-ranges, else None."""
 
+    def __repr__(self) -> str:
+        """What the regressors are, not every entry of ``X`` (its shape)."""
+        return (f"Regressors({self.description}: {', '.join(self.terms)}; "
+                f"X {self.X.shape[0]} x {self.X.shape[1]})")
+
     def at(self, F: np.ndarray, name: str = "F") -> np.ndarray:
         """The same regressors at other factor settings ``F`` (m, k), e.g. the points of
         an I-optimality region or runs already made: the candidates' coding (centres and
@@ -209,7 +214,7 @@ def coded(F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (F - centre) / half, centre, half
 
 
-def regressors(F: np.ndarray, model: str | int | None = None,
+def regressors(F: object, model: str | int | None = None,
                intercept: bool | str | None = None,
                names: Sequence[str] | None = None, *, code: bool = False,
                source: str = "the columns") -> Regressors:
@@ -217,7 +222,7 @@ def regressors(F: np.ndarray, model: str | int | None = None,
 
     Parameters
     ----------
-    F : ndarray, shape (n, k)
+    F : array_like or pandas DataFrame, shape (n, k)
         Factor settings (rows: candidates).
     model : str or int, optional
         A model of :func:`model_matrix` (``"linear"``, ``"quadratic"``, ..., a degree).
@@ -232,7 +237,8 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         ``True`` when the constant is already in the span is a ValueError (the
         regressors would be rank-deficient).
     names : sequence of str, optional
-        Factor names for ``terms`` (default ``x1, x2, ...``).
+        Factor names for ``terms`` (default: the column names of a pandas DataFrame, else
+        ``x1, x2, ...``).
     code : bool, default False
         Build the model on the factors in coded units (:func:`coded`: each factor mapped
         to ``[-1, 1]``); the description says so and gives the coding.
@@ -254,6 +260,8 @@ def regressors(F: np.ndarray, model: str | int | None = None,
         candidates than terms, or e.g. the full quadratic on a mixture: the message names
         the first dependent term and its expression in the earlier ones).
     """
+    if names is None and hasattr(F, "columns"):  # a DataFrame: its column names
+        names = [str(c) for c in F.columns]
     F = np.asarray(F, dtype=np.float64)
     if F.ndim == 1:
         F = F[:, None]

@@ -37,6 +37,19 @@ def uniform_2d(path: Path) -> None:
     plot_design(X, np.full(12, 1 / 12), path, title="uniform weights on the same arms")
 
 
+def surface_2d(path: Path) -> None:
+    """Design tutorial, section 8: an exact I-optimal design of 12 runs for a quadratic
+    response surface in temperature and pH, with its prediction-variance contour."""
+    from bandits.plots import plot_design
+    from design import box_grid, exact, regressors
+
+    F = box_grid(5, 2) * np.array([20.0, 1.5]) + np.array([60.0, 7.0])
+    model = regressors(F, "quadratic", names=["temperature", "pH"], code=True)
+    res = exact(model.X, 12, criterion="i")
+    plot_design(F, res.counts / 12, path, model=model,
+                title="exact I-optimal design, 12 runs, quadratic in temperature and pH")
+
+
 def replicate_boxplot(path: Path) -> None:
     """Bandit tutorial, section 4: the box plot of 20 runs of four algorithms."""
     from bandits import replicate
@@ -52,6 +65,7 @@ def replicate_boxplot(path: Path) -> None:
 FIGURES: dict[str, Callable[[Path], None]] = {
     "design-2d.png": design_2d,
     "uniform-2d.png": uniform_2d,
+    "surface-2d.png": surface_2d,
     "replicate-boxplot.png": replicate_boxplot,
 }
 

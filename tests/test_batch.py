@@ -267,6 +267,56 @@ def test_save_and_load_resume_exactly(name: str, tmp_path) -> None:
     assert doc["version"] == 1 and doc["algorithm"] == name
 
 
+@pytest.mark.parametrize("name", BATCHED)
+def test_cancelled_asks_leave_the_run_as_if_never_asked(name: str, tmp_path) -> None:
+    """Asks whose results are lost (a dropped plate) are withdrawn by ``cancel``: a run
+    that asks batches, loses some of them (all of a batch, or a part, after telling the
+    rest) and continues makes exactly the asks and the end of a run that never asked
+    them (an ask decides nothing on the real data: a queued arm goes back to the front of
+    the queue, a look-ahead arm is dropped); the cancels replay from a saved state."""
+    inst = example(name)
+    draws = {k: _noisy(inst, 5) for k in ("ref", "lossy")}
+    ref, pol = make(name, seed=2), make(name, seed=2)
+    path = tmp_path / "state.json"
+    day = 0
+    while not ref.done and day < 3000:
+        if day % 3 == 1:  # a lost batch: asked, then withdrawn (all, or all but 2)
+            lost = pol.ask(12)
+            if day % 2:
+                assert pol.cancel() == lost and pol.outstanding == []
+            else:
+                pol.tell(lost[:2], [draws["lossy"](a) for a in lost[:2]])
+                ref_part = ref.ask(2)
+                assert ref_part == lost[:2]
+                ref.tell(ref_part, [draws["ref"](a) for a in ref_part])
+                pol.cancel(lost[2:])
+                assert pol.outstanding == [] or pol.done
+            if day < 8:
+                pol.save(path)
+                pol = load_policy(path)
+        if ref.done or pol.done:
+            break
+        a_ref, a_pol = ref.ask(10), pol.ask(10)
+        assert a_ref == a_pol
+        ref.tell(a_ref, [draws["ref"](a) for a in a_ref])
+        pol.tell(a_pol, [draws["lossy"](a) for a in a_pol])
+        day += 1
+    assert ref.done and pol.done
+    assert pol.stopped_by == ref.stopped_by and pol.samples == ref.samples
+    assert np.array_equal(pol.counts, ref.counts)
+    assert np.array_equal(pol.recommendation, ref.recommendation)
+
+
+def test_cancel_refuses_arms_that_are_not_outstanding() -> None:
+    pol = make("m-lingape")
+    with pytest.raises(ValueError, match="cannot be cancelled: no ask is outstanding"):
+        pol.cancel([0])
+    asked = pol.ask(3)
+    with pytest.raises(ValueError, match=f"arm {asked[0]} was cancelled but arm"):
+        pol.cancel([asked[0]] * 4)
+    assert pol.outstanding == asked  # nothing changed
+
+
 def test_load_refuses_an_edited_log(tmp_path) -> None:
     pol = bandits.policy("m-lingape", example("m-lingape").X, m=1, sigma=1.0, S=1.0,
                          seed=0)

@@ -500,3 +500,43 @@ def test_singular_integer_start_is_refused_not_raised():
     res = exact(X, 6, costs=costs, budget=1.3 * 6)
     assert res.counts.sum() == 6 and costs @ res.counts <= 1.3 * 6
     assert res.efficiency_bound > 0.5
+
+
+@pytest.mark.parametrize("case", ["plain", "bin", "caps", "budget"])
+def test_every_start_has_n_runs_within_caps_and_budget(case):
+    """Every start the exchange runs from (rounding, greedy, perturbed, randomised greedy,
+    uniform random) has exactly n runs, within the caps (bin: at most one run per
+    candidate) and, under a budget, within it in exact rational arithmetic; unconstrained,
+    all 3 restarts + 2 starts are made and the uniform ones are n distinct candidates."""
+    from fractions import Fraction
+
+    mod = __import__("sys").modules["design.exact"]
+    X = model_matrix(box_grid(3, 3), "quadratic")
+    K, d = X.shape
+    rng = np.random.default_rng(7)
+    n = 14
+    cap = np.full(K, n, dtype=np.int64)
+    costs, budget = np.zeros(K), None
+    if case == "bin":
+        cap[:] = 1
+    elif case == "caps":
+        cap = rng.integers(0, 3, K)
+        cap[:n] = np.maximum(cap[:n], 1)
+    elif case == "budget":
+        costs = rng.uniform(1, 2, K)
+        budget = float(np.sort(costs)[:n].sum() * 1.2)
+    w = d_optimal(X).weights
+    starts = mod._make_starts(X, n, w, cap, np.zeros((d, d)), 1e-8, costs,
+                              np.inf if budget is None else budget, budget, 5,
+                              np.random.default_rng(0), case == "plain", None, "d")
+    assert starts
+    for name, c in starts:
+        assert c.sum() == n and np.all(c >= 0) and np.all(c <= cap), name
+        if budget is not None:
+            total = sum(Fraction(float(costs[a])) * int(c[a]) for a in np.flatnonzero(c))
+            assert total <= Fraction(budget), name
+    names = [nm for nm, _ in starts]
+    if case == "plain":
+        assert len(starts) == 3 * 5 + 2
+        assert all(c.max() == 1 for nm, c in starts if nm == "uniform")
+    assert names.count("uniform") == 5 or case == "budget"

@@ -139,16 +139,24 @@ def test_experiment_errors_name_the_problem(tmp_path, capsys) -> None:
         [asked[0], asked[1], asked[3]])
 
 
-@pytest.mark.parametrize("runs", ["3"])
-def test_plan_shows_both_thresholds(tmp_path, capsys, runs) -> None:
+@pytest.mark.parametrize(("algorithm", "m", "proven"), [
+    ("m-lingape", "3", "theoretical"), ("lingape", "1", "lingape"), ("lucb", "1", "lucb1")])
+def test_plan_shows_the_proven_and_the_heuristic_threshold(tmp_path, capsys, algorithm, m,
+                                                           proven) -> None:
+    """The plan simulates the algorithm's own proven threshold (LinGapE's, LUCB1 for LUCB:
+    the theoretical one needs a ridge, which an unstructured algorithm has not, and was
+    refused) next to the heuristic one, and says what each guarantees."""
     path, ids, X, theta = _screen(tmp_path)
-    out = json.loads(_oed("experiment", "plan", "--arms", str(path), "--id-column", "name",
-                          "--theta=" + ",".join(repr(float(t)) for t in theta), "--m", "3",
-                          "--runs", runs, "--json", capsys=capsys))
+    args = ("experiment", "plan", "--arms", str(path), "--id-column", "name",
+            "--theta=" + ",".join(repr(float(t)) for t in theta), "--m", m, "--runs", "3",
+            "--algorithm", algorithm)
+    out = json.loads(_oed(*args, "--json", capsys=capsys))
     sims = out["simulations"]
-    assert set(sims) == {"theoretical", "heuristic"}
-    assert sims["heuristic"]["median"] < sims["theoretical"]["median"]
-    assert out["top"] == [ids[a] for a in np.argsort(-(X @ theta))[:3]]
+    assert set(sims) == {proven, "heuristic"} == set(out["guarantees"])
+    assert sims["heuristic"]["median"] < sims[proven]["median"]
+    assert out["top"] == [ids[a] for a in np.argsort(-(X @ theta))[:int(m)]]
+    assert "by proof" in out["guarantees"][proven]
+    assert "no proof" in out["guarantees"]["heuristic"]
 
 
 def test_run_and_complexity_on_the_users_own_file(tmp_path, capsys) -> None:
@@ -340,3 +348,93 @@ def test_ill_conditioned_model_is_refused_and_coded_units_work(tmp_path, capsys)
     told = _days_until_stop(tmp_path, state, ids, means, np.random.default_rng(5), 200, 60,
                             capsys)
     assert f"<= delta); recommended: {ids[int(np.argmax(means))]}" in told
+
+
+def test_status_of_an_unstructured_algorithm_ranks_by_each_arms_own_mean(tmp_path,
+                                                                          capsys) -> None:
+    """LUCB estimates each arm's mean on its own (its features are the identity): the
+    status's best arm is the arm with the largest mean reward, and the remaining-samples
+    prediction simulates on those means (the features have 8 columns, the means 30)."""
+    path, ids, X, theta = _screen(tmp_path)
+    state = str(tmp_path / "lucb.json")
+    _oed("experiment", "new", "--arms", str(path), "--id-column", "name", "--algorithm",
+         "lucb", "--delta", "0.05", "--sigma", "1", "--state", state, capsys=capsys)
+    sheet = tmp_path / "day0.csv"
+    _oed("experiment", "ask", "--n", "30", "--out", str(sheet), "--state", state,
+         capsys=capsys)
+    names = [r[0] for r in list(csv.reader(sheet.open()))[1:]]
+    rewards = {name: float(i) for i, name in enumerate(names)}  # the last asked is best
+    with sheet.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "reward"])
+        for name in names:
+            w.writerow([name, rewards[name]])
+    _oed("experiment", "tell", str(sheet), "--state", state, capsys=capsys)
+    st = json.loads(_oed("experiment", "status", "--json", "--simulations", "2",
+                         "--state", state, capsys=capsys))
+    assert len(names) == 30 and st["best"] == [names[-1]]
+    assert st["remaining"] is not None and st["remaining"] >= 0
+
+
+def test_an_ab_test_from_a_file_of_ids_only(tmp_path, capsys) -> None:
+    """The variants of an A/B/n test have no features: a file of IDs only gives one-hot
+    arms (each variant its own mean). Conversions (0/1, sigma = 0.5 bounds their noise)
+    with clear gaps: the experiment certifies the truly best variant; a model option on
+    such a file is refused by name."""
+    from bandits import experiment
+
+    path = tmp_path / "variants.csv"
+    path.write_text("variant\nA\nB\nC\nD\n")
+    rates = {"A": 0.3, "B": 0.6, "C": 0.35, "D": 0.2}
+    state = tmp_path / "ab.json"
+    out = _oed("experiment", "new", "--arms", str(path), "--id-column", "variant",
+               "--algorithm", "lucb", "--sigma", "0.5", "--state", str(state), capsys=capsys)
+    assert "one-hot: each of the 4 arms its own mean" in out
+    rng = np.random.default_rng(1)
+    for day in range(100):
+        sheet = tmp_path / f"day{day}.csv"
+        names = experiment.ask(state, 100)
+        with sheet.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "reward"])
+            for name in names:
+                w.writerow([name, int(rng.random() < rates[name])])
+        told = experiment.tell(state, sheet)
+        if told.stopped_by:
+            break
+    assert told.stopped_by == "rule" and told.recommended == ["B"]
+    st = experiment.status(state)
+    assert st.stopped and st.best == ["B"]
+    assert main(["experiment", "new", "--arms", str(path), "--id-column", "variant",
+                 "--model", "linear", "--state", str(tmp_path / "x.json")]) == 2
+    assert "--model/--intercept/--coded: the arms file has IDs only" in capsys.readouterr().err
+
+
+def test_a_lost_batch_is_cancelled_and_asked_again(tmp_path, capsys) -> None:
+    """A plate is dropped: `cancel SHEET` withdraws its measurements (nothing is learnt),
+    and the next `ask` asks the planned ones again; the experiment goes on. A sheet row
+    with a reward is refused (tell it instead), so is an ID that is not outstanding."""
+    path, ids, X, theta = _screen(tmp_path)
+    state = str(tmp_path / "s.json")
+    _oed("experiment", "new", "--arms", str(path), "--id-column", "name", "--threshold",
+         "heuristic", "--state", state, capsys=capsys)
+    lost, again = tmp_path / "lost.csv", tmp_path / "again.csv"
+    _oed("experiment", "ask", "--n", "10", "--out", str(lost), "--state", state,
+         capsys=capsys)
+    first = [r[0] for r in list(csv.reader(lost.open()))[1:]]
+    out = _oed("experiment", "cancel", str(lost), "--state", state, capsys=capsys)
+    assert out.startswith("10 outstanding measurements withdrawn")
+    st = json.loads(_oed("experiment", "status", "--json", "--state", state, capsys=capsys))
+    assert st["samples"] == 0 and st["outstanding"] == []
+    _oed("experiment", "ask", "--n", "10", "--out", str(again), "--state", state,
+         capsys=capsys)
+    assert [r[0] for r in list(csv.reader(again.open()))[1:]] == first
+    _fill_in(again, first, ids, X @ theta, np.random.default_rng(0))
+    assert main(["experiment", "cancel", str(again), "--state", state]) == 2
+    assert "has a reward; tell it" in capsys.readouterr().err
+    assert "10 results taken" in _oed("experiment", "tell", str(again), "--state", state,
+                                      capsys=capsys)
+    assert main(["experiment", "cancel", str(lost), "--state", state]) == 2
+    assert "is not an outstanding measurement" in capsys.readouterr().err
+    assert main(["experiment", "cancel", "--all", "--state", state]) == 0
+    assert "0 outstanding measurements withdrawn" in capsys.readouterr().out

@@ -141,6 +141,22 @@ def test_regressors_intercept_rules() -> None:
         regressors(F, names=["t"])
 
 
+def test_regressors_of_a_dataframe_name_terms_by_its_columns() -> None:
+    """A pandas DataFrame's column names are the factor names (unless ``names`` is
+    given), and the repr says what the regressors are instead of printing ``X``."""
+    pd = pytest.importorskip("pandas")
+    from design import regressors
+
+    F = box_grid(3, 2) * 50.0 + 20.0
+    df = pd.DataFrame(F, columns=["temp_C", "ph"])
+    r = regressors(df, "interactions")
+    assert r.terms == ["1", "temp_C", "ph", "temp_C*ph"]
+    np.testing.assert_array_equal(r.X, regressors(F, "interactions").X)
+    assert regressors(df, "linear", names=["t", "p"]).terms == ["1", "t", "p"]
+    assert repr(r) == ("Regressors(interactions model in 2 factors: 1, temp_C, ph, "
+                       "temp_C*ph; X 9 x 4)")
+
+
 def test_coded_regressors_span_the_same_model_better_conditioned() -> None:
     """``code=True``: each factor mapped to [-1, 1] (centre + half-range), the regressors
     span the same column space as the raw model (a reparametrisation X -> X T), with a

@@ -102,6 +102,48 @@ def test_design_picture_ellipse_touches_the_support_of_a_g_optimal_design():
     assert any("outside" in t.get_text() for t in uniform.get_legend().get_texts())
 
 
+def test_design_picture_of_a_model_draws_the_variance_contour_through_the_support():
+    """With ``model`` (a quadratic response surface on two factors) the red curve is the
+    contour ``f(x)^T A^-1 f(x) = p`` over the factor plane. The D-optimal design of the
+    quadratic model on the 3 x 3 grid (0.1458 / 0.0802 / 0.0962 on corners, edge centres
+    and centre; Atkinson, Donev & Tobias 2007, ch. 11; tests/test_models.py) is G-optimal
+    (Kiefer-Wolfowitz), so no candidate lies outside and the contour passes through the
+    support points."""
+    from design import box_grid, d_optimal, regressors
+
+    F = box_grid(3, 2) * np.array([20.0, 1.5]) + np.array([60.0, 7.0])  # temperature, pH
+    model = regressors(F, "quadratic", names=["temp", "pH"], code=True)
+    res = d_optimal(model.X, tol=1e-10)
+    ax = plot_design(F, res.weights, model=model)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert not any("outside" in t for t in legend) and "p = 6" in legend[2]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("temp", "pH")
+    A_inv = np.linalg.inv((model.X * res.weights[:, None]).T @ model.X)
+    from matplotlib.contour import ContourSet
+
+    (contour,) = [c for c in ax.collections if isinstance(c, ContourSet)]
+    pts = np.vstack([p.vertices for p in contour.get_paths()])
+    f = model.at(pts)
+    var = np.einsum("ij,jk,ik->i", f, A_inv, f)
+    np.testing.assert_allclose(var, 6.0, rtol=2e-3)  # on the contour (grid interpolation)
+    near = np.min(np.linalg.norm((pts[:, None, :] - F[None]) / [20.0, 1.5], axis=2), axis=0)
+    # it passes by the eight support points of the boundary; at the centre the variance
+    # has a local maximum equal to p, a point the level set only touches
+    assert np.delete(near, 4).max() < 0.02
+    other = plot_design(F, np.full(9, 1 / 9), model=model)  # uniform: not G-optimal
+    assert any("outside" in t.get_text() for t in other.get_legend().get_texts())
+
+
+def test_design_picture_of_a_model_refuses_a_model_of_other_candidates():
+    from design import box_grid, regressors
+
+    F = box_grid(3, 2)
+    with pytest.raises(ValueError, match="model: its regressors are not those of X"):
+        plot_design(F, np.full(9, 1 / 9), model=regressors(F * 2.0, "quadratic"))
+    with pytest.raises(ValueError, match="model must be a design.Regressors of two factors"):
+        plot_design(F, np.full(9, 1 / 9), model=regressors(box_grid(3, 3), "linear"))
+
+
 def test_design_picture_rejects_bad_input():
     with pytest.raises(ValueError, match="shape"):
         plot_design(np.random.default_rng(0).standard_normal((4, 3)), np.full(4, 0.25))

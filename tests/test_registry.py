@@ -169,6 +169,55 @@ def test_every_name_has_a_policy(name: str) -> None:
     assert type(direct) is type(pol)
 
 
+ESTIMATING = [n for n in NAMES if entry(n).instance != "subset"]
+
+
+@pytest.mark.parametrize("name", ESTIMATING)
+def test_estimate_is_the_fit_of_the_used_rewards(name: str) -> None:
+    """``policy.estimate()`` during a run is the fit of exactly the rewards told so far:
+    least squares on the arms' mean rewards (linear; LUCB/UGapE fit each arm's mean), the
+    logistic MLE (logistic); ``identified`` says whether the measured arms span."""
+    from bandits.logistic.core import mle, mu
+
+    inst = example(name)
+    pol = policy_for(name, inst, seed=3, max_samples=budget(name))
+    draw = reward_oracle(inst, 3)
+    X = pol.features
+    K, d = X.shape
+    n, sums = np.zeros(K), np.zeros(K)
+    for _ in range(400):
+        if pol.done:
+            break
+        est = pol.estimate()
+        seen = n > 0
+        spans = seen.any() and np.linalg.matrix_rank(X[seen]) == d
+        assert est.identified == spans
+        if spans and entry(name).instance == "logistic":
+            ref = mle(X, n.astype(int), sums.astype(int)).theta
+            np.testing.assert_allclose(est.means, mu(X @ ref), rtol=1e-9, atol=1e-12)
+        elif spans:  # the normal equations are fine on these small examples
+            ref = np.linalg.solve((X.T * n) @ X, X.T @ sums)
+            np.testing.assert_allclose(est.means, X @ ref, rtol=1e-8, atol=1e-10)
+        arm = pol.ask()
+        reward = draw(arm)
+        pol.tell(arm, reward)  # used, also when it stops the run
+        n[arm] += 1
+        sums[arm] += reward
+    assert np.array_equal(pol.counts, n)
+    np.testing.assert_allclose(pol.arm_reward_sums, sums, rtol=1e-12, atol=1e-12)
+
+
+def test_estimate_ignores_rewards_told_after_the_stop() -> None:
+    inst = example("lucb")
+    pol = policy_for("lucb", inst, seed=0, max_samples=budget("lucb"))
+    _drive(pol, reward_oracle(inst, 0))
+    before = pol.estimate()
+    # unstructured: each arm's mean reward on its own
+    np.testing.assert_allclose(before.means, pol.arm_reward_sums / pol.counts, rtol=1e-14)
+    pol.observe(0, 1e6)
+    assert pol.late and np.array_equal(pol.estimate().means, before.means)
+
+
 def _policy_kwargs(name: str, inst) -> dict:
     e = entry(name)
     if e.family == "gifa":

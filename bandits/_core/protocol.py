@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import copy
 import math
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -68,6 +70,13 @@ class ArmQueue:
         self._pos = 0
         return True
 
+    def push_front(self, arms: Sequence[int]) -> None:
+        """Put ``arms`` back before the remaining ones, in this order (cancelled asks)."""
+        if len(arms):
+            self._arms = np.concatenate([np.asarray(arms, dtype=np.int64),
+                                         self._arms[self._pos:]])
+            self._pos = 0
+
     def remaining(self) -> list[int]:
         """The arms still queued, in order."""
         return [int(a) for a in self._arms[self._pos:]]
@@ -91,6 +100,26 @@ def check_reward(reward: object) -> float:
     if not math.isfinite(r):
         raise ValueError(f"reward must be finite; got {reward!r}")
     return r
+
+
+class Estimate(NamedTuple):
+    """The current estimate of a policy (:meth:`AskTellProtocol.estimate`).
+
+    Attributes
+    ----------
+    theta : ndarray, shape (d,)
+        The parameter estimate, in the coordinates of the policy's ``features``.
+    means : ndarray, shape (K,)
+        ``X theta``: the estimated mean reward of every arm.
+    identified : bool
+        Whether the arms measured so far span ``R^d`` (else ``theta`` is the minimum-norm
+        least-squares solution, or NaN for a logistic model, and only the means of arms
+        in the span of the measured ones are estimated).
+    """
+
+    theta: np.ndarray
+    means: np.ndarray
+    identified: bool
 
 
 class AskTellProtocol:
@@ -156,6 +185,48 @@ class AskTellProtocol:
         """Rewards told after the policy stopped, ``[arm, reward]`` (kept, not used: the
         recommendation is certified by the data at the stop)."""
         return self.__dict__.setdefault("_late", [])
+
+    @property
+    def arm_reward_sums(self) -> np.ndarray:
+        """Sum of the used rewards (told and observed) of every arm: with :attr:`counts`,
+        the sufficient statistics of :meth:`estimate`."""
+        return self._arm_sums().copy()
+
+    def _arm_sums(self) -> np.ndarray:
+        if "_arm_reward_sums" not in self.__dict__:
+            self._arm_reward_sums = np.zeros(self._n_arms())
+        return self._arm_reward_sums
+
+    def estimate(self) -> Estimate:
+        r"""The current estimate of the model from every reward the policy used.
+
+        Least squares ``theta_hat = argmin sum_a n_a (x_a^T theta - ybar_a)^2`` (``x_a``
+        the rows of :attr:`features`) over the arms measured so far (``n_a`` pulls with
+        mean reward ``ybar_a``), computed by ``numpy.linalg.lstsq`` on the rows
+        ``sqrt(n_a) x_a`` (never the normal equations), the minimum-norm solution while
+        those arms do not span ``R^d``. This is the
+        algorithm-independent estimate a practitioner reads *during* an experiment
+        ("what is winning now"); the stopping rule and the recommendation use the
+        algorithm's own estimate (e.g. a ridge or a phase's data only). Rewards told after
+        the stop (:attr:`late`) are not used.
+        """
+        X = np.asarray(self.features, dtype=np.float64)
+        n = np.asarray(self.counts, dtype=np.float64)
+        seen = n > 0
+        d = X.shape[1]
+        if not seen.any():
+            return Estimate(np.zeros(d), np.zeros(X.shape[0]), False)
+        root = np.sqrt(n[seen])
+        rows = X[seen] * root[:, None]
+        theta, _, rank, _ = np.linalg.lstsq(rows, self._arm_sums()[seen] / root, rcond=None)
+        return Estimate(theta, X @ theta, bool(rank == d))
+
+    @property
+    def features(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The features the model fits, one row per arm (K, d): the arms as given, or the
+        identity ``I_K`` for an unstructured algorithm (LUCB, UGapE), which estimates each
+        arm's mean on its own. :meth:`estimate`'s ``theta`` is in these coordinates."""
+        raise NotImplementedError
 
     @property
     def reward_sum(self) -> float:
@@ -239,14 +310,15 @@ class AskTellProtocol:
                           if key not in ("_log", "_config", "ids", "_late", "_asked")}
         clone._asked = []
         clone._start_look_ahead()
-        feed = [a for a, _ in pending]
         out: list[int] = []
-        for i, a in enumerate(feed):
+        real_after = sum(1 for _, q in pending if q)  # from the queue, after arm i
+        for i, (a, from_queue) in enumerate(pending):
+            real_after -= bool(from_queue)
             r = clone._predict(a)
             if r is None:
                 return out
-            clone._outstanding, clone._unasked = len(feed) - 1 - i, True
-            clone._outstanding_real = sum(1 for _, q in pending[i + 1:] if q)
+            clone._outstanding, clone._unasked = len(pending) - 1 - i, True
+            clone._outstanding_real = real_after
             clone._observe(a, float(r))
             if clone.done:
                 return out
@@ -275,21 +347,48 @@ class AskTellProtocol:
         ``tell(arms, rewards)``, in any order, possibly a part of what was asked."""
         arms, rewards = _pairs(arm, reward)
         pending = self._pending_list()
-        # validate everything before changing anything
-        left = [a for a, _ in pending]
-        for a in arms:
-            if a not in left:
-                if not pending:
-                    raise ValueError("tell() without a pending ask(): call ask() first, or "
-                                     "observe() for measurements the policy did not ask for")
-                asked = _describe(left or [b for b, _ in pending])
-                raise ValueError(f"arm {a!r} was told but arm {asked} was asked")
-            left.remove(a)
+        matched = _match_outstanding(pending, arms)
         self._events().append(["tell", arms, rewards])
-        for a, r in zip(arms, rewards, strict=True):
-            i = next(j for j, (b, _) in enumerate(pending) if b == a)
-            _, from_queue = pending.pop(i)
-            self._feed(a, r, unasked=not from_queue)
+        outstanding = len(pending)
+        outstanding_real = sum(1 for _, from_queue in pending if from_queue)
+        told: set[int] = set()
+        try:
+            for a, r, j in zip(arms, rewards, matched, strict=True):
+                from_queue = pending[j][1]
+                outstanding -= 1
+                outstanding_real -= bool(from_queue)
+                told.add(j)
+                self._feed(a, r, unasked=not from_queue, outstanding=(outstanding,
+                                                                      outstanding_real))
+        finally:  # the asks fed so far are no longer outstanding, whatever happens
+            pending[:] = [p for j, p in enumerate(pending) if j not in told]
+
+    def cancel(self, arms: int | Sequence[int] | None = None) -> list[int]:
+        """Withdraw outstanding asks whose results will never come (a lost plate, a failed
+        run): ``arms`` (each matched to its first outstanding ask, as ``tell`` does), or
+        every outstanding ask when None. Returns the arms withdrawn.
+
+        Nothing is learnt from a withdrawn ask. An arm the algorithm had decided on the
+        real data (taken from its queue: an allocation's or initialisation's pull, the
+        current decision) goes back to the front of the queue, in ask order, so the next
+        ``ask`` asks it again and the allocation stays what the algorithm planned; a
+        look-ahead arm is dropped (``docs/choices.md``, "Cancelled asks"). Unknown or
+        not-outstanding arms raise ``ValueError`` before anything changes. Without
+        cancelled asks a run whose results were lost could not go on: ``ask(n)`` returns
+        no new arm while outstanding results keep the look-ahead from deciding.
+        """
+        pending = self._pending_list()
+        if arms is None:
+            arms = [a for a, _ in pending]
+        else:
+            arms = [int(a) for a in np.atleast_1d(np.asarray(arms)).ravel()]
+        matched = _match_outstanding(pending, arms, verb="cancelled")
+        self._events().append(["cancel", arms, None])
+        back = sorted(j for j in matched if pending[j][1])  # real-queue arms, ask order
+        self._queue.push_front([pending[j][0] for j in back])
+        gone = set(matched)
+        pending[:] = [p for j, p in enumerate(pending) if j not in gone]
+        return arms
 
     def observe(self, arm: int | Sequence[int], reward: float | Sequence[float]) -> None:
         """Take measurements the policy did not ask for (a warm start: last year's data).
@@ -305,19 +404,24 @@ class AskTellProtocol:
             if not 0 <= a < K:
                 raise ValueError(f"arms: arm {a} is out of range (K = {K})")
         self._events().append(["observe", arms, rewards])
+        pending = self._pending_list()
+        outstanding = (len(pending), sum(1 for _, from_queue in pending if from_queue))
         for a, r in zip(arms, rewards, strict=True):
-            self._feed(a, r, unasked=True)
+            self._feed(a, r, unasked=True, outstanding=outstanding)
 
-    def _feed(self, arm: int, r: float, *, unasked: bool) -> None:
+    def _feed(self, arm: int, r: float, *, unasked: bool,
+              outstanding: tuple[int, int]) -> None:
+        """Give one reward to the step (``_observe``); ``outstanding``: how many asked
+        arms are still untold besides this one, and how many of them came from the real
+        queue."""
         if self.done:
             self.late.append([arm, r])
             return
         self._reward_sum = self.reward_sum + r
+        self._arm_sums()[arm] += r
         if unasked:
             self._queue.remove(arm)
-        pending = self._pending_list()
-        self._outstanding = len(pending)
-        self._outstanding_real = sum(1 for _, from_queue in pending if from_queue)
+        self._outstanding, self._outstanding_real = outstanding
         self._unasked = unasked
         self._observe(int(arm), r)
         self._outstanding, self._outstanding_real, self._unasked = 0, 0, False
@@ -339,6 +443,40 @@ class AskTellProtocol:
         from bandits._core.state import save_policy
 
         save_policy(self, path, extra)
+
+
+def _match_outstanding(pending: list, arms: list[int], verb: str = "told") -> list[int]:
+    """The position in ``pending`` of each arm's first outstanding ask (ask order; an arm
+    given twice takes two asks), all checked before anything changes; O(len) with
+    per-arm queues of positions (a search and a list.pop per reward made a tell of n
+    rewards cost O(n^2))."""
+    where: dict[int, deque] = {}
+    for j, (b, _) in enumerate(pending):
+        where.setdefault(b, deque()).append(j)
+    matched = []
+    for a in arms:
+        slots = where.get(a)
+        if not slots:
+            _refuse(pending, arms, a, verb)
+        matched.append(slots.popleft())
+    return matched
+
+
+def _refuse(pending: list, arms: list[int], arm: int, verb: str) -> None:
+    """The ValueError of a told (cancelled) ``arm`` that has no outstanding ask left (the
+    arms before it in the same call took their asks)."""
+    if not pending:
+        if verb == "told":
+            raise ValueError("tell() without a pending ask(): call ask() first, or "
+                             "observe() for measurements the policy did not ask for")
+        raise ValueError(f"arms: arm {arm!r} cannot be cancelled: no ask is outstanding")
+    left = [b for b, _ in pending]
+    for a in arms:
+        if a == arm and a not in left:
+            break
+        left.remove(a)
+    asked = _describe(left or [b for b, _ in pending])
+    raise ValueError(f"arm {arm!r} was {verb} but arm {asked} was asked")
 
 
 def _describe(arms: list[int]) -> str:

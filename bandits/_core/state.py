@@ -3,10 +3,11 @@
 Design (``docs/choices.md``, "Saved state"): the file stores what the policy was built
 from (the registry name, the arms and their IDs, the arguments of :func:`bandits.policy`)
 and the full event log (every ``ask(n)`` with the arms it returned, every ``tell`` and
-``observe`` with its rewards). :func:`load_policy` rebuilds the policy and replays the log
-through the same step kernels, then checks the replay against a summary stored next to
-the log -- samples, counts, outstanding arms, the policy's random-generator state, stop
-reason and recommendation -- and refuses the file if anything differs. Replaying instead
+``observe`` with its rewards, every ``cancel`` with its arms). :func:`load_policy`
+rebuilds the policy and replays the log through the same step kernels, then checks the
+replay against a summary stored next to the log -- samples, counts, outstanding arms, the
+policy's random-generator state, stop reason and recommendation -- and refuses the file if
+anything differs. Replaying instead
 of serialising each family's arrays keeps one format for every algorithm, and the
 continuation after loading is the uninterrupted run by construction (a test checks it for
 every registered algorithm). Replay costs one step per logged reward: milliseconds per
@@ -160,6 +161,8 @@ def policy_from_state(doc: dict, source: str = "state") -> Any:
             with warnings.catch_warnings():  # said when the data were first observed
                 warnings.simplefilter("ignore", UserWarning)
                 pol.observe(ev["arms"], ev["rewards"])
+        elif kind == "cancel":
+            pol.cancel(ev["arms"])
         else:
             raise ValueError(f"{source}: unknown event kind {kind!r}")
     got = summary(pol)

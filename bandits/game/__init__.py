@@ -309,6 +309,10 @@ class GamePolicy(AskTellProtocol):
         else:
             self._queue = ArmQueue([int(eng.st.out[G.OUT_ARM])])
 
+    @property
+    def features(self) -> np.ndarray:
+        return self._eng.X
+
     def _predict(self, arm: int) -> float | None:
         """``x_a^T theta_hat`` (the hallucinated reward of a look-ahead decision; ``V_0 =
         (sigma / 20)^2 I`` makes the estimate exist from the start)."""

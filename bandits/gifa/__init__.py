@@ -55,7 +55,7 @@ from bandits._core.exact import check_resolution, correct_set, exact_means
 from bandits._core.lsq import new_state, refresh, update
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
-from bandits._core.validate import check_conditioning, check_norm_bound
+from bandits._core.validate import THRESHOLDS_NEEDING_S, check_conditioning, check_norm_bound
 from bandits.gifa import _kernels as G
 from rounding.validation import (
     as_real_array,
@@ -222,7 +222,7 @@ class _Engine:
         if self.lam == 0.0 and not algo.init:
             raise ValueError("reg = 0 (or an unstructured algorithm) needs init=True: "
                              "V is singular until every arm has been pulled")
-        if algo.threshold in ("theoretical", "lingape"):
+        if algo.threshold in THRESHOLDS_NEEDING_S:
             if self.lam == 0.0 and algo.threshold == "theoretical":
                 raise ValueError("the theoretical threshold needs reg > 0; use "
                                  "threshold='lucb1' or 'heuristic' for unstructured runs")
@@ -405,6 +405,12 @@ class Policy(AskTellProtocol):
             self._queue = ArmQueue()
         if not self._queue:
             self._advance()
+
+    @property
+    def features(self) -> np.ndarray:
+        """The features the algorithm fits: ``X`` (structured) or the identity (LUCB and
+        UGapE estimate each arm's mean on its own)."""
+        return self._eng.features
 
     def _predict(self, arm: int) -> float | None:
         """``x_a^T theta_hat`` (``None`` while ``V`` is singular)."""

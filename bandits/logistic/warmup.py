@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bandits._core import rng as _rng
-from bandits._core.protocol import ArmQueue, AskTellProtocol
+from bandits._core.protocol import ArmQueue, AskTellProtocol, Estimate
 from bandits._core.validate import SIMULATIONS as _SIMULATIONS
 from bandits.logistic import _kernels as kern
 from bandits.logistic.core import (
@@ -682,6 +682,25 @@ class BernoulliProtocol(AskTellProtocol):
 
     def _predict(self, arm: int) -> float | None:
         return None  # no hallucinated outcomes: look-ahead is the family's own rule
+
+    X: np.ndarray
+
+    @property
+    def features(self) -> np.ndarray:
+        return self.X
+
+    def estimate(self) -> Estimate:
+        """The logistic MLE from every outcome used so far (:func:`mle`, Appendix F's
+        correction where the data are separable); ``means`` are the success probabilities
+        ``mu(x_a^T theta_hat)``. NaN (``identified`` False) while the arms measured so far
+        do not span ``R^d``."""
+        K, d = self.X.shape
+        n = np.asarray(self.counts).astype(np.int64)
+        if not n.any() or np.linalg.matrix_rank(self.X[n > 0]) < d:
+            return Estimate(np.full(d, np.nan), np.full(K, np.nan), False)
+        successes = np.rint(self._arm_sums()).astype(np.int64)
+        theta = mle(self.X, n, successes, on_separable="fallback").theta
+        return Estimate(theta, mu(self.X @ theta), True)
 
 
 class WarPolicy(BernoulliProtocol):

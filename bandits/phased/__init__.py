@@ -379,6 +379,10 @@ class _PhasePolicy(AskTellProtocol):
         """One record per phase so far."""
         return list(self._eng.phases)
 
+    @property
+    def features(self) -> np.ndarray:
+        return self._eng.X
+
     def _finish(self, how: str) -> None:
         self.done = True
         self.stopped_by = how

@@ -612,6 +612,10 @@ class StaticPolicy(AskTellProtocol):
         self.recommendation = np.array([int(S.argmax_all(self._st.Z, self._state.theta))])
         self._queue = ArmQueue()
 
+    @property
+    def features(self) -> np.ndarray:
+        return self._cfg.X
+
     def _predict(self, arm: int) -> float:
         """``x_a^T theta_hat`` (zero during the initial pulls)."""
         return float(self._cfg.X[arm] @ self._state.theta)
