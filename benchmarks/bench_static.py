@@ -80,7 +80,8 @@ def _initial_main(st, X, Y, init_arms, t_budget, max_samples) -> int:
         return init_arms[k]
     ints[S.T_INIT] = -1
     ints[S.T_SINCE] = 0
-    if not S.refresh(X, Y, ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta):
+    if not S.refresh(X, Y, ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta,
+                     st.g):
         ints[S.T_STATUS] = S.STATUS_SINGULAR
         return -1
     S.leverages(X, st.Ainv, st.lev)
@@ -123,7 +124,7 @@ def _observe_main(st, X, Y, arm, r, refresh_every) -> bool:
     S.observe(X, Y, M, Ainv, vals, st.lev, theta, counts, sums, arm, r, st.g)
     ints[S.T_SINCE] += 1
     if ints[S.T_SINCE] >= refresh_every:
-        S.refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+        S.refresh(X, Y, M, counts, sums, Ainv, vals, theta, st.g)
         S.leverages(X, Ainv, st.lev)
         ints[S.T_SINCE] = 0
     return True
@@ -268,13 +269,13 @@ def arms_before(X, Y, counts, sums, Ainv, vals, theta, g, scores, rng, out) -> N
         _observe_before(X, Y, M, Ainv, vals, theta, counts, sums, a, 0.0, g)
         since += 1
         if since >= 1000:
-            S.refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+            S.refresh(X, Y, M, counts, sums, Ainv, vals, theta, g)
             since = 0
         out[k] = a
 
 
 def arms_now(st, alloc, rng, out) -> int:
-    """:func:`bandits._core.blocks.greedy_arms` (the kernel ``run_blocks`` calls)."""
+    """:func:`bandits._core.blocks.greedy_arms` (the generator the block kernel inlines)."""
     return B.greedy_arms(st, alloc, rng, out)
 
 
@@ -284,7 +285,7 @@ def _after_init(X: np.ndarray, Y: np.ndarray):
     st = S.target_state(K, d, Y.shape[0])
     st.counts[:] = 1
     st.ints[S.T_INIT] = -1
-    assert S.refresh(X, Y, Y.shape[0], st.counts, st.sums, st.Ainv, st.vals, st.theta)
+    assert S.refresh(X, Y, Y.shape[0], st.counts, st.sums, st.Ainv, st.vals, st.theta, st.g)
     S.leverages(X, st.Ainv, st.lev)
     st.ints[S.T_PULLS] = K
     return st
@@ -294,7 +295,7 @@ def generator_per_pull(label: str, X: np.ndarray, Y: np.ndarray, n: int,
                        seed: int = 3) -> None:
     """ns per generated arm, before and now (best of 3, CPU), same tie seed."""
     X, Y = np.ascontiguousarray(X), np.ascontiguousarray(Y)
-    alloc = S.BlockAlloc(X, Y, True, np.zeros(1), 1000, S.NO_LENGTH_RULE, 0.0, False, 2**62,
+    alloc = S.BlockAlloc(X, Y, None, 1000, S.NO_LENGTH_RULE, 0.0, False, 2**62,
                          np.arange(X.shape[0], dtype=np.int64))
     res = {}
     for which in ("before", "now"):

@@ -37,7 +37,7 @@ blocks and at the points of their bisections (:mod:`bandits._core.bridge`):
   theta_s| + sigma m_a``, ``|dW_a| <= m_a`` on the block. ``beta`` does not decrease,
   so if that bound is below ``beta(t_0 + s) - min_z y^T theta_s / ||y||_{A_e^{-1}}``
   (with a relative margin of 1e-9 on ``beta``), no test in the block holds
-  (:func:`_room`).
+  (:func:`_band`).
 * Whether ``W_a`` stays in its band ``W_a(s) +- m_a`` is drawn with its exact
   probability given the two ends (:func:`bandits._core.bridge.strip_stay`); when every
   arm stays, the block is done (by the Markov property nothing else about the path is
@@ -48,7 +48,7 @@ blocks and at the points of their bisections (:mod:`bandits._core.bridge`):
   per-sample loop's rank-one values agree to rounding).
 * A block is only drawn when bands of ``LAMBDA_MIN`` standard deviations of the arms'
   increments, doubled, fit in its certificate (its length halves until they do, down to
-  one pull; :func:`_band_scale`); the bands use the largest scale that fits, at most
+  one pull; :func:`_band`); the bands use the largest scale that fits, at most
   ``LAMBDA_MAX`` (a child inherits its parent's band, up to twice as wide around its own
   start).
 """
@@ -67,14 +67,16 @@ from bandits._core.jit import inner
 from bandits._core.targets import (
     STATUS_BUDGET,
     STATUS_RULE,
+    STATUS_SINGULAR,
     T_BEST,
+    T_INIT,
     T_M,
     T_PULLS,
     T_SINCE,
+    T_STATUS,
     argmax_active,
     beta,
     greedy_choice,
-    initial_arrays,
     leverages,
     max_val,
     observe,
@@ -107,7 +109,8 @@ NO_TARGETS = np.int64(0)
 
 class BlockAlloc(NamedTuple):
     """The allocation of :func:`run_blocks`: arms ``X``, the greedy rule's targets ``Y``
-    (first ``ints[T_M]`` rows) or the ratio rule's design ``w`` (``greedy=False``), the
+    (first ``ints[T_M]`` rows; ``w = None``) or the ratio rule's design ``w`` (a type:
+    the kernels compile only the code of the rule they run), the
     exact-refresh period, XY-adaptive's length rule (the allocation ends at the first
     ``t >= min_len`` with ``max_j vals_j <= target``, divided by ``t`` when ``fig3``;
     ``min_len = NO_LENGTH_RULE``: none), the budget ``t_max`` (pulls of this run or
@@ -115,8 +118,7 @@ class BlockAlloc(NamedTuple):
 
     X: np.ndarray
     Y: np.ndarray
-    greedy: bool
-    w: np.ndarray
+    w: np.ndarray | None
     refresh_every: int
     min_len: int
     target: float
@@ -138,22 +140,25 @@ class BlockTest(NamedTuple):
     t_off: int
 
 
-@inner
+@njit(cache=True)
 def check_stop_active(Z, active, Ainv, th, b) -> int:
     """Eq. 11 restricted to the active targets: the active ``z^ = argmax z^T th`` (first
     index on ties) if ``b ||z^ - z||_{A^{-1}} <= (z^ - z)^T th`` for every active ``z``,
     else -1."""
     KZ, d = Z.shape
     best = argmax_active(Z, th, active)
-    y = np.empty(d)
     for z in range(KZ):
         if z == best or not active[z]:
             continue
         gap = 0.0
+        w2 = 0.0  # quad(Ainv, z^ - z), its operations in its order
         for i in range(d):
-            y[i] = Z[best, i] - Z[z, i]
-            gap += y[i] * th[i]
-        if b * math.sqrt(max(quad(Ainv, y), 0.0)) > gap:
+            gap += (Z[best, i] - Z[z, i]) * th[i]
+            t = 0.0
+            for j in range(d):
+                t += Ainv[i, j] * (Z[best, j] - Z[z, j])
+            w2 += (Z[best, i] - Z[z, i]) * t
+        if b * math.sqrt(0.0 if 0.0 > w2 else w2) > gap:
             return -1
     return best
 
@@ -172,7 +177,8 @@ def ratio_counts_at(w, m, out) -> None:
     total = 0
     for a in range(K):
         if w[a] > 0.0:
-            out[a] = max(1, int(math.floor(m * w[a])))
+            n = math.floor(m * w[a])
+            out[a] = n if n > 1 else 1
             total += out[a]
         else:
             out[a] = 0
@@ -207,11 +213,12 @@ def ratio_counts_at(w, m, out) -> None:
 
 
 @inner
-def _counts_to(greedy, w, cs, seq, s, ns, ne, out) -> None:
+def _counts_to(w, cs, seq, s, ns, ne, out) -> None:
     """The counts at pull ``ne`` (blocks from pull ``s``), from the counts ``cs`` at pull
     ``ns``: ``cs`` plus the greedy rule's arms ``seq[ns - s:ne - s]``, or the ratio rule's
-    closed form (:func:`ratio_counts_at`)."""
-    if greedy:
+    closed form (:func:`ratio_counts_at`). ``w is None`` (the greedy rule) is a type:
+    numba prunes the other branch, so the greedy rule never compiles the closed form."""
+    if w is None:
         for a in range(out.shape[0]):
             out[a] = cs[a]
         for i in range(ns - s, ne - s):
@@ -226,22 +233,28 @@ def _estimate(X, counts, W, means, sigma, sums, Ainv, theta, dummy) -> None:
     (``sums[a] = counts_a mu_a + sigma W_a``)."""
     for a in range(counts.shape[0]):
         sums[a] = counts[a] * means[a] + sigma * W[a]
-    refresh(X, X, NO_TARGETS, counts, sums, Ainv, dummy, theta)
+    refresh(X, X, NO_TARGETS, counts, sums, Ainv, dummy, theta, dummy)
 
 
 @inner
-def _room(X, test, means, sigma, cnt_s, cnt_e, W_s, t_s, wk) -> float:
-    """The certificate of a block ``(t_s, t_e]``: returns the room ``G = beta(t_off + t_s)
-    (1 - 1e-9) - min_z (z^ - z)^T theta_s / ||z^ - z||_{A_e^{-1}}`` (active ``z``) and
-    fills ``drift[a] = dn_a |mu_a - x_a^T theta_s|`` and ``Mabs[a, b] = |x_a^T A_s^{-1}
-    x_b|``. No stop in the block if ``rho^T Mabs rho < G^2`` with ``rho_a = drift[a] +
-    sigma m_a`` over the arms pulled in it, ``|W_a(n) - W_a(n_a(t_s))| <= m_a`` on the
-    block (module docstring)."""
-    Ainv_s, Ainv_e, theta, sums, dummy, drift, y, Mabs, Q = wk
+def _band(X, test, means, sigma, cs, ce, Ws, fl, lo, hi, t_s, wk, f, g) -> float:
+    """The certificate of a block or node ``(t_s, t_e]`` from the counts ``cs`` and
+    Brownian values ``Ws`` at ``t_s`` and the counts ``ce`` at ``t_e``: the largest band
+    scale ``lam`` with ``(f + 2 lam g)^T Mabs (f + 2 lam g) <= G^2`` (a child may inherit a
+    band up to twice as wide around its own start), ``inf`` when ``g = 0`` and ``f^T Mabs
+    f < G^2``, ``-1`` when no ``lam >= 0`` fits. Here ``G = beta(t_off + t_s) (1 - 1e-9) -
+    min_z (z^ - z)^T theta_s / ||z^ - z||_{A_e^{-1}}`` (active ``z``) is the room,
+    ``Mabs[a, b] = |x_a^T A_s^{-1} x_b|``, ``f_a = dn_a |mu_a - x_a^T theta_s|`` (plus
+    ``sigma`` times the distance from ``Ws_a`` to the farther edge of the band ``(lo_a,
+    hi_a)`` of an arm known to stay in it, ``fl_a = FLAG_STAY``) and ``g_a = sigma
+    sqrt(dn_a)`` (0 for an arm that stays or is not pulled): no stop in the block if
+    ``rho^T Mabs rho < G^2`` with ``rho_a = f_a + sigma m_a``, ``|W_a(n) - W_a(n_a(t_s))|
+    <= m_a`` on it (module docstring). ``f``, ``g`` (K): out; ``wk``: work."""
+    Ainv_s, Ainv_e, theta, sums, dummy, y, Mabs, Q = wk
     Z, active = test.Z, test.active
     K, d = X.shape
-    _estimate(X, cnt_s, W_s, means, sigma, sums, Ainv_s, theta, dummy)
-    refresh(X, X, NO_TARGETS, cnt_e, sums, Ainv_e, dummy, dummy)  # A_e^{-1} only
+    _estimate(X, cs, Ws, means, sigma, sums, Ainv_s, theta, dummy)
+    refresh(X, X, NO_TARGETS, ce, sums, Ainv_e, dummy, y, dummy)  # A_e^{-1} only
     best = argmax_active(Z, theta, active)
     umin = np.inf
     for z in range(Z.shape[0]):
@@ -251,7 +264,8 @@ def _room(X, test, means, sigma, cnt_s, cnt_e, W_s, t_s, wk) -> float:
         for i in range(d):
             y[i] = Z[best, i] - Z[z, i]
             gap += y[i] * theta[i]
-        u = max(gap, 0.0) / math.sqrt(max(quad(Ainv_e, y), 1e-300))
+        w2 = quad(Ainv_e, y)
+        u = (0.0 if 0.0 > gap else gap) / math.sqrt(1e-300 if 1e-300 > w2 else w2)
         if u < umin:
             umin = u
     for a in range(K):
@@ -262,7 +276,17 @@ def _room(X, test, means, sigma, cnt_s, cnt_e, W_s, t_s, wk) -> float:
             for j in range(d):
                 q += Ainv_s[i, j] * X[a, j]
             Q[i, a] = q
-        drift[a] = (cnt_e[a] - cnt_s[a]) * abs(means[a] - fit)
+        dn = ce[a] - cs[a]
+        if dn == 0:
+            f[a] = 0.0
+            g[a] = 0.0
+        elif fl[a] == FLAG_STAY:
+            up, down = hi[a] - Ws[a], Ws[a] - lo[a]
+            f[a] = dn * abs(means[a] - fit) + sigma * (down if down > up else up)
+            g[a] = 0.0
+        else:
+            f[a] = dn * abs(means[a] - fit)
+            g[a] = sigma * math.sqrt(dn)
     for a in range(K):
         for b in range(a, K):
             m = 0.0
@@ -270,15 +294,7 @@ def _room(X, test, means, sigma, cnt_s, cnt_e, W_s, t_s, wk) -> float:
                 m += X[a, i] * Q[i, b]
             Mabs[a, b] = abs(m)
             Mabs[b, a] = abs(m)
-    return beta(test.t_off + t_s, test.c, test.log_const, test.fixed) * (1.0 - 1e-9) - umin
-
-
-@inner
-def _band_scale(Mabs, f, g, G) -> float:
-    """The largest ``lam`` with ``(f + 2 lam g)^T Mabs (f + 2 lam g) <= G^2`` (a child may
-    inherit a band up to twice as wide around its own start): ``inf`` when ``g = 0`` and
-    ``f^T Mabs f < G^2``, ``-1`` when no ``lam >= 0`` fits."""
-    K = f.shape[0]
+    G = beta(test.t_off + t_s, test.c, test.log_const, test.fixed) * (1.0 - 1e-9) - umin
     alpha = 0.0
     bet = 0.0
     gam = 0.0
@@ -294,14 +310,15 @@ def _band_scale(Mabs, f, g, G) -> float:
     return (-bet + math.sqrt(bet * bet + gam * (G * G - alpha))) / (2.0 * gam)
 
 
-@inner
-def _length_rule(alloc, ints, vals, t) -> bool:
-    """XY-adaptive's phase-length rule at ``t`` pulls (never without one; no early return,
-    so that :func:`greedy_arms` can inline it)."""
+@njit(cache=True)
+def length_rule(vals, M, t, min_len, target, fig3) -> bool:
+    """XY-adaptive's phase-length rule at ``t`` pulls: ``t >= min_len`` and ``max_{j < M}
+    vals_j`` (divided by ``t`` when ``fig3``) at most ``target`` (never without a rule,
+    ``min_len = NO_LENGTH_RULE``)."""
     ends = False
-    if t >= alloc.min_len:
-        u = max_val(vals, ints[T_M])
-        ends = (u / t if alloc.fig3 else u) <= alloc.target
+    if t >= min_len:
+        u = max_val(vals, M)
+        ends = (u / t if fig3 else u) <= target
     return ends
 
 
@@ -310,7 +327,7 @@ def _length_rule(alloc, ints, vals, t) -> bool:
 _observe_inlined = njit(inline="always", error_model="numpy")(observe.py_func)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def greedy_arms(st, alloc, rng_pol, out) -> int:
     """The greedy rule's next ``len(out)`` arms into ``out`` (the pulls after
     ``ints[T_PULLS]``, after the initial pulls), by the step kernel's own functions
@@ -341,11 +358,11 @@ def greedy_arms(st, alloc, rng_pol, out) -> int:
         t += 1
         since += 1
         if since >= refresh_every:
-            refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+            refresh(X, Y, M, counts, sums, Ainv, vals, theta, g)
             leverages(X, Ainv, lev)
             since = 0
         out[k] = a
-        if t >= min_len and _length_rule(alloc, ints, vals, t):
+        if t >= min_len and length_rule(vals, M, t, min_len, alloc.target, alloc.fig3):
             end = BLOCKS_END
         elif t >= t_max:
             end = STATUS_BUDGET
@@ -357,43 +374,44 @@ def greedy_arms(st, alloc, rng_pol, out) -> int:
 
 
 class BlockCarry(NamedTuple):
-    """What :func:`block_steps` keeps between its calls: ``ints`` (slots ``C_*``: stage,
-    the block start ``s``, the next block length ``L``, the offset and number of the arms
-    generated ahead in ``buf``, the allocation's last pull count once known, how it ends,
-    what :func:`greedy_arms` returned), the Brownian values ``W`` and the counts ``cnt0``
-    at ``s``, and ``buf`` (``buf[off + i]``: the arm of pull ``s + i + 1``, greedy rule
-    only)."""
+    """What :func:`block_steps` starts from and returns, and its work arrays (allocated
+    once, in Python: no allocation code in the kernel). ``ints`` (slots ``C_*``: the first
+    block's start ``s``, the allocation's last pull count when known in advance (the
+    ratio rule's budget, else -1) and how it ends there; out: the pull and target of a
+    stop); ``fk`` (float rows ``F_*``: the Brownian values ``W`` at ``s``, at the end
+    ``W`` at the last pull), ``ik`` (int rows ``I_*``: the counts at ``s``, at the end
+    the counts at the last pull); ``buf`` (``buf[off + i]``: the arm of pull ``s + i +
+    1``, greedy rule only); :func:`_band`'s work ``wk``; the bisection stack's node
+    bounds ``nodes`` and rows ``sf`` (float: ``W`` at the ends, the band), ``si`` (int:
+    flags, counts at the start)."""
 
     ints: np.ndarray
-    W: np.ndarray
-    cnt0: np.ndarray
-    buf: np.ndarray
-    #: work arrays (allocated once, in Python: no allocation code in the kernel):
-    #: ``_room``'s, the K-vectors (float, int), the bisection stack's node bounds and rows
-    wk: tuple
     fk: np.ndarray
     ik: np.ndarray
+    buf: np.ndarray
+    wk: tuple
     nodes: np.ndarray
     sf: np.ndarray
     si: np.ndarray
+
+
+C_S, C_TLAST, C_END, C_STOP, C_BEST = range(5)
+F_W, F_WEND, F_MID, F_F, F_G = range(5)
+I_CNT0, I_CNTB, I_CNTE, I_CNTM, I_FL, I_FR = range(6)
 
 
 def block_carry(K: int, d: int, greedy: bool) -> BlockCarry:
     """Fresh :class:`BlockCarry` arrays for ``K`` arms in dimension ``d``."""
     D = MAX_DEPTH
     wk = (np.empty((d, d)), np.empty((d, d)), np.empty(d), np.empty(K), np.empty(d),
-          np.empty(K), np.empty(d), np.empty((K, K)), np.empty((d, K)))
-    return BlockCarry(np.zeros(8, dtype=np.int64), np.empty(K), np.empty(K, dtype=np.int64),
+          np.empty(d), np.empty((K, K)), np.empty((d, K)))
+    return BlockCarry(np.zeros(8, dtype=np.int64), np.zeros((5, K)),
+                      np.zeros((6, K), dtype=np.int64),
                       np.empty(2 * MAX_BLOCK if greedy else 1, dtype=np.int64), wk,
-                      np.empty((4, K)), np.empty((4, K), dtype=np.int64),
                       np.empty((2, D), dtype=np.int64), np.empty((4, D, K)),
                       np.empty((2, D, K), dtype=np.int64))
 
 
-C_STAGE, C_S, C_L, C_OFF, C_NSEQ, C_TLAST, C_END, C_GEN = range(8)
-#: :func:`block_steps` needs the greedy arms of pulls ``s + nseq + 1 .. s + L`` in
-#: ``buf[off + nseq:off + L]`` (:func:`run_blocks` generates them and calls it again).
-NEED_ARMS = 4
 #: The initial pulls ended the run (``ints[T_STATUS]``: STATUS_BUDGET or STATUS_SINGULAR).
 INIT_STOP = -1
 
@@ -414,131 +432,149 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     allocation's end; exact after a stop).
     ``stats`` (int64, 4) counts top-level blocks, visited nodes, exact tests, bisections.
 
-    Python over two kernels: :func:`block_steps` (the blocks, their certificates and
-    bisections) returns NEED_ARMS when a block needs greedy arms not generated yet, and
-    :func:`greedy_arms` generates them (a few hundred times per run; neither kernel links
-    the other, so neither compiles the other's code again: first-call compile time, issue
-    16). The ratio rule's counts come in closed form: one call."""
-    carry = block_carry(alloc.X.shape[0], alloc.X.shape[1], bool(alloc.greedy))
-    ci = carry.ints
-    while True:
-        status = block_steps(st, alloc, test, env, rng_env, stats, carry)
-        if status != NEED_ARMS:
-            return int(status)
-        lo = ci[C_OFF] + ci[C_NSEQ]
-        ci[C_GEN] = greedy_arms(st, alloc, rng_pol, carry.buf[lo:ci[C_OFF] + ci[C_L]])
-
-
-@njit(cache=True)
-def block_steps(st, alloc, test, env, rng_env, stats, carry) -> int:
-    """:func:`run_blocks`' initial pulls and blocks (``ints[C_STAGE] = 0``: from fresh
-    statistics ``st``), or its blocks from the state in ``carry``; returns NEED_ARMS (the
-    arms to generate are in ``carry.ints``; call again after :func:`greedy_arms` with its
-    return value in ``ints[C_GEN]``), INIT_STOP, or how the run ended."""
-    ints, counts, sums, Ainv, vals, lev, theta = (st.ints, st.counts, st.sums, st.Ainv,
-                                                  st.vals, st.lev, st.theta)
-    X, Y, w, greedy, t_max = alloc.X, alloc.Y, alloc.w, alloc.greedy, alloc.t_max
-    Z, active, t_off = test.Z, test.active, test.t_off
-    K, d = X.shape
+    Python over compiled kernels (first-call compile time, issue 16): what happens once
+    per run -- the initial pulls (:func:`bandits._core.rng.normal`, :func:`refresh`,
+    :func:`leverages`), the test at the first pull (:func:`check_stop_active`,
+    :func:`length_rule`) and the final state -- calls the kernels the step kernels
+    compile anyway, so the block kernel holds only the blocks: one call of
+    :func:`block_steps` (the blocks, their certificates and bisections, and the greedy
+    rule's arms, generated ahead by the inlined :func:`greedy_arms` as the blocks need
+    them)."""
+    ints, counts, sums, Ainv, vals, theta = (st.ints, st.counts, st.sums, st.Ainv, st.vals,
+                                             st.theta)
+    X, Y, t_max, greedy = alloc.X, alloc.Y, int(alloc.t_max), alloc.w is None
     means, sigma = env.means, env.sigma
-    ci, W, cnt0, buf = carry.ints, carry.W, carry.cnt0, carry.buf
-    resumed = ci[C_STAGE] == 1
-    if not resumed:  # the initial pulls, one Gaussian reward each, as the per-sample loops
-        while True:
-            a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y,
-                               alloc.init_arms, ints[T_PULLS], t_max)
-            if a < 0:
-                break
-            ints[T_PULLS] += 1  # observe_arrays during the initial pulls: statistics only
-            counts[a] += 1
-            sums[a] += means[a] + sigma * _rng.normal(rng_env)
-        if a == -1:
+    init_arms = alloc.init_arms
+    while ints[T_INIT] < init_arms.shape[0]:  # as initial_arrays and observe_arrays
+        if ints[T_PULLS] >= t_max:
+            ints[T_STATUS] = STATUS_BUDGET
             return INIT_STOP
-    if resumed:  # after greedy_arms
-        s, L, off, t_last, end_status = ci[C_S], ci[C_L], ci[C_OFF], ci[C_TLAST], ci[C_END]
-        nseq = ints[T_PULLS] - s
-        if ci[C_GEN] >= 0:
-            t_last, end_status = ints[T_PULLS], ci[C_GEN]
-            L = min(L, t_last - s)
-    else:
-        s = ints[T_PULLS]
-        best = check_stop_active(Z, active, Ainv, theta,
-                                 beta(t_off + s, test.c, test.log_const, test.fixed))
-        if best >= 0:
-            ints[T_BEST] = best
-            return STATUS_RULE
-        if _length_rule(alloc, ints, vals, s):
-            return BLOCKS_END
-        if s >= t_max:
-            return STATUS_BUDGET
-        for a in range(K):
-            W[a] = (sums[a] - counts[a] * means[a]) / sigma
-            cnt0[a] = counts[a]
-        off = 0
-        nseq = 0
-        # the allocation's last pull count (the length rule or the budget), once known
-        t_last = -1 if greedy else t_max
-        end_status = STATUS_BUDGET
-        L = 1
-    wk = carry.wk
-    drift, Mabs = wk[5], wk[7]
-    f, gg, mW, Wend = carry.fk[0], carry.fk[1], carry.fk[2], carry.fk[3]
-    cnt_e, cnt_m, fL, fR = carry.ik[0], carry.ik[1], carry.ik[2], carry.ik[3]
+        a = init_arms[ints[T_INIT]]
+        ints[T_INIT] += 1
+        ints[T_PULLS] += 1
+        counts[a] += 1
+        sums[a] += means[a] + sigma * _rng.normal(rng_env)
+    ints[T_INIT] = -1
+    ints[T_SINCE] = 0
+    if not refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta, st.g):
+        ints[T_STATUS] = STATUS_SINGULAR
+        return INIT_STOP
+    leverages(X, Ainv, st.lev)
+    s = int(ints[T_PULLS])
+    best = check_stop_active(test.Z, test.active, Ainv, theta,
+                             beta(test.t_off + s, test.c, test.log_const, test.fixed))
+    if best >= 0:
+        ints[T_BEST] = best
+        return STATUS_RULE
+    if length_rule(vals, ints[T_M], s, alloc.min_len, alloc.target, alloc.fig3):
+        return BLOCKS_END
+    if s >= t_max:
+        return STATUS_BUDGET
+    carry = block_carry(X.shape[0], X.shape[1], greedy)
+    ci, W, cnt = carry.ints, carry.fk[F_W], carry.ik[I_CNT0]
+    W[:] = (sums - counts * means) / sigma
+    cnt[:] = counts
+    # the allocation's last pull count (the length rule or the budget), once known
+    ci[C_S], ci[C_TLAST], ci[C_END] = s, -1 if greedy else t_max, STATUS_BUDGET
+    status = int(block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry))
+    # the state at the end: counts, sums and the exact theta; A^{-1} and vals exact after a
+    # stop, the generated (per-sample) ones at the allocation's end
+    t_stop = int(ci[C_STOP])
+    counts[:] = cnt
+    sums[:] = cnt * means + sigma * W
+    if status == STATUS_RULE or not greedy or ints[T_PULLS] != t_stop:
+        refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta, st.g)
+        leverages(X, Ainv, st.lev)
+    else:  # theta only
+        refresh(X, X, NO_TARGETS, counts, sums, carry.wk[0], carry.wk[2], theta, st.g)
+    ints[T_PULLS] = t_stop
+    if status == STATUS_RULE:
+        ints[T_BEST] = ci[C_BEST]
+    return status
+
+
+@njit(cache=True, error_model="numpy")
+def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
+    """:func:`run_blocks`' blocks from the state in ``carry`` (the first block's start
+    ``s``, the counts and Brownian values there): returns how the allocation ended
+    (STATUS_RULE, BLOCKS_END, STATUS_BUDGET), with the pull (``ints[C_STOP]``), the counts
+    and Brownian values at it (``carry``'s ``I_CNT0`` and ``F_W`` rows) and the target
+    that stopped it (``ints[C_BEST]``). The greedy rule's arms (``alloc.w is None``) are
+    generated ahead, when a block needs them, by :func:`greedy_arms` (inlined: one loop,
+    the same tie stream ``rng_pol``, it advances ``st``'s counts and rank-one
+    ``A^{-1}``)."""
+    X, w = alloc.X, alloc.w
+    greedy = w is None
+    Z, active, t_off = test.Z, test.active, test.t_off
+    K = X.shape[0]
+    means, sigma = env.means, env.sigma
+    ci, fk, ik, buf, wk = carry.ints, carry.fk, carry.ik, carry.buf, carry.wk
+    W, Wend, mW, f, gg = fk[F_W], fk[F_WEND], fk[F_MID], fk[F_F], fk[F_G]
+    cnt0, cnt_b, cnt_e, cnt_m, fL, fR = (ik[I_CNT0], ik[I_CNTB], ik[I_CNTE], ik[I_CNTM],
+                                         ik[I_FL], ik[I_FR])
     n_s, n_e = carry.nodes[0], carry.nodes[1]
     sWs, sWe, sLo, sHi = carry.sf[0], carry.sf[1], carry.sf[2], carry.sf[3]
     sF, sC = carry.si[0], carry.si[1]
+    s, t_last, end = ci[C_S], ci[C_TLAST], ci[C_END]
+    L = 1
+    off = 0
+    nseq = 0  # greedy arms generated ahead: buf[off:off + nseq] are the pulls after s
     cap = MAX_BLOCK if greedy else MAX_BLOCK_RATIO
-    status = STATUS_BUDGET
-    t_stop = -1
-    best = -1
     while True:
-        if not resumed:
-            if s == t_last:
-                status = end_status
-                for a in range(K):
-                    cnt_e[a] = cnt0[a]
-                    Wend[a] = W[a]
-                t_stop = s
-                break
-            L = min(L, cap)
-            if t_last >= 0:
-                L = min(L, t_last - s)
-            if off > MAX_BLOCK:  # keep room for a block after the arms already generated
-                for i in range(nseq):
-                    buf[i] = buf[off + i]
-                off = 0
-            if greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
-                ci[C_STAGE], ci[C_S], ci[C_L], ci[C_OFF], ci[C_NSEQ] = 1, s, L, off, nseq
-                ci[C_TLAST], ci[C_END] = t_last, end_status
-                return NEED_ARMS
-        resumed = False
+        if s == t_last:  # the allocation's end: cnt0 and W are the final state
+            ci[C_STOP] = s
+            return end
+        if L > cap:
+            L = cap
+        if t_last >= 0 and L > t_last - s:
+            L = t_last - s
+        if off > MAX_BLOCK:  # keep room for a block after the arms already generated
+            for i in range(nseq):
+                buf[i] = buf[off + i]
+            off = 0
+        if greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
+            gen = greedy_arms(st, alloc, rng_pol, buf[off + nseq:off + L])
+            nseq = st.ints[T_PULLS] - s
+            if gen >= 0:  # the allocation ends at the last pull generated
+                t_last, end = st.ints[T_PULLS], gen
+                if L > t_last - s:
+                    L = t_last - s
         seq = buf[off:]
-        while L > 1:  # the longest block (halving) with room for the noise
-            _counts_to(greedy, w, cnt0, seq, s, s, s + L, cnt_e)
-            G = _room(X, test, means, sigma, cnt0, cnt_e, W, s, wk)
-            for a in range(K):
-                f[a] = drift[a]
-                gg[a] = sigma * math.sqrt(cnt_e[a] - cnt0[a])
-            if _band_scale(Mabs, f, gg, G) >= LAMBDA_MIN:
-                break
-            L //= 2
-        _counts_to(greedy, w, cnt0, seq, s, s, s + L, cnt_e)
-        for a in range(K):
-            dn = cnt_e[a] - cnt0[a]
-            Wend[a] = W[a] + (math.sqrt(dn) * _rng.normal(rng_env) if dn > 0 else 0.0)
-        stats[0] += 1
+        # the root (s, s + L]: first its length, halved until bands of LAMBDA_MIN standard
+        # deviations fit in its certificate (or one pull), then its end drawn
         top = 0
         n_s[0], n_e[0] = s, s + L
         for a in range(K):
             sWs[0, a] = W[a]
-            sWe[0, a] = Wend[a]
             sF[0, a] = FLAG_NONE
             sC[0, a] = cnt0[a]
+        sized = False
         bisected = False
         while top >= 0:
             ns, ne = n_s[top], n_e[top]
             Ws, We, fl, lo, hi, cs = sWs[top], sWe[top], sF[top], sLo[top], sHi[top], sC[top]
-            _counts_to(greedy, w, cs, seq, s, ns, ne, cnt_e)
+            _counts_to(w, cs, seq, s, ns, ne, cnt_e)
+            leave = False
+            for a in range(K):
+                if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
+                    fl[a] = FLAG_NONE  # an end outside the band: leaving is certain, no news
+                if cnt_e[a] > cs[a] and fl[a] == FLAG_LEAVE:
+                    leave = True
+            lam = -1.0
+            if ne - ns > 1 and not leave:
+                lam = _band(X, test, means, sigma, cs, cnt_e, Ws, fl, lo, hi, ns, wk, f, gg)
+            if not sized:
+                if ne - ns > 1 and not lam >= LAMBDA_MIN:
+                    L //= 2
+                    n_e[0] = s + L
+                    continue
+                sized = True
+                for a in range(K):
+                    dn = cnt_e[a] - cs[a]
+                    We[a] = Ws[a] + (math.sqrt(dn) * _rng.normal(rng_env) if dn > 0 else 0.0)
+                    Wend[a] = We[a]
+                    cnt_b[a] = cnt_e[a]
+                stats[0] += 1
             stats[1] += 1
             if ne - ns == 1:
                 stats[2] += 1
@@ -546,39 +582,21 @@ def block_steps(st, alloc, test, env, rng_env, stats, carry) -> int:
                 _estimate(X, cnt_e, We, means, sigma, sums_t, Ainv_t, theta_t, dummy)
                 best = check_stop_active(Z, active, Ainv_t, theta_t,
                                          beta(t_off + ne, test.c, test.log_const, test.fixed))
-                if best >= 0:
-                    t_stop = ne
+                if best >= 0:  # the stop: its counts and Brownian values are the state
                     for a in range(K):
-                        Wend[a] = We[a]
-                    status = STATUS_RULE
-                    break
+                        cnt0[a] = cnt_e[a]
+                        W[a] = We[a]
+                    ci[C_STOP], ci[C_BEST] = ne, best
+                    return STATUS_RULE
                 top -= 1
                 continue
             certified = False
-            leave = False
-            for a in range(K):
-                if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
-                    fl[a] = FLAG_NONE  # an end outside the band: leaving is certain, no news
-                if cnt_e[a] > cs[a] and fl[a] == FLAG_LEAVE:
-                    leave = True
             if not leave:
-                G = _room(X, test, means, sigma, cs, cnt_e, Ws, ns, wk)
-                for a in range(K):
-                    dn = cnt_e[a] - cs[a]
-                    if dn == 0:
-                        f[a] = 0.0
-                        gg[a] = 0.0
-                    elif fl[a] == FLAG_STAY:
-                        f[a] = drift[a] + sigma * max(hi[a] - Ws[a], Ws[a] - lo[a])
-                        gg[a] = 0.0
-                    else:
-                        f[a] = drift[a]
-                        gg[a] = sigma * math.sqrt(dn)
-                lam = _band_scale(Mabs, f, gg, G)
                 if lam == np.inf:
                     certified = True
                 elif lam >= LAMBDA_MIN:
-                    lam = min(lam, LAMBDA_MAX)
+                    if lam > LAMBDA_MAX:
+                        lam = LAMBDA_MAX
                     certified = True
                     for a in range(K):
                         dn = cnt_e[a] - cs[a]
@@ -599,7 +617,7 @@ def block_steps(st, alloc, test, env, rng_env, stats, carry) -> int:
             bisected = True
             stats[3] += 1
             mid = (ns + ne) // 2
-            _counts_to(greedy, w, cs, seq, s, ns, mid, cnt_m)
+            _counts_to(w, cs, seq, s, ns, mid, cnt_m)
             for a in range(K):
                 dn = cnt_e[a] - cs[a]
                 t1 = cnt_m[a] - cs[a]
@@ -631,29 +649,15 @@ def block_steps(st, alloc, test, env, rng_env, stats, carry) -> int:
                 sF[top, a] = fR[a]
                 sC[top, a] = cnt_m[a]
             top += 1
-        if t_stop >= 0:
-            break
         # no stop in (s, s + L]
-        _counts_to(greedy, w, cnt0, seq, s, s, s + L, cnt_e)
         for a in range(K):
-            cnt0[a] = cnt_e[a]
+            cnt0[a] = cnt_b[a]
             W[a] = Wend[a]
         if greedy:
             off += L
             nseq -= L
         s += L
-        L = max(1, L // 2) if bisected else 2 * L
-    # the state at the end: counts, sums and the exact theta; A^{-1} and vals exact after a
-    # stop, the generated (per-sample) ones at the allocation's end
-    for a in range(K):
-        counts[a] = cnt_e[a]
-        sums[a] = cnt_e[a] * means[a] + sigma * Wend[a]
-    if status == STATUS_RULE or not greedy or ints[T_PULLS] != t_stop:
-        refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta)
-        leverages(X, Ainv, lev)
-    else:
-        refresh(X, X, NO_TARGETS, counts, sums, wk[0], wk[4], theta)  # theta only
-    ints[T_PULLS] = t_stop
-    if status == STATUS_RULE:
-        ints[T_BEST] = best
-    return status
+        if not bisected:
+            L *= 2
+        elif L > 1:
+            L //= 2

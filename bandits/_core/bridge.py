@@ -60,7 +60,8 @@ def strip_stay(x: float, y: float, tau: float, lo: float, hi: float) -> float:
         p = stay_images(x - lo, y - lo, tau, L)
     else:
         p = stay_eigen(x - lo, y - lo, tau, L)
-    return min(max(p, 0.0), 1.0)
+    p = 0.0 if 0.0 > p else p
+    return 1.0 if 1.0 < p else p
 
 
 @inner

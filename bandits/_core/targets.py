@@ -43,53 +43,61 @@ def beta(t: int, c: float, log_const: float, fixed: bool) -> float:
     delta))`` with ``log_const = log(c' K^e / delta)``), or ``c`` itself when ``fixed``."""
     if fixed:
         return c
-    return c * math.sqrt(log_const + 2.0 * math.log(max(t, 1)))
+    return c * math.sqrt(log_const + 2.0 * math.log(1 if 1 > t else t))
 
 
 @njit(cache=True)
-def refresh(X, Y, M, counts, sums, Ainv, vals, theta) -> bool:
+def refresh(X, Y, M, counts, sums, Ainv, vals, theta, b) -> bool:
     """Exact ``A^{-1}``, ``theta`` and ``vals[:M]`` from the sufficient statistics, by the
     Cholesky factor ``A = L L^T``: ``A^{-1} = L^{-T} L^{-1}`` (plain loops: no LAPACK
     glue to compile, issue 16). Returns False if ``A`` is (numerically) singular: a pivot
     ``L_jj^2 <= 1e-12 max_i A_ii`` (the smallest eigenvalue is at most every pivot, the
-    largest at least the largest diagonal entry)."""
+    largest at least the largest diagonal entry).
+
+    In place, with no allocation (first-call compile time: no array constructor to
+    compile): ``A`` and then ``L`` in the lower triangle of ``Ainv``, ``L^{-1}`` below its
+    diagonal transposed into the upper triangle (its diagonal is ``1 / L_jj``), then
+    ``A^{-1}`` row by row over them; ``b = sum_a sums_a x_a`` (d): work."""
     K, d = X.shape
-    A = np.zeros((d, d))
-    b = np.zeros(d)
+    for i in range(d):
+        b[i] = 0.0
+        for j in range(i + 1):
+            Ainv[i, j] = 0.0
     for a in range(K):
         if counts[a] > 0:
             for i in range(d):
                 b[i] += sums[a] * X[a, i]
                 for j in range(i + 1):
-                    A[i, j] += counts[a] * X[a, i] * X[a, j]
+                    Ainv[i, j] += counts[a] * X[a, i] * X[a, j]
     amax = 0.0
     for i in range(d):
-        amax = max(amax, A[i, i])
-    for j in range(d):  # A's lower triangle becomes L
-        s = A[j, j]
+        if Ainv[i, i] > amax:
+            amax = Ainv[i, i]
+    for j in range(d):  # the lower triangle becomes L
+        s = Ainv[j, j]
         for k in range(j):
-            s -= A[j, k] * A[j, k]
+            s -= Ainv[j, k] * Ainv[j, k]
         if not s > 1e-12 * amax:
             return False
-        A[j, j] = math.sqrt(s)
+        Ainv[j, j] = math.sqrt(s)
         for i in range(j + 1, d):
-            s = A[i, j]
+            s = Ainv[i, j]
             for k in range(j):
-                s -= A[i, k] * A[j, k]
-            A[i, j] = s / A[j, j]
-    Linv = np.zeros((d, d))  # lower triangle: L^{-1} (forward substitution)
-    for j in range(d):
-        Linv[j, j] = 1.0 / A[j, j]
+                s -= Ainv[i, k] * Ainv[j, k]
+            Ainv[i, j] = s / Ainv[j, j]
+    for j in range(d):  # (L^{-1})_ij, i > j, into Ainv[j, i] (forward substitution)
         for i in range(j + 1, d):
             s = 0.0
-            for k in range(j, i):
-                s -= A[i, k] * Linv[k, j]
-            Linv[i, j] = s / A[i, i]
-    for i in range(d):  # A^{-1} = L^{-T} L^{-1}
+            s -= Ainv[i, j] * (1.0 / Ainv[j, j])
+            for k in range(j + 1, i):
+                s -= Ainv[i, k] * Ainv[j, k]
+            Ainv[j, i] = s / Ainv[i, i]
+    for i in range(d):  # A^{-1} = L^{-T} L^{-1}, row i over rows >= i of L^{-1}
         for j in range(i + 1):
             s = 0.0
-            for k in range(i, d):
-                s += Linv[k, i] * Linv[k, j]
+            s += (1.0 / Ainv[i, i]) * (Ainv[j, i] if j < i else 1.0 / Ainv[i, i])
+            for k in range(i + 1, d):
+                s += Ainv[i, k] * Ainv[j, k]
             Ainv[i, j] = s
             Ainv[j, i] = s
     for i in range(d):
@@ -361,7 +369,7 @@ def observe_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, arm, r,
         observe(X, Y, M, Ainv, vals, lev, theta, counts, sums, arm, r, g)
         ints[T_SINCE] += 1
         if ints[T_SINCE] >= refresh_every:
-            refresh(X, Y, M, counts, sums, Ainv, vals, theta)
+            refresh(X, Y, M, counts, sums, Ainv, vals, theta, g)
             leverages(X, Ainv, lev)
             ints[T_SINCE] = 0
     return True
@@ -372,12 +380,12 @@ def initial_step(st, X, Y, init_arms, t_budget, max_samples) -> int:
     """During the initial pulls: the next initial arm (>= 0); -1 with ``T_STATUS`` set when
     the budget ends the run first (``t_budget >= max_samples``) or when ``A`` is singular
     after them; -2 when they are done (``A^{-1}``, ``theta`` and ``vals`` then exact)."""
-    return initial_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.lev, st.theta, X,
-                          Y, init_arms, t_budget, max_samples)
+    return initial_arrays(st.ints, st.counts, st.sums, st.Ainv, st.vals, st.lev, st.theta,
+                          st.g, X, Y, init_arms, t_budget, max_samples)
 
 
 @njit(cache=True, inline="always")
-def initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y, init_arms, t_budget,
+def initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, init_arms, t_budget,
                    max_samples) -> int:
     """:func:`initial_step` on the state's arrays."""
     k = ints[T_INIT]
@@ -389,20 +397,19 @@ def initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y, init_arms, 
         return init_arms[k]
     ints[T_INIT] = -1
     ints[T_SINCE] = 0
-    if not refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta):
+    if not refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta, g):
         ints[T_STATUS] = STATUS_SINGULAR
         return -1
     leverages(X, Ainv, lev)
     return -2
 
 
-@njit(cache=True)
-def reset_target(st, M) -> None:
+def reset_target(st: TargetState, M: int) -> None:
     """Fresh statistics (no pull yet) on the first ``M`` rows of the targets, as at the
-    start of a run or of a phase (XY-adaptive restarts its estimate every phase)."""
-    for a in range(st.counts.shape[0]):
-        st.counts[a] = 0
-        st.sums[a] = 0.0
+    start of a run or of a phase (XY-adaptive restarts its estimate every phase). Python:
+    its callers are (no kernel to compile for it)."""
+    st.counts[:] = 0
+    st.sums[:] = 0.0
     st.ints[T_PULLS] = 0
     st.ints[T_SINCE] = 0
     st.ints[T_INIT] = 0

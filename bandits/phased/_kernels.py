@@ -94,7 +94,7 @@ def adaptive_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, scores, cfg, 
     once; the ask/tell policy goes through :func:`adaptive_decide`)."""
     t = ints[T_PULLS]
     if ints[T_INIT] >= 0:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, cfg.X, cfg.Y,
+        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, cfg.X, cfg.Y,
                            cfg.init_arms, t0 + t, cfg.max_samples)
         if a >= 0:
             return a
@@ -172,7 +172,6 @@ def confidence_discard(Z, active, candidates, Ainv, theta, b, keep) -> None:
     """Soare et al. (2014) Eq. 16: ``keep[z] = False`` for every candidate ``z`` dominated by
     some active ``z'``: ``b ||z' - z||_{A^{-1}} < (z' - z)^T theta`` (strict)."""
     KZ, d = Z.shape
-    y = np.empty(d)
     for z in range(KZ):
         keep[z] = candidates[z]
         if not candidates[z]:
@@ -182,10 +181,15 @@ def confidence_discard(Z, active, candidates, Ainv, theta, b, keep) -> None:
                 continue
             gap = 0.0
             for i in range(d):
-                y[i] = Z[zp, i] - Z[z, i]
-                gap += y[i] * theta[i]
+                gap += (Z[zp, i] - Z[z, i]) * theta[i]
             if gap <= 0.0:
                 continue
-            if b * math.sqrt(max(quad(Ainv, y), 0.0)) < gap:
+            w2 = 0.0  # quad(Ainv, z' - z), its operations in its order (no work array)
+            for i in range(d):
+                t = 0.0
+                for j in range(d):
+                    t += Ainv[i, j] * (Z[zp, j] - Z[z, j])
+                w2 += (Z[zp, i] - Z[z, i]) * t
+            if b * math.sqrt(0.0 if 0.0 > w2 else w2) < gap:
                 keep[z] = False
                 break

@@ -383,7 +383,8 @@ def simulate_blocks(st, cfg: S.StaticConfig, env, rng_pol: np.ndarray, rng_env: 
     budget ``max_samples``). Returns a STATUS_* code; ``st`` then holds the counts, sums,
     ``A^{-1}``, ``theta`` and ``vals`` at the end. ``stats`` (int64, 4): blocks, visited
     nodes, exact tests, bisections."""
-    alloc = S.BlockAlloc(cfg.X, cfg.Y, cfg.rule == S.RULE_GREEDY, cfg.w, int(cfg.refresh_every),
+    alloc = S.BlockAlloc(cfg.X, cfg.Y, None if cfg.rule == S.RULE_GREEDY else cfg.w,
+                         int(cfg.refresh_every),
                          S.NO_LENGTH_RULE, 0.0, False, int(cfg.max_samples), cfg.init_arms)
     test = S.BlockTest(cfg.Z, np.ones(cfg.Z.shape[0], dtype=np.bool_), float(cfg.c),
                        float(cfg.log_const), bool(cfg.fixed), 0)
@@ -411,7 +412,8 @@ def draw_sums(st, cfg: S.StaticConfig, env, rng_env: np.ndarray) -> None:
     stream), then the exact ``A^{-1}``, ``theta`` and ``vals``."""
     for a in np.flatnonzero(st.counts):
         st.sums[a] = S.pull_sum(env, int(a), int(st.counts[a]), rng_env)
-    S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta)
+    S.refresh(cfg.X, cfg.Y, st.ints[S.T_M], st.counts, st.sums, st.Ainv, st.vals, st.theta,
+              st.g)
 
 
 def ratio_oracle_start(st, cfg: S.StaticConfig) -> int:
@@ -434,7 +436,8 @@ def ratio_oracle_start(st, cfg: S.StaticConfig) -> int:
         ints[S.T_STATUS] = S.STATUS_BUDGET
         return S.STATUS_BUDGET
     ints[T_INIT] = -1
-    if not S.refresh(cfg.X, cfg.Y, ints[S.T_M], counts, st.sums, st.Ainv, st.vals, st.theta):
+    if not S.refresh(cfg.X, cfg.Y, ints[S.T_M], counts, st.sums, st.Ainv, st.vals, st.theta,
+                     st.g):
         ints[S.T_STATUS] = S.STATUS_SINGULAR
         return S.STATUS_SINGULAR
     t = first
@@ -477,7 +480,7 @@ def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
     t = int(ints[S.T_PULLS])
     L = 1
     while True:
-        S.refresh(X, Y, M, st.counts, sums, st.Ainv, st.vals, st.theta)
+        S.refresh(X, Y, M, st.counts, sums, st.Ainv, st.vals, st.theta, st.g)
         b = S.beta(t, cfg.c, cfg.log_const, cfg.fixed)
         if S.check_stop(Z, st.Ainv, th, b) >= 0:
             status = S.STATUS_RULE
@@ -488,7 +491,7 @@ def ratio_oracle_jump(st, cfg: S.StaticConfig) -> int:
         while True:
             L = min(L, cfg.max_samples - t)
             S.ratio_counts_at(w, t + L, cnt2)
-            S.refresh(X, Y, M, cnt2, sums, Ainv2, vals2, theta2)
+            S.refresh(X, Y, M, cnt2, sums, Ainv2, vals2, theta2, st.g)
             width2 = np.maximum(((D @ Ainv2) * D).sum(axis=1), 0.0)
             certified = bool(np.any(b * np.sqrt(width2) > gaps))
             if certified or L == 1:

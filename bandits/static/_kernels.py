@@ -94,7 +94,7 @@ def decide_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, scores, X, Y, Z
     estimate ``theta``, or the true parameter for the oracle's stopping test). The loop
     unpacks the bundles once; the ask/tell policy goes through :func:`static_decide`."""
     if ints[T_INIT] >= 0:
-        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, X, Y, init_arms,
+        a = initial_arrays(ints, counts, sums, Ainv, vals, lev, theta, g, X, Y, init_arms,
                            ints[T_PULLS], max_samples)
         if a != -2:
             return a
