@@ -50,7 +50,8 @@ def threshold(kind: int, t: float, K: int, d: int, logdet_ratio: float, f: np.nd
     delta = f[DELTA]
     t = max(t, 1.0)
     if kind == THR_THEORETICAL:
-        return ellipsoid_multiplier(t, delta, d, f[L_BOUND] ** 2, f[LAM],
+        # d as a float, as LinGame passes it: one specialisation of the shared kernel
+        return ellipsoid_multiplier(t, delta, float(d), f[L_BOUND] ** 2, f[LAM],
                                     np.sqrt(f[LAM]) * f[S_BOUND] / f[SIGMA])
     if kind == THR_LINGAPE:
         inner = 2.0 * np.log(K * K / delta) + max(logdet_ratio, 0.0)
