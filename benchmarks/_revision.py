@@ -5,20 +5,22 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def load_revision(rev: str, kernels: str, module: str, where: Path) -> ModuleType:
-    """``design.<module>`` of revision ``rev`` over that revision's ``design.<kernels>``
-    (its numba kernels), loaded as fresh modules ``ref<kernels>``, ``ref<module>`` from
-    files written into ``where``; everything else they import is this checkout's."""
+def load_chain(rev: str, names: Sequence[str], where: Path) -> dict[str, ModuleType]:
+    """``design.<name>`` for each of ``names`` at revision ``rev``, in import order, each
+    importing the revision's own earlier ones (e.g. its numba kernels): fresh modules
+    ``ref<name>`` from files written into ``where``; everything else they import is this
+    checkout's."""
     import design
 
-    mods: dict[str, ModuleType] = {}
-    for name in (kernels, module):
+    loaded: dict[str, ModuleType] = {}
+    for name in names:
         src = subprocess.run(["git", "show", f"{rev}:design/{name}.py"], cwd=ROOT,
                              capture_output=True, text=True, check=True).stdout
         path = where / f"ref{name}.py"
@@ -26,16 +28,21 @@ def load_revision(rev: str, kernels: str, module: str, where: Path) -> ModuleTyp
         spec = importlib.util.spec_from_file_location(f"ref{name}", path)
         mod = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = mod
-        if name == module:  # it imports design.<kernels>: give it the revision's
-            real = sys.modules[f"design.{kernels}"]
-            sys.modules[f"design.{kernels}"] = mods[kernels]
-            setattr(design, kernels, mods[kernels])
-            try:
-                spec.loader.exec_module(mod)
-            finally:
-                sys.modules[f"design.{kernels}"] = real
-                setattr(design, kernels, real)
-        else:
+        real = {k: sys.modules[f"design.{k}"] for k in loaded}
+        for k, m in loaded.items():  # the revision's own earlier modules
+            sys.modules[f"design.{k}"] = m
+            setattr(design, k, m)
+        try:
             spec.loader.exec_module(mod)
-        mods[name] = mod
-    return mods[module]
+        finally:
+            for k, m in real.items():
+                sys.modules[f"design.{k}"] = m
+                setattr(design, k, m)
+        loaded[name] = mod
+    return loaded
+
+
+def load_revision(rev: str, kernels: str, module: str, where: Path) -> ModuleType:
+    """``design.<module>`` of revision ``rev`` over that revision's ``design.<kernels>``
+    (its numba kernels): :func:`load_chain` of the two."""
+    return load_chain(rev, (kernels, module), where)[module]

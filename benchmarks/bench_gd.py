@@ -35,6 +35,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from _revision import load_chain
 
 from design import g_optimal, kw_check
 from design.gd import _solve_cvxpy
@@ -101,31 +102,7 @@ def load_gd_revision(rev: str, where: Path) -> ModuleType:
     """``design.gd`` of revision ``rev`` over that revision's ``design._gd_batch`` and
     ``design._gd_numba`` (fresh modules ``ref_gd_numba``, ...; everything else they import
     is this checkout's)."""
-    import importlib.util
-
-    import design
-
-    loaded: dict[str, ModuleType] = {}
-    for name in _CHAIN:
-        src = subprocess.run(["git", "show", f"{rev}:design/{name}.py"], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout
-        path = where / f"ref{name}.py"
-        path.write_text(src)
-        spec = importlib.util.spec_from_file_location(f"ref{name}", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        real = {k: sys.modules[f"design.{k}"] for k in loaded}
-        for k, m in loaded.items():  # the revision's own earlier modules
-            sys.modules[f"design.{k}"] = m
-            setattr(design, k, m)
-        try:
-            spec.loader.exec_module(mod)
-        finally:
-            for k, m in real.items():
-                sys.modules[f"design.{k}"] = m
-                setattr(design, k, m)
-        loaded[name] = mod
-    return loaded["gd"]
+    return load_chain(rev, _CHAIN, where)["gd"]
 
 
 #: (K, d) of the warm comparison; ``--large`` adds the last ones
