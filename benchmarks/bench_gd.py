@@ -40,8 +40,6 @@ from _revision import load_chain
 from design import g_optimal, kw_check
 from design.gd import _solve_cvxpy
 
-ROOT = Path(__file__).resolve().parents[1]
-
 SIZES = [(2000, 20), (10_000, 10), (100_000, 10), (10_000, 50), (100_000, 50)]
 CVXPY_MAX = 2000 * 20 * 20  # K d^2 budget under which cvxpy is attempted
 TOL = 1e-6
