@@ -314,6 +314,8 @@ def test_cancel_refuses_arms_that_are_not_outstanding() -> None:
     asked = pol.ask(3)
     with pytest.raises(ValueError, match=f"arm {asked[0]} was cancelled but arm"):
         pol.cancel([asked[0]] * 4)
+    with pytest.raises(ValueError, match="1.5 is not an integer arm index"):
+        pol.cancel([1.5])  # never coerced to arm 1
     assert pol.outstanding == asked  # nothing changed
 
 

@@ -204,8 +204,8 @@ class AskTellProtocol:
         the rows of :attr:`features`) over the arms measured so far (``n_a`` pulls with
         mean reward ``ybar_a``), computed by ``numpy.linalg.lstsq`` on the rows
         ``sqrt(n_a) x_a`` (never the normal equations), the minimum-norm solution while
-        those arms do not span ``R^d``. This is the
-        algorithm-independent estimate a practitioner reads *during* an experiment
+        those arms do not span ``R^d``. This is the algorithm-independent estimate a
+        practitioner reads *during* an experiment
         ("what is winning now"); the stopping rule and the recommendation use the
         algorithm's own estimate (e.g. a ridge or a phase's data only). Rewards told after
         the stop (:attr:`late`) are not used.
@@ -378,10 +378,7 @@ class AskTellProtocol:
         no new arm while outstanding results keep the look-ahead from deciding.
         """
         pending = self._pending_list()
-        if arms is None:
-            arms = [a for a, _ in pending]
-        else:
-            arms = [int(a) for a in np.atleast_1d(np.asarray(arms)).ravel()]
+        arms = [a for a, _ in pending] if arms is None else _arm_list(arms)
         matched = _match_outstanding(pending, arms, verb="cancelled")
         self._events().append(["cancel", arms, None])
         back = sorted(j for j in matched if pending[j][1])  # real-queue arms, ask order
@@ -487,19 +484,27 @@ def _pairs(arm: object, reward: object) -> tuple[list[int], list[float]]:
     """``(arms, rewards)`` from a scalar pair or two equal-length sequences, validated."""
     if isinstance(arm, (int, np.integer)) and not isinstance(arm, bool):
         return [int(arm)], [check_reward(reward)]
-    if isinstance(arm, (str, bytes, bool)) or arm is None or not hasattr(arm, "__len__"):
-        raise ValueError(f"arm must be an integer arm index or a sequence of them; "
-                         f"got {arm!r}")
-    arms = list(arm)  # type: ignore[arg-type]
+    arms = _arm_list(arm)
     if isinstance(reward, (str, bytes)) or not hasattr(reward, "__len__"):
         raise ValueError("rewards: pass one reward per arm (a sequence); got "
                          f"{reward!r}")
     rewards = list(reward)  # type: ignore[arg-type]
     if len(rewards) != len(arms):
         raise ValueError(f"rewards: {len(rewards)} rewards for {len(arms)} arms")
+    return arms, [check_reward(r) for r in rewards]
+
+
+def _arm_list(arm: object) -> list[int]:
+    """Arm indices from an integer or a sequence of integers, validated (never coerced:
+    ``1.5`` is refused, not taken as arm 1)."""
+    if isinstance(arm, (int, np.integer)) and not isinstance(arm, bool):
+        return [int(arm)]
+    if isinstance(arm, (str, bytes, bool)) or arm is None or not hasattr(arm, "__len__"):
+        raise ValueError(f"arm must be an integer arm index or a sequence of them; "
+                         f"got {arm!r}")
     out = []
-    for a in arms:
+    for a in list(arm):  # type: ignore[call-overload]
         if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
             raise ValueError(f"arms: {a!r} is not an integer arm index")
         out.append(int(a))
-    return out, [check_reward(r) for r in rewards]
+    return out
