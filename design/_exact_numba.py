@@ -372,7 +372,7 @@ def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
 def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
                      max_steps: int, refresh: int, costs: np.ndarray, budget: float,
                      n_ex: np.ndarray, logdet: np.ndarray, XT: np.ndarray | None = None,
-                     verify: bool = False) -> None:
+                     verify: bool = False, resume: bool = False) -> None:
     """Fedorov's exchange for D from every row of ``starts`` (counts, in place):
     :func:`fedorov_d_steps` between exact states recomputed here (at the start and every
     ``refresh`` exchanges; a batch of starts at a time). ``n_ex[i]`` the exchanges of start
@@ -387,12 +387,16 @@ def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: n
     ends on an updated state: when the steps find no gain after an exchange, the state is
     recomputed and the exchange continues if it then finds one, so every returned design is
     a local optimum checked on an exactly recomputed state (no single exchange improves it
-    by more than ``1e-10``)."""
+    by more than ``1e-10``).
+
+    ``resume``: ``n_ex`` holds the exchanges already made on each start (an earlier phase,
+    e.g. on a subset of the candidates), counted against ``max_steps``; else it is reset."""
     B, K = starts.shape
     XT = _transposed(X) if XT is None else XT
     n_max = min(K, int(starts.sum(axis=1).max()) + 1)
     chunk = max(1, min(B, 400_000 // (K * (n_max + X.shape[1]))))  # stacks of <= 3 MB
-    n_ex[:] = 0
+    if not resume:
+        n_ex[:] = 0
     logdet[:] = -np.inf
     for lo in range(0, B, chunk):
         todo = np.arange(lo, min(B, lo + chunk))
