@@ -501,14 +501,19 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
 REDUCED_FACTORS = (2,)
 """The reduced candidate sets of the D exchange's first phases: the ``f s`` candidates of
 largest variance under the approximate optimum (``s`` its support size), for each ``f``."""
+REDUCED_TIE = 1e-3
+"""Variances within ``REDUCED_TIE`` (relative) of the last one kept are kept too: the
+approximate optimum is only within its tolerance, so symmetric candidates (a grid's)
+differ in variance at about that level, and the set would otherwise depend on the
+rounding of the basis."""
 
 
 def _reduced_candidates(Xq: np.ndarray, w: np.ndarray, C: np.ndarray) -> list[np.ndarray]:
     """The nested candidate sets of the first phases of the ``"reduced"`` D exchange: for
     each ``f`` of :data:`REDUCED_FACTORS`, the ``f s`` candidates of largest variance
     ``d(x_a, w) = x_a^T M(w)^{-1} x_a`` under the approximate optimum ``w`` (support size
-    ``s``; every candidate tied with the last one within ``1e-9`` relative too, so that
-    rounding does not choose among tied grid points), plus every start's support points;
+    ``s``; every candidate within :data:`REDUCED_TIE` relative of the last one too, so
+    that rounding does not choose among tied grid points), plus every start's support points;
     only those of at most half the candidates (no saving otherwise)."""
     from scipy.linalg import solve_triangular
 
@@ -530,7 +535,7 @@ def _reduced_candidates(Xq: np.ndarray, w: np.ndarray, C: np.ndarray) -> list[np
         if 2 * m > K:
             break
         cut = float(np.partition(v, K - m)[K - m])  # the m-th largest variance
-        sub = np.flatnonzero((v >= cut * (1.0 - 1e-9)) | used)
+        sub = np.flatnonzero((v >= cut * (1.0 - REDUCED_TIE)) | used)
         if 2 * sub.size > K:
             break
         subs.append(sub)
