@@ -118,30 +118,37 @@ def cpu(fn, *args, **kw):
     return out, time.process_time() - t0
 
 
-def same_starts(X: np.ndarray, n: int, res, restarts: int) -> list[np.ndarray]:
-    """The starts ``design.exact`` used (same seed), as candidate indices per run."""
+def our_starts(X: np.ndarray, n: int, res, restarts: int) -> list[tuple[str, np.ndarray]]:
+    """The starts ``design.exact`` used (same seed), as ``(name, counts)``."""
     K, d = X.shape
     cb = criterion_basis(X, "d", np.zeros((d, d)), np.arange(d))
     ridge = 1e-8 * float(np.trace(cb.Q.T @ cb.Q)) / K
     starts = EXACT._make_starts(cb.Q, n, res.approximate.weights, np.full(K, n), np.zeros((d, d)),
                                 ridge, np.zeros(K), np.inf, None, restarts,
-                                np.random.default_rng(0), True)
+                                np.random.default_rng(0), True, None, "d",
+                                EXACT._high_variance(cb.Q, res.approximate.weights))
     assert len(starts) == res.starts
-    return [np.repeat(np.arange(K), c) for _, c in starts]
+    return starts
+
+
+def same_starts(X: np.ndarray, n: int, res, restarts: int) -> list[np.ndarray]:
+    """The starts ``design.exact`` used (same seed), as candidate indices per run."""
+    K = X.shape[0]
+    return [np.repeat(np.arange(K), c) for _, c in our_starts(X, n, res, restarts)]
 
 
 def kernel_time(X: np.ndarray, n: int, res, restarts: int) -> float:
-    """CPU time of our exchange alone from all the starts, as ``design.exact`` runs it: one
-    ``fedorov_d_starts`` call, then ``fedorov_d`` verifying the best end design."""
+    """CPU time of our D exchange alone from all the starts, as ``design.exact`` runs it
+    (``_best_d``: the reduced phase where it applies, every start among all candidates in
+    one ``fedorov_d_starts`` call, ``fedorov_d`` verifying the best end design)."""
     K, d = X.shape
     cb = criterion_basis(X, "d", np.zeros((d, d)), np.arange(d))
-    C = np.stack([np.bincount(i, minlength=K) for i in same_starts(X, n, res, restarts)])
-    n_ex = np.zeros(len(C), dtype=np.int64)
-    logdet = np.empty(len(C))
-    args = (np.full(K, n), np.zeros((d, d)), 10_000, max(50, 5 * d), np.zeros(K), np.inf)
+    starts = [(name, c.copy()) for name, c in our_starts(X, n, res, restarts)]
+    top = EXACT._high_variance(cb.Q, res.approximate.weights)
     t0 = time.process_time()
-    EXACT.kern.fedorov_d_starts(cb.Q, C, *args, n_ex, logdet)
-    EXACT.kern.fedorov_d(cb.Q, C[int(np.argmax(logdet))], *args)
+    EXACT._best_d(cb.Q, starts, np.full(K, n), np.zeros((d, d)), 10_000, max(50, 5 * d),
+                  np.zeros(K), np.inf, None, 0, cb.value_scale, np.ascontiguousarray(cb.Q.T),
+                  top)
     return time.process_time() - t0
 
 

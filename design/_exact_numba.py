@@ -829,9 +829,25 @@ def greedy_fill(X: np.ndarray, M0: np.ndarray, counts: np.ndarray, cap: np.ndarr
     return bool(ok[0])
 
 
+def _greedy_d(X: np.ndarray, XT: np.ndarray, M0: np.ndarray, C: np.ndarray, cap: np.ndarray,
+              n: int, costs: np.ndarray, budget: float, have: np.ndarray) -> np.ndarray:
+    """The D-greedy fills of :func:`greedy_fills` by the greedy mode of
+    :func:`fedorov_d_steps` (one call for the stack): rows of ``C`` on the rows of ``X``,
+    ``have[i]`` the runs design ``i`` already has (on any candidate), filled up to ``n``."""
+    B, K = C.shape
+    Minv, _, pd = _inverse_stack(M0)
+    om = np.einsum("bkj,kj->bk", np.matmul(X, Minv), X)
+    st = np.full(B, REFRESH, dtype=np.int64)
+    fedorov_d_steps(X, XT, C, cap, costs, budget, Minv, om, np.empty((B, K, 0)),
+                    np.empty((B, 0), np.int64), np.zeros(B, np.int64),
+                    np.ascontiguousarray(have, dtype=np.int64), np.zeros(B), st, int(n),
+                    int(n) + 1, True)
+    return (st == MAX_ITER) & pd
+
+
 def greedy_fills(X: np.ndarray, M0: np.ndarray, C: np.ndarray, cap: np.ndarray, n: int,
                  costs: np.ndarray, budget: float, XT: np.ndarray | None = None,
-                 kind: str = "d") -> np.ndarray:
+                 kind: str = "d", rows: np.ndarray | None = None) -> np.ndarray:
     """:func:`greedy_fill` of every row of ``C`` (counts, in place) up to ``n`` runs each,
     from ``M0[i]`` (``(B, d, d)``, PD, the information of the runs ``C[i]`` included): the
     inverses by LAPACK on the stack, then the Sherman-Morrison steps by the ``greedy`` mode
@@ -839,19 +855,27 @@ def greedy_fills(X: np.ndarray, M0: np.ndarray, C: np.ndarray, cap: np.ndarray, 
     :func:`fedorov_d_steps`, one call for the stack; ``"linear"`` :func:`kl_linear_steps`,
     ``"ds"`` :func:`kl_ds_steps`, one call per design; the same arithmetic, so that a call
     compiles one kernel). Returns which rows were filled (False: no candidate left, or
-    ``M0[i]`` not PD)."""
+    ``M0[i]`` not PD).
+
+    ``rows`` (D only): the runs are added only on these candidates (``M0`` still holds the
+    information of every run of ``C``, on any candidate)."""
     B, K = C.shape
     d = X.shape[1]
     budget = float(budget)
+    if rows is not None and kind == "d":
+        if budget < np.inf:
+            raise ValueError("greedy_fills: rows is for designs without a budget")
+        Cr = np.ascontiguousarray(C[:, rows])
+        Xr = np.ascontiguousarray(X[rows])
+        ok = _greedy_d(Xr, np.ascontiguousarray(Xr.T), M0, Cr, cap[rows], n,
+                       costs[rows], budget, C.sum(axis=1))
+        C[:, rows] = Cr
+        return ok
+    if kind == "d":
+        return _greedy_d(X, _transposed(X) if XT is None else XT, M0, C, cap, n, costs,
+                         budget, C.sum(axis=1))
     Minv, _, pd = _inverse_stack(M0)
     om = np.einsum("bkj,kj->bk", np.matmul(X, Minv), X)
-    if kind == "d":
-        st = np.full(B, REFRESH, dtype=np.int64)
-        fedorov_d_steps(X, _transposed(X) if XT is None else XT, C, cap, costs, budget, Minv,
-                        om, np.empty((B, K, 0)), np.empty((B, 0), np.int64),
-                        np.zeros(B, np.int64), C.sum(axis=1), np.zeros(B), st, int(n),
-                        int(n) + 1, True)
-        return (st == MAX_ITER) & pd
     ok = np.zeros(B, dtype=bool)
     for i in np.flatnonzero(pd):
         c = C[i]

@@ -376,8 +376,8 @@ def _no_start_error(Xq: np.ndarray, n: int, cap: np.ndarray, cost_v: np.ndarray,
 def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.ndarray,
                  ridge: float, cost_v: np.ndarray, budget_k: float, budget: float | None,
                  restarts: int, rng: np.random.Generator, plain: bool,
-                 XT: np.ndarray | None = None, kind: str = "d"
-                 ) -> list[tuple[str, np.ndarray]]:
+                 XT: np.ndarray | None = None, kind: str = "d",
+                 top: np.ndarray | None = None) -> list[tuple[str, np.ndarray]]:
     """The starts of the exchange, each a count vector within caps and budget.
 
     * ``"rounding"``: the efficient rounding (Pukelsheim & Rieder 1992) of the approximate
@@ -395,6 +395,10 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
       while ``n <= K``, within caps; kept if within the budget), as a plain Fedorov exchange
       starts: far from the others, they gave the best design in 9 of the 24 cells of
       ``benchmarks/bench_exact.py``.
+
+    ``top`` (a mask of candidates, the ``"reduced"`` D exchange's :func:`_high_variance`):
+    the D-greedy runs of the greedy and randomised greedy starts are added among these
+    candidates only (the random runs of the latter are drawn among all).
     """
     from rounding import efficient_round
 
@@ -483,7 +487,8 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
         if float(cost_v @ c) + (n - int(c.sum())) * cmin > budget_k:
             c[:] = 0
     M0 = np.matmul((pre[:, :, None] * Xq).transpose(0, 2, 1), Xq) + Mq + ridge * np.eye(d)
-    filled = kern.greedy_fills(Xq, M0, pre, cap, n, cost_v, budget_k, XT, kind)
+    filled = kern.greedy_fills(Xq, M0, pre, cap, n, cost_v, budget_k, XT, kind,
+                               None if top is None else np.flatnonzero(top))
     if stacked:
         if filled[0]:
             starts.insert(1, ("greedy", pre[0]))
@@ -498,9 +503,10 @@ def _make_starts(Xq: np.ndarray, n: int, w: np.ndarray, cap: np.ndarray, Mq: np.
     return starts
 
 
-REDUCED_FACTORS = (2,)
-"""The reduced candidate sets of the D exchange's first phases: the ``f s`` candidates of
-largest variance under the approximate optimum (``s`` its support size), for each ``f``."""
+REDUCED_FACTOR = 2
+"""The reduced candidate set of the D exchange's first phase and of the D-greedy starts: the
+``REDUCED_FACTOR s`` candidates of largest variance under the approximate optimum (``s``
+its support size)."""
 REDUCED_TIE = 1e-3
 """Variances within ``REDUCED_TIE`` (relative) of the last one kept are kept too: the
 approximate optimum is only within its tolerance, so symmetric candidates (a grid's)
@@ -508,44 +514,35 @@ differ in variance at about that level, and the set would otherwise depend on th
 rounding of the basis."""
 
 
-def _reduced_candidates(Xq: np.ndarray, w: np.ndarray, C: np.ndarray) -> list[np.ndarray]:
-    """The nested candidate sets of the first phases of the ``"reduced"`` D exchange: for
-    each ``f`` of :data:`REDUCED_FACTORS`, the ``f s`` candidates of largest variance
-    ``d(x_a, w) = x_a^T M(w)^{-1} x_a`` under the approximate optimum ``w`` (support size
-    ``s``; every candidate within :data:`REDUCED_TIE` relative of the last one too, so
-    that rounding does not choose among tied grid points), plus every start's support points;
-    only those of at most half the candidates (no saving otherwise)."""
+def _high_variance(Xq: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """The candidates of largest variance ``d(x_a, w) = x_a^T M(w)^{-1} x_a`` under the
+    approximate optimum ``w``: the ``REDUCED_FACTOR s`` largest (``s`` its support size),
+    and every candidate within :data:`REDUCED_TIE` relative of the last of them (so that
+    rounding does not choose among tied grid points); a boolean mask, or None when they
+    are more than half the candidates (no saving to expect)."""
     from scipy.linalg import solve_triangular
 
-    K, d = Xq.shape
+    K = Xq.shape[0]
     sup = np.flatnonzero(w > 1e-9 * w.max())
-    if 2 * REDUCED_FACTORS[0] * sup.size > K:
-        return []
+    m = REDUCED_FACTOR * sup.size
+    if 2 * m > K:
+        return None
     Ws = Xq[sup]
     try:
         Lw = np.linalg.cholesky((Ws * w[sup, None]).T @ Ws)
     except np.linalg.LinAlgError:
-        return []
+        return None
     T = solve_triangular(Lw, Xq.T, lower=True, check_finite=False)
     v = np.einsum("ij,ij->j", T, T)
-    used = C.any(axis=0)
-    subs = []
-    for f in REDUCED_FACTORS:
-        m = f * sup.size
-        if 2 * m > K:
-            break
-        cut = float(np.partition(v, K - m)[K - m])  # the m-th largest variance
-        sub = np.flatnonzero((v >= cut * (1.0 - REDUCED_TIE)) | used)
-        if 2 * sub.size > K:
-            break
-        subs.append(sub)
-    return subs
+    cut = float(np.partition(v, K - m)[K - m])  # the m-th largest variance
+    top = v >= cut * (1.0 - REDUCED_TIE)
+    return top if 2 * int(top.sum()) <= K else None
 
 
 def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarray,
             Mq: np.ndarray, max_exchanges: int, refresh: int, cost_v: np.ndarray,
             budget_k: float, budget: float | None, nfix: int, value_scale: float,
-            XT: np.ndarray, w: np.ndarray | None = None
+            XT: np.ndarray, top: np.ndarray | None = None
             ) -> tuple[float, str, np.ndarray, int] | None:
     """D: Fedorov's exchange from all starts as a stack (:func:`design._exact_numba.
     fedorov_d_starts`; ranked by their end designs' ``log det M``: the start's by Cholesky
@@ -555,18 +552,18 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
     continues if that finds a gain) and valued from its counts. ``(value, start, counts,
     exchanges)`` or None if every start ended singular.
 
-    With the approximate optimum ``w`` (the ``"reduced"`` exchange) the starts are first
-    exchanged among a reduced candidate set (:func:`_reduced_candidates`: the candidates of
-    largest approximate variance and the starts' support points), then, from where they
-    ended, among all candidates: the same local optima's neighbourhood (every single
-    exchange over all candidates), reached at ``O(K_sub S)`` per exchange for most
-    exchanges."""
+    With ``top`` (the ``"reduced"`` exchange: :func:`_high_variance`) the starts are first
+    exchanged among a reduced candidate set (``top`` and the starts' support points, when
+    that is at most half the candidates), then, from where they ended, among all
+    candidates: the same neighbourhood of the end designs (every single exchange over all
+    candidates), most exchanges at ``O(K_sub S)``."""
     C = np.ascontiguousarray(np.stack([c for _, c in starts]))
     n_ex = np.zeros(len(starts), dtype=np.int64)
     logdet = np.empty(len(starts))
     n_ex[:] = 0
-    for sub in _reduced_candidates(Xq, w, C) if w is not None else []:
-        Xs = np.ascontiguousarray(Xq[sub])  # a phase among the reduced candidates
+    sub = np.flatnonzero(top | C.any(axis=0)) if top is not None else None
+    if sub is not None and 2 * sub.size <= Xq.shape[0]:  # first among the reduced set
+        Xs = np.ascontiguousarray(Xq[sub])
         Cs = np.ascontiguousarray(C[:, sub])
         kern.fedorov_d_starts(Xs, Cs, cap[sub], Mq, max_exchanges, refresh, cost_v[sub],
                               budget_k, n_ex, logdet, np.ascontiguousarray(Xs.T), resume=True)
@@ -722,9 +719,12 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     ridge = 1e-8 * float(np.trace(Xq.T @ Xq)) / K
 
     XT = np.ascontiguousarray(Xq.T)  # the kernels' products X u read it column by column
+    top = _high_variance(Xq, approx.weights) if crit == "d" and plain \
+        and exchange == "reduced" else None
     starts = _make_starts(Xq, n, approx.weights, cap, Mq, ridge, cost_v, budget_k,
                           budget, restarts, rng, caps is None and not bin and fixed is None,
-                          XT, "d" if crit == "d" else ("ds" if crit == "ds" else "linear"))
+                          XT, "d" if crit == "d" else ("ds" if crit == "ds" else "linear"),
+                          top)
     rounding_value = float("nan")
     if starts and starts[0][0] == "rounding":
         rounding_value = _value(Xq, starts[0][1], Mq, nfix, crit, Lq, idq) * cb.value_scale
@@ -734,7 +734,7 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     if crit == "d":  # best-pair Fedorov steps with the cross-variances kept updated
         best = _best_d(Xq, starts, cap, Mq, max_exchanges, refresh, cost_v, budget_k,
                        budget if costs is not None else None, nfix, cb.value_scale, XT,
-                       approx.weights if plain and exchange == "reduced" else None)
+                       top)
     n_top = _n_top(d, K)
     for name, c in starts if crit != "d" else []:
         c = c.copy()

@@ -306,15 +306,15 @@ def test_reduced_d_exchange_ends_on_a_local_optimum_over_all_candidates(n, monke
     X = model_matrix(np.random.default_rng(3).uniform(-1, 1, (400, 2)), "quadratic")
     K = X.shape[0]
     seen = []
-    orig = mod._reduced_candidates
+    orig = mod.kern.fedorov_d_starts
 
-    def record(*args):
-        seen.append(orig(*args))
-        return seen[-1]
+    def record(Xk, *args, **kw):
+        seen.append(Xk.shape[0])
+        return orig(Xk, *args, **kw)
 
-    monkeypatch.setattr(mod, "_reduced_candidates", record)
+    monkeypatch.setattr(mod.kern, "fedorov_d_starts", record)
     res = exact(X, n)
-    assert len(seen) == 1 and len(seen[0]) == 1 and 0 < seen[0][0].size <= K // 2
+    assert len(seen) >= 3 and 0 < seen[0] <= K // 2 and seen[1:] == [K] * (len(seen) - 1)
     for r in np.flatnonzero(res.counts):
         for a in range(K):
             if a == r:
