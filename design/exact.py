@@ -510,18 +510,20 @@ REDUCED_FACTOR = 2
 ``REDUCED_FACTOR s`` candidates of largest variance under the approximate optimum (``s``
 its support size)."""
 REDUCED_TIE = 1e-3
-"""Variances within ``REDUCED_TIE`` (relative) of the last one kept are kept too: the
-approximate optimum is only within its tolerance, so symmetric candidates (a grid's)
-differ in variance at about that level, and the set would otherwise depend on the
-rounding of the basis."""
+"""Variances within ``REDUCED_TIE`` (relative) of each other are one class for the reduced
+set (:func:`_high_variance`): the approximate optimum is only within its tolerance, so
+symmetric candidates (a grid's) differ in variance at about that level."""
 
 
 def _high_variance(Xq: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     """The candidates of largest variance ``d(x_a, w) = x_a^T M(w)^{-1} x_a`` under the
-    approximate optimum ``w``: the ``REDUCED_FACTOR s`` largest (``s`` its support size),
-    and every candidate within :data:`REDUCED_TIE` relative of the last of them (so that
-    rounding does not choose among tied grid points); a boolean mask, or None when they
-    are more than half the candidates (no saving to expect)."""
+    approximate optimum ``w``: about ``REDUCED_FACTOR s`` of them (``s`` its support size),
+    cut at the boundary between variance classes (a relative gap of more than
+    :data:`REDUCED_TIE` between consecutive variances) nearest that number, so that
+    symmetric candidates (a grid's, equal up to the approximate optimum's tolerance) are
+    all in or all out and rounding does not choose among them (on the quadratic model's
+    5-level grids: the 3-level points). A boolean mask, or None when it would be more than
+    half the candidates (no saving to expect)."""
     from scipy.linalg import solve_triangular
 
     K = Xq.shape[0]
@@ -536,8 +538,13 @@ def _high_variance(Xq: np.ndarray, w: np.ndarray) -> np.ndarray | None:
         return None
     T = solve_triangular(Lw, Xq.T, lower=True, check_finite=False)
     v = np.einsum("ij,ij->j", T, T)
-    cut = float(np.partition(v, K - m)[K - m])  # the m-th largest variance
-    top = v >= cut * (1.0 - REDUCED_TIE)
+    vs = np.sort(v)[::-1]
+    # class boundaries: i candidates above a relative gap of REDUCED_TIE; the one nearest m
+    gaps = np.flatnonzero(vs[1:] < vs[:-1] * (1.0 - REDUCED_TIE)) + 1
+    if gaps.size == 0:
+        return None
+    i = int(gaps[np.argmin(np.abs(gaps - m))])
+    top = v >= vs[i - 1] * (1.0 - REDUCED_TIE)
     return top if 2 * int(top.sum()) <= K else None
 
 
