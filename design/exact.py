@@ -569,7 +569,6 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
     C = np.ascontiguousarray(np.stack([c for _, c in starts]))
     n_ex = np.zeros(len(starts), dtype=np.int64)
     logdet = np.empty(len(starts))
-    n_ex[:] = 0
     sub = np.flatnonzero(top | C.any(axis=0)) if top is not None else None
     if sub is not None and 2 * sub.size <= Xq.shape[0]:  # first among the reduced set
         Xs = np.ascontiguousarray(Xq[sub])
@@ -582,9 +581,10 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
                           logdet, XT, resume=True)
     # by log det, ties (within 1e-9: mirror images, equal up to rounding) to the first start
     key = np.where(np.isfinite(logdet), logdet, -np.inf)
-    top = float(key.max())
-    tied = key >= top - 1e-9 * max(1.0, abs(top)) if np.isfinite(top) else key > np.inf
-    for i in np.lexsort((np.arange(key.size), -np.where(tied, top, key))):
+    top_ld = float(key.max())
+    tied = key >= top_ld - 1e-9 * max(1.0, abs(top_ld)) if np.isfinite(top_ld) \
+        else key > np.inf
+    for i in np.lexsort((np.arange(key.size), -np.where(tied, top_ld, key))):
         if not np.isfinite(logdet[i]):
             break
         c = C[i]
