@@ -552,14 +552,15 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
             Mq: np.ndarray, max_exchanges: int, refresh: int, cost_v: np.ndarray,
             budget_k: float, budget: float | None, nfix: int, value_scale: float,
             XT: np.ndarray, top: np.ndarray | None = None
-            ) -> tuple[float, str, np.ndarray, int] | None:
+            ) -> tuple[float, str, np.ndarray, int, int] | None:
     """D: Fedorov's exchange from all starts as a stack (:func:`design._exact_numba.
     fedorov_d_starts`; ranked by their end designs' ``log det M``: the start's by Cholesky
     plus the log of every exchange's determinant ratio; designs within ``1e-9`` of the best
     count as tied, the first start wins), then the best one within the budget
     verified on an exactly recomputed state (:func:`design._exact_numba.fedorov_d`: it
     continues if that finds a gain) and valued from its counts. ``(value, start, counts,
-    exchanges)`` or None if every start ended singular.
+    exchanges, K_sub)`` (``K_sub`` the size of the reduced candidate set, 0 when none was
+    used) or None if every start ended singular.
 
     With ``top`` (the ``"reduced"`` exchange: :func:`_high_variance`) the starts are first
     exchanged among a reduced candidate set (``top`` and the starts' support points, when
@@ -570,7 +571,9 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
     n_ex = np.zeros(len(starts), dtype=np.int64)
     logdet = np.empty(len(starts))
     sub = np.flatnonzero(top | C.any(axis=0)) if top is not None else None
+    k_sub = 0
     if sub is not None and 2 * sub.size <= Xq.shape[0]:  # first among the reduced set
+        k_sub = int(sub.size)
         Xs = np.ascontiguousarray(Xq[sub])
         Cs = np.ascontiguousarray(C[:, sub])
         kern.fedorov_d_starts(Xs, Cs, cap[sub], Mq, max_exchanges, refresh, cost_v[sub],
@@ -597,7 +600,7 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
         v = _value(Xq, c, Mq, nfix, "d", np.empty((0, 0)), np.empty(0, np.int64)) \
             * value_scale
         if np.isfinite(v):
-            return v, starts[i][0], c, int(n_ex[i] + m)
+            return v, starts[i][0], c, int(n_ex[i] + m), k_sub
     return None
 
 
@@ -740,10 +743,15 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     if not starts:
         raise _no_start_error(Xq, n, cap, cost_v, Mq, budget)
     best: tuple[float, str, np.ndarray, int] | None = None
+    k_sub = 0
     if crit == "d":  # best-pair Fedorov steps with the cross-variances kept updated
-        best = _best_d(Xq, starts, cap, Mq, max_exchanges, refresh, cost_v, budget_k,
+        out = _best_d(Xq, starts, cap, Mq, max_exchanges, refresh, cost_v, budget_k,
                        budget if costs is not None else None, nfix, cb.value_scale, XT,
                        top)
+        if out is not None:
+            best, k_sub = out[:4], out[4]
+        if out is not None:
+            best, k_sub = out[:4], out[4]
     n_top = _n_top(d, K)
     for name, c in starts if crit != "d" else []:
         c = c.copy()
@@ -768,7 +776,9 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     eff = lb / value_hi
     label = {"d": "D", "a": "A", "i": "I", "ds": "Ds"}[crit]
     msg = (f"{label}-exact design of {n} runs from the best of {len(starts)} starts "
-           f"({name}); efficiency >= {eff:.6f} relative to the approximate optimum")
+           f"({name}); "
+           + (f"D exchange first among {k_sub} of {K} candidates, then all; " if k_sub else "")
+           + f"efficiency >= {eff:.6f} relative to the approximate optimum")
     return ExactDesign(
         counts=counts, n=n, criterion=label, value=value, efficiency_bound=float(eff),
         lower_bound=float(lb), approximate=approx,

@@ -315,6 +315,7 @@ def test_reduced_d_exchange_ends_on_a_local_optimum_over_all_candidates(n, monke
     monkeypatch.setattr(mod.kern, "fedorov_d_starts", record)
     res = exact(X, n)
     assert len(seen) >= 3 and 0 < seen[0] <= K // 2 and seen[1:] == [K] * (len(seen) - 1)
+    assert f"first among {seen[0]} of {K} candidates" in res.message
     for r in np.flatnonzero(res.counts):
         for a in range(K):
             if a == r:
