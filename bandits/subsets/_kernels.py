@@ -50,9 +50,10 @@ def confidence_radius(c, variance, log_term, n):
 UNIT_VARIANCE = 0.25
 
 
-@njit(cache=True)
-def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
-    """One joint reward of the K arms ``action[:K]``."""
+@inner
+def _draw_joint(action, K, p, table, kind, rho, sigma, env_state):
+    """One joint reward of the K arms ``action[:K]`` (the loops' call, without numba's
+    wrappers; :func:`draw_joint` is its Python entry)."""
     if kind == 1:
         z = sigma * normal(env_state)
         m = 0.0
@@ -74,6 +75,14 @@ def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
             if uniform(env_state) < p[action[j]]:
                 s += 1
     return table[s]
+
+
+@njit(cache=True)
+def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
+    """One joint reward of the K arms ``action[:K]``: the Python entry of
+    :func:`_draw_joint` (:func:`bandits.subsets.subset_reward_oracle`, the tests; compiled on
+    its first call, not by a simulation's)."""
+    return _draw_joint(action, K, p, table, kind, rho, sigma, env_state)
 
 
 @inner
@@ -149,7 +158,7 @@ def _play(action, K, env, env_state, work, curve, t):
     acc)``."""
     p, table, kind, rho, sigma, mu_star = env
     cp, cv, ipos, acc = curve
-    r = draw_joint(action, K, p, table, kind, rho, sigma, env_state)
+    r = _draw_joint(action, K, p, table, kind, rho, sigma, env_state)
     acc[0] += mu_star - expected_joint(action, K, p, table, kind, rho, work)
     _record(acc, t, cp, cv, ipos)
     return r
@@ -179,15 +188,22 @@ def _shuffle(a, n, state):
 @inner
 def _top_k_of(idx, n, values, k, out, offset):
     """Write the ``k`` entries of ``idx[:n]`` with the largest ``values`` to
-    ``out[offset:offset+k]`` (ties: lowest position first). O(n k)."""
-    used = np.zeros(n, dtype=np.bool_)
+    ``out[offset:offset+k]`` (ties: lowest position first). O(n k), no allocation (each
+    allocator a kernel uses is one more numba function compiled, issue 16): pick ``c`` is
+    the best in the order (value descending, position ascending) among the positions after
+    pick ``c - 1`` in that order."""
+    last = -1
     for c in range(k):
         best = -1
         for j in range(n):
-            if not used[j] and (best < 0 or values[idx[j]] > values[idx[best]]):
+            if last >= 0:  # only what comes after the previous pick in the order
+                v, vl = values[idx[j]], values[idx[last]]
+                if v > vl or (v == vl and j <= last):
+                    continue
+            if best < 0 or values[idx[j]] > values[idx[best]]:
                 best = j
-        used[best] = True
         out[offset + c] = idx[best]
+        last = best
 
 
 @inner
@@ -207,11 +223,24 @@ def _largest_two(vals, n, k):
     return vals[k - 1], vals[k]
 
 
-@njit(cache=True)
-def count_plays(action, plays):
-    """One more play of every arm of ``action`` (``plays``: per-arm plays while exploring)."""
+@inner
+def _count_plays(action, plays):
+    """One more play of every arm of ``action`` (``plays``: per-arm plays while exploring;
+    the loops' call, :func:`count_plays` is its Python entry)."""
     for j in range(action.size):
         plays[action[j]] += 1
+
+
+@njit(cache=True)
+def count_plays(action, plays):
+    """Python entry of :func:`_count_plays` (the ask/tell policies)."""
+    _count_plays(action, plays)
+
+
+def scratch(K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Work arrays of a simulation loop, allocated in Python: ``(work, action)``, the
+    ``3K + 2`` floats of :func:`expected_joint` and the played subset."""
+    return np.empty(3 * K + 2), np.empty(K, dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------------
@@ -416,20 +445,19 @@ def _dart_commit(st, cfg, chosen):
 
 
 @njit(cache=True)
-def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen, plays):
+def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen, plays, scratch):
     """Simulate one DART run over ``cfg.T`` steps starting after global step ``t0``: the
     step kernel (:func:`_dart_action`, :func:`_dart_observe`) against the environment, then
     the commit phase (regret only, no draws). ``env`` is ``(p, table, kind, rho, sigma,
     mu_star)``, ``curve`` is ``(cp, curve, ipos, acc)``; ``plays`` counts each arm's plays
     while exploring."""
     K = cfg.K
-    work = np.empty(3 * K + 2)
-    action = np.empty(K, dtype=np.int64)
+    work, action = scratch  # given (no allocator compiled): see scratch()
     _dart_reset(st, cfg, pol_state)
     done = False
     while not done:
         _dart_action(st, cfg, action)
-        count_plays(action, plays)
+        _count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, t0 + st.ints[D_STEPS] + 1)
         done = _dart_observe(st, cfg, r, pol_state)
     _dart_commit(st, cfg, chosen)
@@ -627,16 +655,15 @@ def _csar_commit(st, K, chosen):
 
 
 @njit(cache=True)
-def csar_run(env, curve, st, K, T, designs, env_state, pol_state, chosen, plays):
+def csar_run(env, curve, st, K, T, designs, env_state, pol_state, chosen, plays, scratch):
     """CSAR with fresh samples per phase (see :func:`bandits.subsets.csar`): the step kernel
     (:func:`_csar_action`, :func:`_csar_observe`) against the environment, then the commit."""
-    work = np.empty(3 * K + 2)
-    action = np.empty(K, dtype=np.int64)
+    work, action = scratch  # given (no allocator compiled): see scratch()
     _csar_reset(st, K, T, designs, pol_state)
     done = st.ints[C_DONE] == 1
     while not done:
         _csar_action(st, designs, action)
-        count_plays(action, plays)
+        _count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, st.ints[C_STEPS] + 1)
         done = _csar_observe(st, K, T, designs, r, pol_state)
     _csar_commit(st, K, chosen)
@@ -762,16 +789,16 @@ def _lints_commit(st, cfg, theta_mean, chosen):
 
 
 @njit(cache=True)
-def lints_run(env, curve, st, cfg, env_state, pol_state, theta_mean, chosen, plays):
+def lints_run(env, curve, st, cfg, env_state, pol_state, theta_mean, chosen, plays,
+              scratch):
     """Simulate LinTS (Agrawal & Goyal 2013) for ``cfg.T`` steps: the step kernel
     (:func:`_lints_action`, :func:`_lints_observe`) against the environment."""
-    work = np.empty(3 * cfg.K + 2)
-    action = np.empty(cfg.K, dtype=np.int64)
+    work, action = scratch  # given (no allocator compiled): see scratch()
     _lints_reset(st, cfg)
     done = False
     while not done:
         _lints_action(st, cfg, action, pol_state)
-        count_plays(action, plays)
+        _count_plays(action, plays)
         r = _play(action, cfg.K, env, env_state, work, curve, st.ints[0] + 1)
         done = _lints_observe(st, cfg, action, r)
     _lints_commit(st, cfg, theta_mean, chosen)
@@ -902,7 +929,7 @@ def _ucb_commit(st, chosen):
 
 
 @njit(cache=True)
-def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
+def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays, scratch):
     """UCB-Improved (Auer & Ortner 2010) over all K-subsets: rounds m with
     ``Delta_m = 2^-m``; every remaining action is played until it has
     ``n_m = ceil(c log(T Delta_m^2) / Delta_m^2)`` samples (``c = 2``), then actions with
@@ -912,13 +939,12 @@ def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
     remaining action is played to the horizon. The step kernel (:func:`_ucb_action`,
     :func:`_ucb_observe`) against the environment."""
     K = st.actions.shape[1]
-    work = np.empty(3 * K + 2)
-    action = np.empty(K, dtype=np.int64)
+    work, action = scratch  # given (no allocator compiled): see scratch()
     _ucb_reset(st, T, pol_state)
     done = st.ints[U_DONE] == 1
     while not done:
         _ucb_action(st, action)
-        count_plays(action, plays)
+        _count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, st.ints[U_STEPS] + 1)
         done = _ucb_observe(st, T, r)
     _ucb_commit(st, chosen)

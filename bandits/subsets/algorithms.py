@@ -223,7 +223,7 @@ def dart(env: SubsetEnv, T: int, *, seed: int = 0, lam: float | str = "auto",
     plays = np.zeros(env.N, dtype=np.int64)
     _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
                   _k.DartConfig(env.K, int(T), lam_val, auto, rule.c, rule.union), 0, es, ps,
-                  chosen, plays)
+                  chosen, plays, _k.scratch(env.K))
     ints, floats = st.ints, st.floats
     info = {"epochs": int(ints[_k.D_EPOCH]), "tests": int(ints[_k.D_TESTS]),
             "delta": float(floats[_k.F_DELTA]),
@@ -271,6 +271,7 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
     st = _k.dart_state(N, K)
     chosen = np.zeros(K, dtype=np.int64)
     plays = np.zeros(N, dtype=np.int64)
+    work = _k.scratch(K)
     t, ell, lengths = 0, 1, []
     if isinstance(lam, str) and lam not in ("auto", "printed"):
         raise ValueError(f"lam must be a number >= 0, 'auto' or 'printed'; got {lam!r}")
@@ -283,7 +284,7 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
             auto, lv = _parse_lam(lam, N, K, block)
         _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
                       _k.DartConfig(K, int(block), lv, auto, rule.c, rule.union), int(t), es, ps,
-                      chosen, plays)
+                      chosen, plays, work)
         lengths.append(int(block))
         stop = _STOP[int(st.ints[_k.D_STOP])]
         t += block
@@ -348,7 +349,7 @@ def csar(env: SubsetEnv, T: int, *, seed: int = 0, c: float = 2.0,
     chosen = np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
     _k.csar_run(_env_args(env), (cp, curve, ipos, acc), st, env.K, int(T), csar_designs(env.K),
-                es, ps, chosen, plays)
+                es, ps, chosen, plays, _k.scratch(env.K))
     info = {"phases": int(st.ints[_k.C_PHASE]), "eps": float(st.floats[_k.C_EPS]),
             "estimates": st.est, "status": st.status, "plays": plays}
     return _result("csar", env, T, seed, cp, curve, chosen, _STOP[int(st.ints[_k.C_STOP])],
@@ -400,7 +401,8 @@ def lints(env: SubsetEnv, T: int, *, seed: int = 0, scaled: bool = True, v: floa
     theta, chosen = np.zeros(env.N), np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
     _k.lints_run(_env_args(env), (cp, curve, ipos, acc), _k.lints_state(env.N),
-                 _k.LintsConfig(env.K, int(T), v, reg), es, ps, theta, chosen, plays)
+                 _k.LintsConfig(env.K, int(T), v, reg), es, ps, theta, chosen, plays,
+                 _k.scratch(env.K))
     name = "lints" if scaled else "lints-unscaled"
     return _result(name, env, T, seed, cp, curve, chosen, "horizon", T,
                    {"v": v, "theta": theta, "plays": plays})
@@ -434,7 +436,8 @@ def ucb(env: SubsetEnv, T: int, *, seed: int = 0, max_actions: int = 1_000_000,
     chosen = np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
     st = _k.ucb_state(actions, ConfidenceRule(c).checked().c)
-    _k.ucb_run(_env_args(env), (cp, curve, ipos, acc), st, int(T), es, ps, chosen, plays)
+    _k.ucb_run(_env_args(env), (cp, curve, ipos, acc), st, int(T), es, ps, chosen, plays,
+               _k.scratch(env.K))
     steps, left = int(st.ints[_k.U_STEPS]), int(st.ints[_k.U_ALIVE])
     return _result("ucb", env, T, seed, cp, curve, chosen, ucb_stop_reason(steps, left, T),
                    steps, {"rounds": int(st.ints[_k.U_ROUNDS]), "remaining": left,
