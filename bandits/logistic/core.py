@@ -224,11 +224,12 @@ MLE_SINGULAR = 3  # the arms with data do not span R^d (Hessian singular at thet
 _POTRF, _POTRS = get_lapack_funcs(("potrf", "potrs"), (np.empty((1, 1)),))
 
 
-def _loglik(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray) -> float:
-    """Log-likelihood ``sum_a s_a z_a - n_a log(1 + e^{z_a})``, ``z_a = x_a^T theta``
-    (``log(1 + e^z) = max(z, 0) + log1p(e^{-|z|})``: no overflow)."""
-    z = X @ theta
-    return float(s @ z - n @ (np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))))
+def _loglik(z: np.ndarray, n: np.ndarray, s: np.ndarray) -> tuple[float, np.ndarray]:
+    """Log-likelihood ``sum_a s_a z_a - n_a log(1 + e^{z_a})`` at the linear predictors
+    ``z_a = x_a^T theta`` (``log(1 + e^z) = max(z, 0) + log1p(e^{-|z|})``: no overflow),
+    and ``e^{-|z|}`` (the Newton step's ``mu`` and ``mu'`` reuse it)."""
+    e = np.exp(-np.abs(z))
+    return float(s @ z - n @ (np.maximum(z, 0.0) + np.log1p(e))), e
 
 
 def newton_mle(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
@@ -258,14 +259,16 @@ def newton_mle(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
     """
     used = n > 0.0
     Xu, nu, su = X[used], n[used], s[used]
-    ll = _loglik(Xu, nu, su, theta)
+    z = Xu @ theta
+    ll, e = _loglik(z, nu, su)
     for it in range(max_iter):
-        z = Xu @ theta
         zmax_seen = float(np.max(np.abs(z))) if z.size else 0.0
         if zmax_seen > z_max:
             return MLE_DIVERGED, it
-        g = Xu.T @ (su - nu * mu(z))
-        H = (Xu.T * (nu * mudot(z))) @ Xu
+        # mu(z) = 1 / (1 + e^{-z}) and mu'(z) = e^{-|z|} / (1 + e^{-|z|})^2 from e = e^{-|z|}
+        inv = 1.0 / (1.0 + e)
+        g = Xu.T @ (su - nu * np.where(z >= 0.0, inv, e * inv))
+        H = (Xu.T * (nu * e * inv * inv)) @ Xu
         scale = float(np.max(np.diag(H)))
         L, info = _POTRF(H, lower=1)
         if not (scale > 0.0 and info == 0 and np.all(np.diag(L) ** 2 > 1e-13 * scale)):
@@ -278,7 +281,8 @@ def newton_mle(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
         t = 1.0
         while True:
             cand = theta + t * p
-            ll_new = _loglik(Xu, nu, su, cand)
+            z_new = Xu @ cand
+            ll_new, e_new = _loglik(z_new, nu, su)
             if ll_new >= ll + 1e-4 * t * dec or t < 1e-10:
                 break
             t *= 0.5
@@ -289,7 +293,7 @@ def newton_mle(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
             # accepted without a measurable ascent: the decrement is below the rounding of
             # the log-likelihood (tol = 1e-16 often is), Newton cannot improve further
             return MLE_CONVERGED, it + 1
-        ll = ll_new
+        ll, z, e = ll_new, z_new, e_new
     return MLE_MAX_ITER, max_iter
 
 
