@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cholesky, get_lapack_funcs, solve_triangular
+from scipy.linalg import cholesky, solve_triangular
 
 from design import _gd_numba as kern
 
@@ -223,30 +223,24 @@ def _split_rows(n: int, threads: int, work: float, fn) -> None:
         fn(slice(0, n))
 
 
-_POTRF, _TRTRS = get_lapack_funcs(("potrf", "trtrs"), (np.empty((1, 1)),))
-
-
 def exact_state(Xs: np.ndarray, w: np.ndarray, threads: int = 1
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(Minv, omega, Linv)`` of the design ``w`` on the rows ``Xs``, from scratch (BLAS-3).
 
     ``M = B^T B`` with ``B = diag(sqrt(w_S)) Xs_S``, ``M = L L^T``, ``omega_a = ||L^{-1}
-    x_a||^2``. ``None`` if ``M`` is not numerically positive definite. LAPACK's ``potrf``
-    and ``trtrs`` are called directly, with the arguments of ``scipy.linalg.cholesky`` and
-    ``solve_triangular`` (the same values, without their checks: the greedy solver calls
-    this at every refresh of a small working set).
+    x_a||^2``. ``None`` if ``M`` is not numerically positive definite.
     """
     d = Xs.shape[1]
     S = w > 0.0
     B = Xs[S] * np.sqrt(w[S])[:, None]
     M = B.T @ B
-    L, info = _POTRF(M, lower=1, clean=1)
-    if info != 0 or not np.all(np.isfinite(L)) or np.min(np.abs(np.diag(L))) <= 0.0:
+    try:
+        L = cholesky(M, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
         return None
-    Linv, info = _TRTRS(L, np.eye(d), lower=1) if L.flags.f_contiguous else _TRTRS(
-        L.T, np.eye(d), lower=0, trans=1)
-    if info != 0:
+    if not np.all(np.isfinite(L)) or np.min(np.abs(np.diag(L))) <= 0.0:
         return None
+    Linv = solve_triangular(L, np.eye(d), lower=True, check_finite=False)
     om = np.empty(Xs.shape[0])
     LT = np.ascontiguousarray(Linv.T)
 
@@ -256,57 +250,6 @@ def exact_state(Xs: np.ndarray, w: np.ndarray, threads: int = 1
 
     _split_rows(Xs.shape[0], threads, Xs.shape[0] * d * d, fn)
     return np.ascontiguousarray(Linv.T @ Linv), om, Linv
-
-
-def wolfe_atwood(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarray,
-                 tol: float, max_iter: int, refresh: int, pairwise: bool) -> tuple[int, int]:
-    """Wolfe–Atwood (Fedorov–Wynn with away and drop steps) for the D/G-optimal design.
-
-    Each iteration compares the toward candidate ``i = argmax_a omega_a`` (gain
-    ``eps+ = omega_i / d - 1``) with the away candidate ``j = argmin_{w_a > 0} omega_a``
-    (gain ``eps- = 1 - omega_j / d``) and moves along the better one with the exact
-    log-det line search ``tau = (omega - d) / (d (omega - 1))`` (Atwood 1973; Todd 2016,
-    Alg. 5 as in Mason et al. 2022, Algorithm 5). An away step is clipped at
-    ``tau = -w_j / (1 - w_j)``, which removes arm ``j`` (drop step). With ``pairwise``, the
-    step is instead the vertex exchange from ``j`` to ``i``
-    (:func:`design._gd_numba.exchange_step`). ``M^{-1}`` and all variances are updated by
-    rank-one (rank-two) formulas in the jitted loop and recomputed exactly here
-    (:func:`exact_state`: LAPACK and BLAS) on entry, every ``refresh`` iterations and
-    before convergence is declared.
-
-    Stops when ``max_a omega_a <= d (1 + tol)`` (G-efficiency ``>= 1 / (1 + tol)``).
-    ``w`` is updated in place; ``Minv`` and ``omega`` are outputs (their contents on entry
-    are not read). Returns ``(status, iterations)``; ``SINGULAR`` with 0 iterations means
-    that ``M(w)`` is singular on entry.
-
-    The two variants are two kernels (:func:`design._gd_numba._exchange_loop`,
-    :func:`design._gd_numba._away_loop`), so that a call compiles only the one it runs
-    (issue 16: the solvers use the exchange, the 2-approximate design of
-    :func:`design.gd.two_approx_g_design` the away steps); the exact refresh is not
-    compiled at all (issue 16: about 0.5 s of a first call).
-    """
-    return _wolfe_atwood(X, w, Minv, omega, tol, max_iter, refresh, pairwise)[:2]
-
-
-def _wolfe_atwood(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarray,
-                  tol: float, max_iter: int, refresh: int, pairwise: bool
-                  ) -> tuple[int, int, tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
-    """:func:`wolfe_atwood`, and the exact state of :func:`exact_state` for the final ``w``
-    when the loop ended on it (``CONVERGED``, ``STALLED``), else None."""
-    loop = kern._exchange_loop if pairwise else kern._away_loop
-    u = np.empty((2, X.shape[1]))
-    it = 0
-    while True:
-        st = exact_state(X, w)
-        if st is None:
-            return kern.SINGULAR, it, None
-        Minv[...] = st[0]
-        omega[...] = st[1]
-        status, it = loop(X, w, Minv, omega, u, tol, max_iter, refresh, it)
-        if status in (kern.CONVERGED, kern.STALLED):
-            return status, it, st
-        if status != kern.REFRESH:
-            return status, it, None
 
 
 def _exchange_pairs(om: np.ndarray, w: np.ndarray, d: int,
@@ -367,17 +310,16 @@ def inner_solve(Xs: np.ndarray, w: np.ndarray, tol: float, max_iter: int,
 
 def greedy_solve(Xs: np.ndarray, w: np.ndarray, tol: float, max_iter: int
                  ) -> tuple[bool, int, np.ndarray, np.ndarray]:
-    """Small working sets: the greedy vertex-exchange kernel (:func:`wolfe_atwood`, every
-    variance updated after each exchange, no Python per batch). Same contract as
-    :func:`inner_solve`."""
+    """Small working sets: the greedy vertex-exchange kernel (:func:`design._gd_numba.
+    wolfe_atwood`, every variance updated after each exchange, no Python per batch).
+    Same contract as :func:`inner_solve`."""
     d = Xs.shape[1]
     Minv = np.empty((d, d))
     om = np.empty(Xs.shape[0])
-    status, its, st = _wolfe_atwood(Xs, w, Minv, om, tol, max_iter, max(100, 10 * d), True)
+    status, its = kern.wolfe_atwood(Xs, w, Minv, om, tol, max_iter, max(100, 10 * d), True)
     if status == kern.SINGULAR and its == 0:
         raise RuntimeError("information matrix of the working set became singular")
-    if st is None and status != kern.SINGULAR:
-        st = exact_state(Xs, w)
+    st = exact_state(Xs, w)
     if status == kern.SINGULAR or st is None:
         raise RuntimeError("information matrix became singular during the iterations")
     return status == kern.CONVERGED, its, st[1], st[2]

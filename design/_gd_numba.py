@@ -6,11 +6,10 @@ Small, allocation-free numba functions over plain arrays; the validated Python A
 the variance function. Kiefer & Wolfowitz (1960): ``min_w max_a omega_a = d``.
 
 First-call compile time (issue 16): the Python side calls only the two loops of
-:func:`design._gd_batch.wolfe_atwood` and :func:`batch_exchange`; the steps are inlined into
-the loop that runs them (one call site each), the exact refresh of ``M^{-1}`` and of every
-variance is LAPACK/BLAS in Python (:func:`design._gd_batch.exact_state`: the loops return
-``REFRESH`` when it is due), and the initial support of Algorithm 4 is numpy
-(:func:`design._gd_batch.kumar_yildirim_support`).
+:func:`wolfe_atwood` and :func:`batch_exchange`; the exact refresh (:func:`exact_state`) and
+the steps are inlined into the loop that runs them (one call site each), and the initial
+support of Algorithm 4 is numpy (:func:`design._gd_batch.kumar_yildirim_support`, the same
+floating-point arithmetic as the loops it replaced).
 """
 
 from __future__ import annotations
@@ -20,19 +19,45 @@ from numba import njit
 
 from design._jit import inner
 from design._linalg import (
+    cholesky_lower,
+    info_matrix,
+    inverse_from_factor,
+    lower_inverse,
     mv_into,
     rank1_update,
     rank2_core,
     rank2_inverse_update,
     rank2_variance_update,
 )
-from design._status import (  # noqa: F401  (outcome codes)
-    CONVERGED,
-    MAX_ITER,
-    REFRESH,
-    SINGULAR,
-    STALLED,
-)
+from design._status import CONVERGED, MAX_ITER, SINGULAR, STALLED  # noqa: F401  (outcome codes)
+
+
+@inner(inline="always")
+def exact_state(X: np.ndarray, w: np.ndarray, Minv: np.ndarray, omega: np.ndarray) -> bool:
+    """Recompute ``M(w)^{-1}`` (Cholesky) and every variance from scratch.
+
+    Returns False when ``M(w)`` is not numerically positive definite. Only the loops call
+    it (on entry and at every refresh), so it is compiled without numba's Python wrapper.
+    """
+    d = X.shape[1]
+    M = np.empty((d, d))
+    info_matrix(X, w, M)
+    L = np.empty((d, d))  # cholesky_lower writes every entry
+    if not cholesky_lower(M, L, 0.0):  # pivot_rtol as a float: one specialisation
+        return False
+    Linv = np.empty((d, d))
+    lower_inverse(L, Linv)
+    inverse_from_factor(Linv, Minv)
+    # the variances omega_a = ||Linv x_a||^2 (Linv lower triangular), a plain loop
+    for a in range(X.shape[0]):
+        s = 0.0
+        for i in range(d):
+            t = 0.0
+            for p in range(i + 1):
+                t += Linv[i, p] * X[a, p]
+            s += t * t
+        omega[a] = s
+    return True
 
 
 @inner(inline="always")
@@ -129,6 +154,42 @@ def _exchange_alpha(om_i: float, om_j: float, om_ij: float, w_j: float) -> float
     return alpha
 
 
+def wolfe_atwood(
+    X: np.ndarray,
+    w: np.ndarray,
+    Minv: np.ndarray,
+    omega: np.ndarray,
+    tol: float,
+    max_iter: int,
+    refresh: int,
+    pairwise: bool,
+) -> tuple[int, int]:
+    """Wolfe–Atwood (Fedorov–Wynn with away and drop steps) for the D/G-optimal design.
+
+    Each iteration compares the toward candidate ``i = argmax_a omega_a`` (gain
+    ``eps+ = omega_i / d - 1``) with the away candidate ``j = argmin_{w_a > 0} omega_a``
+    (gain ``eps- = 1 - omega_j / d``) and moves along the better one with the exact
+    log-det line search ``tau = (omega - d) / (d (omega - 1))`` (Atwood 1973; Todd 2016,
+    Alg. 5 as in Mason et al. 2022, Algorithm 5). An away step is clipped at
+    ``tau = -w_j / (1 - w_j)``, which removes arm ``j`` (drop step). With ``pairwise``, the
+    step is instead the vertex exchange from ``j`` to ``i`` (:func:`exchange_step`).
+    ``M^{-1}`` and all variances are updated by rank-one formulas and recomputed exactly
+    every ``refresh`` iterations and before convergence is declared.
+
+    Stops when ``max_a omega_a <= d (1 + tol)`` (G-efficiency ``>= 1 / (1 + tol)``).
+    ``w`` is updated in place; ``Minv`` and ``omega`` are outputs (computed exactly from
+    ``w`` on entry by :func:`exact_state`, their contents on entry are not read). Returns
+    ``(status, iterations)``; ``SINGULAR`` with 0 iterations means that ``M(w)`` is singular
+    on entry.
+
+    The two variants are two kernels (:func:`_exchange_loop`, :func:`_away_loop`), so that
+    a call compiles only the one it runs (issue 16: the solvers use the exchange, the
+    2-approximate design of :func:`design.gd.two_approx_g_design` the away steps).
+    """
+    loop = _exchange_loop if pairwise else _away_loop
+    return loop(X, w, Minv, omega, tol, max_iter, refresh)
+
+
 @njit(cache=True, inline="always")
 def _extremes(w: np.ndarray, omega: np.ndarray) -> tuple[int, float, int, float]:
     """``(i, omega_i, j, omega_j)``: ``i = argmax_a omega_a``, ``j = argmin_{w_a > 0}
@@ -150,25 +211,26 @@ def _extremes(w: np.ndarray, omega: np.ndarray) -> tuple[int, float, int, float]
 
 
 @njit(cache=True)
-def _exchange_loop(X, w, Minv, omega, u, tol, max_iter, refresh, it) -> tuple[int, int]:
-    """:func:`design._gd_batch.wolfe_atwood` with vertex exchanges, from the exact state
-    ``(Minv, omega)`` of ``w`` and ``it`` iterations done (``u``: ``(2, d)`` work space, given
-    so that the kernel compiles no allocator); returns ``(status, it)``, with
-    ``REFRESH`` after ``refresh`` steps and before declaring convergence or a stall on an
-    updated state (the caller recomputes the state exactly and calls again). Since
-    ``sum_a w_a omega_a = d``, an arm of the support has ``omega_j <= d < omega_i`` whenever
-    the tolerance is not met, so ``j != i``; should rounding drift say otherwise on the
-    exact state, ``STALLED`` is returned."""
+def _exchange_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]:
+    """:func:`wolfe_atwood` with vertex exchanges. Since ``sum_a w_a omega_a = d``, an arm
+    of the support has ``omega_j <= d < omega_i`` whenever the tolerance is not met, so
+    ``j != i``; should rounding drift say otherwise, the state is recomputed exactly, and
+    ``STALLED`` is returned if it still does."""
     d = X.shape[1]
-    since_refresh = 0  # the exact state on entry
+    u = np.empty((2, d))  # the 2-d allocator exact_state compiles anyway
+    since_refresh = refresh  # the exact state on entry
+    it = 0
     while True:
-        if since_refresh >= refresh:
-            return REFRESH, it
+        if since_refresh >= refresh:  # the one call site of the exact refresh
+            if not exact_state(X, w, Minv, omega):
+                return SINGULAR, it
+            since_refresh = 0
         i, om_max, j, om_min = _extremes(w, omega)
         if om_max <= d * (1.0 + tol) or j < 0 or j == i:
             if since_refresh == 0:
                 return (CONVERGED if om_max <= d * (1.0 + tol) else STALLED), it
-            return REFRESH, it  # confirm on the exact state
+            since_refresh = refresh  # confirm on the exact state
+            continue
         if it >= max_iter:
             return MAX_ITER, it
         exchange_step(X, w, Minv, omega, i, j, u)
@@ -177,19 +239,23 @@ def _exchange_loop(X, w, Minv, omega, u, tol, max_iter, refresh, it) -> tuple[in
 
 
 @njit(cache=True)
-def _away_loop(X, w, Minv, omega, u, tol, max_iter, refresh, it) -> tuple[int, int]:
-    """:func:`design._gd_batch.wolfe_atwood` with toward, away and drop steps (rank one);
-    the same contract as :func:`_exchange_loop`."""
+def _away_loop(X, w, Minv, omega, tol, max_iter, refresh) -> tuple[int, int]:
+    """:func:`wolfe_atwood` with toward, away and drop steps (rank one)."""
     d = X.shape[1]
-    since_refresh = 0  # the exact state on entry
+    u = np.empty((2, d))  # the 2-d allocator exact_state compiles anyway
+    since_refresh = refresh  # the exact state on entry
+    it = 0
     while True:
-        if since_refresh >= refresh:
-            return REFRESH, it
+        if since_refresh >= refresh:  # the one call site of the exact refresh
+            if not exact_state(X, w, Minv, omega):
+                return SINGULAR, it
+            since_refresh = 0
         i, om_max, j, om_min = _extremes(w, omega)
         if om_max <= d * (1.0 + tol):
             if since_refresh == 0:
                 return CONVERGED, it
-            return REFRESH, it  # confirm on the exact state
+            since_refresh = refresh  # confirm on the exact state
+            continue
         if it >= max_iter:
             return MAX_ITER, it
         eps_plus = om_max / d - 1.0

@@ -184,7 +184,7 @@ def _solve_fw(
         omS = np.empty(S.size)
         # no need to solve the working set far below the current global gap
         inner_tol = tol if om_max_prev is None else max(tol, shrink * (om_max_prev / d - 1.0))
-        status, its = batch_solver.wolfe_atwood(
+        status, its = kern.wolfe_atwood(
             Xs, wS, Minv, omS, inner_tol, max_iter - total_it, refresh, pairwise
         )
         total_it += its
@@ -515,14 +515,6 @@ def two_approx_g_design(X: object) -> np.ndarray:
         The weights.
     """
     X = as_arms(X, need_span=False)
-    # one BLAS thread (as the G/D solvers): the exact refreshes of the jitted loop are small
-    # LAPACK/BLAS calls, which the default thread pool makes milliseconds slower
-    with batch_solver.blas_threads(1):
-        return _two_approx(X)
-
-
-def _two_approx(X: np.ndarray) -> np.ndarray:
-    """:func:`two_approx_g_design` on validated arms."""
     U, sv, Vt = np.linalg.svd(X, full_matrices=False)
     r = int(np.sum(sv > 1e-10 * sv.max())) if sv.max() > 0 else 0
     if r == 0:
@@ -534,7 +526,7 @@ def _two_approx(X: np.ndarray) -> np.ndarray:
     w[sup] = 1.0 / sup.shape[0]
     Minv = np.empty((r, r))
     omega = np.empty(K)
-    status, its = batch_solver.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
+    status, its = kern.wolfe_atwood(Z, w, Minv, omega, 1.0, 100_000, 50, False)
     if status == kern.SINGULAR and its == 0:  # pragma: no cover - Alg. 4 spans
         raise RuntimeError("Algorithm 4 returned a singular support")
     return w
