@@ -5,11 +5,23 @@ Run: ``.venv/bin/python benchmarks/bench_homer.py``. Prints CPU seconds per call
 experiment of 10^7 pulls the default simulation (``simulation="sufficient"``: one exact
 Binomial draw per arm and design) against the per-sample reference mode, side by side in
 this process, with the ratio (issue 18).
+
+``--ref REV`` instead times warm calls of this checkout and of revision ``REV`` (``git
+archive``, imported from a temporary directory) side by side: each case in a fresh process
+per revision (numba cache loaded by a first call), best CPU seconds of several calls, the
+two revisions in alternation, and prints ``this / REV`` (compile-time changes must not cost
+run time unseen, issue 16).
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -57,5 +69,87 @@ def main() -> None:
         timed(f"eps-greedy d={d}, K=20, T=1e7", lambda i2=i2: run_eps_greedy(i2, 10**7), 1)
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+#: warm cases of ``--ref``: (setup, call, repeats)
+REF_CASES: dict[str, tuple[str, str, int]] = {
+    "MLE d=10, K=1000": (
+        "import numpy as np\nfrom bandits.logistic import mle, sphere\n"
+        "big = sphere(10, 1000, 2.0, seed=0); n = np.full(1000, 1000)\n"
+        "s = np.random.default_rng(0).binomial(n, big.means)", "mle(big.X, n, s)", 20),
+    "run('war') registry example": (
+        "from bandits import run\nfrom bandits.registry import _example_logistic\n"
+        "inst = _example_logistic()", "run('war', inst, seed=0, max_samples=20000)", 10),
+    "WAR warm-up d=2, K=8, S=2": (
+        "from bandits.logistic import sphere, war_warmup\ninst = sphere(2, 8, 2.0, seed=1)",
+        "war_warmup(inst.X, 2.0, inst.theta)", 3),
+    "HOMER d=3, K=10, T=2e4": (
+        "from bandits.logistic import run_homer, sphere\ninst = sphere(3, 10)",
+        "run_homer(inst, 20000, seed=0)", 10),
+    "HOMER d=3, K=20, T=1e7": (
+        "from bandits.logistic import run_homer, sphere\ninst = sphere(3, 20, 2.0, seed=1)",
+        "run_homer(inst, 10**7)", 3),
+    "HOMER d=3, K=10, T=3e4, WAR warm-up": (
+        "from bandits.logistic import run_homer\nfrom bandits.registry import "
+        "_example_logistic\ninst = _example_logistic()",
+        "run_homer(inst, 30000, seed=0, warmup='war')", 5),
+    "eps-greedy d=3, K=20, T=1e6": (
+        "from bandits.logistic import run_eps_greedy, sphere\n"
+        "inst = sphere(3, 20, 2.0, seed=1)", "run_eps_greedy(inst, 10**6)", 3),
+}
+
+_PROBE = """
+import json, time, warnings
+warnings.simplefilter("ignore")
+{setup}
+{call}
+best = float("inf")
+for _ in range({repeats}):
+    t0 = time.process_time()
+    {call}
+    best = min(best, time.process_time() - t0)
+print(json.dumps(best))
+"""
+
+
+def _warm_cpu(setup: str, call: str, repeats: int, where: Path, cache: str) -> float:
+    env = {**os.environ, "PYTHONPATH": str(where), "NUMBA_CACHE_DIR": cache,
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-c", _PROBE.format(setup=setup, call=call,
+                                                              repeats=repeats)],
+                         cwd=where, env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr.strip().splitlines()[-1])
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def compare_ref(rev: str, rounds: int) -> None:
+    """Warm CPU seconds of :data:`REF_CASES`, this checkout / ``rev`` (best of ``rounds``
+    alternating processes per revision)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ref_dir = Path(tmp) / "ref"
+        ref_dir.mkdir()
+        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(ref_dir)], input=archive, check=True)
+        caches = {w: tempfile.mkdtemp(dir=tmp) for w in ("this", "ref")}
+        print(f"{'case':<40} {'this s':>9} {rev + ' s':>9} {'this/' + rev:>9}")
+        for name, (setup, call, repeats) in REF_CASES.items():
+            best = {"this": np.inf, "ref": np.inf}
+            for _ in range(rounds):
+                for who, where in (("this", ROOT), ("ref", ref_dir)):
+                    best[who] = min(best[who], _warm_cpu(setup, call, repeats, where,
+                                                         caches[who]))
+            print(f"{name:<40} {best['this']:>9.4f} {best['ref']:>9.4f} "
+                  f"{best['this'] / best['ref']:>9.2f}", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ref", help="warm run time against this revision (e.g. main)")
+    ap.add_argument("--rounds", type=int, default=2, help="with --ref: processes per side")
+    args = ap.parse_args()
+    if args.ref:
+        compare_ref(args.ref, args.rounds)
+    else:
+        main()

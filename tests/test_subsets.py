@@ -206,6 +206,29 @@ def test_accept_reject_never_removes_a_top_arm_with_large_gaps(reward):
         assert res.correct
 
 
+def test_top_k_of_is_the_stable_top_k():
+    """The commit's selection (``_top_k_of``, without a work array) writes the ``k`` largest
+    values of ``idx[:n]`` in the order of a stable descending sort (ties: lowest position
+    first), on draws with many ties."""
+    from numba import njit
+
+    @njit
+    def shim(idx, n, values, k, out, offset):
+        _k._top_k_of(idx, n, values, k, out, offset)
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        N = int(rng.integers(1, 12))
+        values = rng.integers(0, 4, N).astype(float)  # ties everywhere
+        idx = rng.permutation(N).astype(np.int64)
+        n = int(rng.integers(1, N + 1))
+        k = int(rng.integers(1, n + 1))
+        out = np.full(k + 2, -1, dtype=np.int64)
+        shim(idx, n, values, k, out, np.int64(2))
+        order = np.argsort(-values[idx[:n]], kind="stable")[:k]
+        assert out[2:].tolist() == idx[:n][order].tolist() and out[:2].tolist() == [-1, -1]
+
+
 def test_determinism_per_seed():
     env = SubsetEnv.bernoulli(12, 3, "max", seed=2, rho=0.3)
     for algo in ALGOS:

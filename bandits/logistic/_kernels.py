@@ -5,7 +5,8 @@ of arm ``a`` (rows of ``X``). The logistic log-likelihood of such data is
 
 .. math:: \\ell(\\theta) = \\sum_a s_a z_a - n_a \\log(1 + e^{z_a}),\\qquad z_a = x_a^T\\theta,
 
-so an MLE costs ``O(K d^2)`` per Newton step whatever the number of pulls.
+so an MLE costs ``O(K d^2)`` per Newton step whatever the number of pulls (the MLE itself
+is numpy, :func:`bandits.logistic.core.newton_mle`: it runs a few times per run, issue 16).
 """
 
 from __future__ import annotations
@@ -19,167 +20,10 @@ from bandits._core.jit import inner
 from bandits._core.rng import binomial_split, standard_gamma, uniform  # noqa: F401
 from bandits._core.targets import argmax_all
 
-#: MLE status codes (:func:`mle_newton`).
-MLE_CONVERGED = 0
-MLE_DIVERGED = 1  # fitted probabilities saturate: the data are (quasi-)separable
-MLE_MAX_ITER = 2
-MLE_SINGULAR = 3  # the arms with data do not span R^d (Hessian singular at theta = 0)
-
 #: WAR probing decisions (:func:`probe_arm`).
 UNDECIDED = 0
 ACCEPT = 1
 REJECT = 2
-
-
-# mu, mudot and softplus are one-line scalar helpers: inlined into their callers (numba's
-# IR inlining), one function fewer to compile each (issue 16: the MLE's first call about
-# 0.1 s less; loglik, with two call sites in mle_newton, stays a call)
-@inner(error_model="numpy", inline="always")
-def mu(z: float) -> float:
-    """Logistic function ``1 / (1 + e^{-z})`` without overflow."""
-    if z >= 0.0:
-        return 1.0 / (1.0 + np.exp(-z))
-    e = np.exp(z)
-    return e / (1.0 + e)
-
-
-@inner(error_model="numpy", inline="always")
-def mudot(z: float) -> float:
-    """``mu'(z) = mu(z)(1 - mu(z)) = e^{-|z|} / (1 + e^{-|z|})^2``."""
-    e = np.exp(-abs(z))
-    return e / ((1.0 + e) * (1.0 + e))
-
-
-@inner(error_model="numpy", inline="always")
-def softplus(z: float) -> float:
-    """``log(1 + e^z)`` without overflow."""
-    if z > 0.0:
-        return z + np.log1p(np.exp(-z))
-    return np.log1p(np.exp(z))
-
-
-@inner(error_model="numpy")
-def loglik(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray) -> float:
-    """Log-likelihood ``sum_a s_a z_a - n_a log(1 + e^{z_a})`` of per-arm statistics."""
-    K, d = X.shape
-    ll = 0.0
-    for a in range(K):
-        if n[a] > 0.0:
-            z = 0.0
-            for i in range(d):
-                z += X[a, i] * theta[i]
-            ll += s[a] * z - n[a] * softplus(z)
-    return ll
-
-
-@njit(cache=True, error_model="numpy")
-def mle_newton(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
-               tol: float, max_iter: int, z_max: float) -> tuple[int, int]:
-    """Damped Newton (= IRLS with a backtracking line search) for the logistic MLE.
-
-    ``theta`` holds the start on entry and the estimate on exit. Step ``p = H^{-1} g`` with
-    ``g = sum_a (s_a - n_a mu(z_a)) x_a`` and ``H = sum_a n_a mu'(z_a) x_a x_a^T``; the step
-    is halved until the log-likelihood does not decrease (Armijo, constant 1e-4). Converged
-    when the Newton decrement ``g^T p`` is ``<= tol`` (the log-likelihood is then within
-    about ``tol / 2`` of its supremum, by self-concordance-like quadratic convergence).
-
-    Returns ``(status, iterations)``: :data:`MLE_CONVERGED`; :data:`MLE_DIVERGED` when some
-    arm with data gets ``|x_a^T theta| > z_max`` while the log-likelihood still increases
-    (its fitted probability is numerically 0 or 1: the sign of the data is being fitted
-    exactly, the MLE does not exist); :data:`MLE_MAX_ITER`; :data:`MLE_SINGULAR` when the
-    Hessian is not positive definite (the arms with data do not span R^d).
-    """
-    K, d = X.shape
-    # one allocation for every work array (each allocator a kernel allocates with is one
-    # more numba function compiled on the first call, issue 16): H, its Cholesky factor L,
-    # the gradient g, the step p and the candidate point
-    work = np.empty((2 * d + 3, d))
-    H, L = work[:d], work[d:2 * d]
-    g, p, cand = work[2 * d], work[2 * d + 1], work[2 * d + 2]
-    ll = loglik(X, n, s, theta)
-    for it in range(max_iter):
-        # plain loops, no slice assignment: `a[:] = x` compiles numba's shape-mismatch
-        # error message (unicode formatting, about 1 s of CPU on a first call; issue 16)
-        for i in range(d):
-            g[i] = 0.0
-            for j in range(d):
-                H[i, j] = 0.0
-        zmax_seen = 0.0
-        for a in range(K):
-            if n[a] <= 0.0:
-                continue
-            z = 0.0
-            for i in range(d):
-                z += X[a, i] * theta[i]
-            if abs(z) > zmax_seen:
-                zmax_seen = abs(z)
-            r = s[a] - n[a] * mu(z)
-            w = n[a] * mudot(z)
-            for i in range(d):
-                g[i] += r * X[a, i]
-                for j in range(i + 1):
-                    H[i, j] += w * X[a, i] * X[a, j]
-        if zmax_seen > z_max:
-            return MLE_DIVERGED, it
-        for i in range(d):
-            for j in range(i):
-                H[j, i] = H[i, j]
-        # Cholesky with a relative pivot test
-        for i in range(d):
-            for j in range(d):
-                L[i, j] = 0.0
-        scale = 0.0
-        for i in range(d):
-            if H[i, i] > scale:  # max(scale, H_ii), spelled out (see bernstein_bounds)
-                scale = H[i, i]
-        ok = scale > 0.0
-        for j in range(d):
-            if not ok:
-                break
-            v = H[j, j]
-            for k in range(j):
-                v -= L[j, k] * L[j, k]
-            if v <= 1e-13 * scale:
-                ok = False
-                break
-            L[j, j] = np.sqrt(v)
-            for i in range(j + 1, d):
-                v = H[i, j]
-                for k in range(j):
-                    v -= L[i, k] * L[j, k]
-                L[i, j] = v / L[j, j]
-        if not ok:
-            # singular at a large theta means saturation, at a moderate one missing span
-            return (MLE_DIVERGED if zmax_seen > 0.5 * z_max else MLE_SINGULAR), it
-        for i in range(d):  # forward
-            v = g[i]
-            for k in range(i):
-                v -= L[i, k] * p[k]
-            p[i] = v / L[i, i]
-        for i in range(d - 1, -1, -1):  # backward
-            v = p[i]
-            for k in range(i + 1, d):
-                v -= L[k, i] * p[k]
-            p[i] = v / L[i, i]
-        dec = 0.0
-        for i in range(d):
-            dec += g[i] * p[i]
-        if dec <= tol:
-            return MLE_CONVERGED, it
-        t = 1.0
-        while True:
-            for i in range(d):
-                cand[i] = theta[i] + t * p[i]
-            ll_new = loglik(X, n, s, cand)
-            if ll_new >= ll + 1e-4 * t * dec or t < 1e-10:
-                break
-            t *= 0.5
-        if t < 1e-10:
-            return MLE_CONVERGED, it  # no ascent possible at machine precision
-        for i in range(d):
-            theta[i] = cand[i]
-        ll = ll_new
-    return MLE_MAX_ITER, max_iter
 
 
 class DesignStats(NamedTuple):
@@ -313,57 +157,26 @@ def probe_arm(p: float, K: int, delta: float, Lw: float, Uw: float, state: np.nd
 
 
 @njit(cache=True)
-def eps_greedy(X: np.ndarray, theta_star: np.ndarray, explore_cdf: np.ndarray, c_eps: float,
-               T: int, refit_ratio: float, checkpoints: np.ndarray, state: np.ndarray,
-               counts: np.ndarray, succ: np.ndarray, regret_out: np.ndarray) -> int:
-    """Epsilon-greedy on the MLE with design-based exploration (the regret baseline).
+def eps_greedy_steps(X: np.ndarray, means: np.ndarray, best: float, explore_cdf: np.ndarray,
+                     c_eps: float, t: int, t_stop: int, fitted: bool, theta: np.ndarray,
+                     state: np.ndarray, counts: np.ndarray, succ: np.ndarray,
+                     checkpoints: np.ndarray, c: int, reg: float, regret_out: np.ndarray
+                     ) -> tuple[int, float]:
+    """Steps ``t, ..., t_stop - 1`` (1-based) of epsilon-greedy on a fixed estimate ``theta``
+    (the regret baseline; :func:`bandits.logistic.run_eps_greedy` refits between calls).
 
-    At time ``t`` (1-based) explore with probability ``eps_t = min(1, c_eps d / t)`` by
-    drawing an arm from ``explore_cdf`` (the G-optimal design of the arms), otherwise pull
-    ``argmax_a x_a^T theta_hat``. ``theta_hat`` is refitted (damped Newton, Appendix F
-    correction of all-0/all-1 arms so that it always exists) whenever ``t`` has grown by
-    the factor ``refit_ratio`` since the last fit. Writes the cumulative pseudo-regret at
-    the (sorted) ``checkpoints`` into ``regret_out``; returns the number of refits.
+    At time ``t`` explore with probability ``eps_t = min(1, c_eps d / t)`` (always before
+    the first fit, ``fitted`` False) by drawing an arm from ``explore_cdf`` (the G-optimal
+    design of the arms), otherwise pull ``argmax_a x_a^T theta``; the outcome is a
+    Bernoulli(``means[arm]``) draw. ``reg`` is the cumulative pseudo-regret (``best -
+    means[arm]`` per pull), written to ``regret_out[c]`` at each checkpoint
+    ``checkpoints[c] == t`` (sorted). Returns the new ``(c, reg)``.
     """
-    K, d = X.shape
-    means = np.empty(K)
-    best = -np.inf
-    for a in range(K):
-        z = 0.0
-        for i in range(d):
-            z += X[a, i] * theta_star[i]
-        means[a] = mu(z)
-        best = max(best, means[a])
-    theta = np.zeros(d)
-    th = np.empty(d)
-    s_adj = np.empty(K)
-    next_fit = float(2 * d)
-    fitted = False
-    refits = 0
-    reg = 0.0
-    c = 0
-    for t in range(1, T + 1):
-        if fitted and t >= next_fit:
-            for a in range(K):
-                s_adj[a] = succ[a]
-                if counts[a] > 0.0:
-                    if succ[a] == 0.0:
-                        s_adj[a] = 0.5
-                    elif succ[a] == counts[a]:
-                        s_adj[a] = counts[a] - 0.5
-            for i in range(d):
-                th[i] = theta[i]
-            status, _ = mle_newton(X, counts, s_adj, th, 1e-10, 100, 60.0)
-            if status == MLE_CONVERGED or status == MLE_MAX_ITER:
-                for i in range(d):
-                    theta[i] = th[i]
-            refits += 1
-            next_fit = max(next_fit * refit_ratio, next_fit + 1.0)
-        elif not fitted and t >= next_fit:
-            fitted = True
-            next_fit = float(t)
-        eps = min(1.0, c_eps * d / t)
-        if not fitted or uniform(state) < eps:
+    d = X.shape[1]
+    K = X.shape[0]
+    for tt in range(t, t_stop):
+        eps = c_eps * d / tt
+        if not fitted or uniform(state) < eps:  # eps >= 1: always (uniform < 1)
             u = uniform(state)
             arm = K - 1
             for a in range(K):
@@ -376,7 +189,7 @@ def eps_greedy(X: np.ndarray, theta_star: np.ndarray, explore_cdf: np.ndarray, c
         if uniform(state) < means[arm]:
             succ[arm] += 1.0
         reg += best - means[arm]
-        while c < checkpoints.shape[0] and checkpoints[c] == t:
+        while c < checkpoints.shape[0] and checkpoints[c] == tt:
             regret_out[c] = reg
             c += 1
-    return refits
+    return c, reg

@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import get_lapack_funcs
 
-from bandits.logistic import _kernels as kern
 from rounding.validation import as_count_array, as_real_array, check_probability
 
 __all__ = [
@@ -158,7 +158,7 @@ class MLEResult:
         ``"mle"``, ``"fallback-appF"`` (success counts corrected as in Appendix F), or
         ``"none"``.
     status : int
-        Newton status (:data:`bandits.logistic._kernels.MLE_CONVERGED` etc.).
+        Newton status (:data:`MLE_CONVERGED` etc.).
     iterations : int
     """
 
@@ -215,13 +215,95 @@ def appendix_f_successes(counts: np.ndarray, successes: np.ndarray) -> np.ndarra
     return s
 
 
+#: MLE status codes (:func:`newton_mle`).
+MLE_CONVERGED = 0
+MLE_DIVERGED = 1  # fitted probabilities saturate: the data are (quasi-)separable
+MLE_MAX_ITER = 2
+MLE_SINGULAR = 3  # the arms with data do not span R^d (Hessian singular at theta = 0)
+
+_POTRF, _POTRS = get_lapack_funcs(("potrf", "potrs"), (np.empty((1, 1)),))
+
+
+def _loglik(z: np.ndarray, n: np.ndarray, s: np.ndarray) -> tuple[float, np.ndarray]:
+    """Log-likelihood ``sum_a s_a z_a - n_a log(1 + e^{z_a})`` at the linear predictors
+    ``z_a = x_a^T theta`` (``log(1 + e^z) = max(z, 0) + log1p(e^{-|z|})``: no overflow),
+    and ``e^{-|z|}`` (the Newton step's ``mu`` and ``mu'`` reuse it)."""
+    e = np.exp(-np.abs(z))
+    return float(s @ z - n @ (np.maximum(z, 0.0) + np.log1p(e))), e
+
+
+def newton_mle(X: np.ndarray, n: np.ndarray, s: np.ndarray, theta: np.ndarray,
+               tol: float, max_iter: int, z_max: float) -> tuple[int, int]:
+    """Damped Newton (= IRLS with a backtracking line search) for the logistic MLE.
+
+    ``theta`` holds the start on entry and the estimate on exit. Step ``p = H^{-1} g`` with
+    ``g = sum_a (s_a - n_a mu(z_a)) x_a`` and ``H = sum_a n_a mu'(z_a) x_a x_a^T`` over
+    the arms with data (``n_a > 0``); the step is halved until the log-likelihood does not
+    decrease (Armijo, constant 1e-4). Converged when the Newton decrement ``g^T p`` is
+    ``<= tol`` (the log-likelihood is then within about ``tol / 2`` of its supremum, by
+    self-concordance-like quadratic convergence), or when a step no longer increases the
+    computed log-likelihood (the decrement is below its rounding: a ``tol`` of 1e-16 often
+    is, and Newton would otherwise take its ``max_iter`` steps at the floor).
+
+    Returns ``(status, iterations)``: :data:`MLE_CONVERGED`; :data:`MLE_DIVERGED` when some
+    arm with data gets ``|x_a^T theta| > z_max`` while the log-likelihood still increases
+    (its fitted probability is numerically 0 or 1: the sign of the data is being fitted
+    exactly, the MLE does not exist); :data:`MLE_MAX_ITER`; :data:`MLE_SINGULAR` when the
+    Hessian is not positive definite (a pivot of its Cholesky factor ``<= 1e-13 max_i
+    H_ii``: the arms with data do not span R^d).
+
+    numpy and LAPACK (``dpotrf``, ``dpotrs``), ``O(K d^2)`` per step: an estimate is
+    computed a few times per run (a warm-up's fit, one per HOMER phase, the refits of
+    epsilon-greedy), so a jitted kernel would cost its compilation (about 0.7 s of a
+    first call, issue 16) for microseconds.
+    """
+    used = n > 0.0
+    Xu, nu, su = X[used], n[used], s[used]
+    z = Xu @ theta
+    ll, e = _loglik(z, nu, su)
+    for it in range(max_iter):
+        zmax_seen = float(np.max(np.abs(z))) if z.size else 0.0
+        if zmax_seen > z_max:
+            return MLE_DIVERGED, it
+        # mu(z) = 1 / (1 + e^{-z}) and mu'(z) = e^{-|z|} / (1 + e^{-|z|})^2 from e = e^{-|z|}
+        inv = 1.0 / (1.0 + e)
+        g = Xu.T @ (su - nu * np.where(z >= 0.0, inv, e * inv))
+        H = (Xu.T * (nu * e * inv * inv)) @ Xu
+        scale = float(np.max(np.diag(H)))
+        L, info = _POTRF(H, lower=1)
+        if not (scale > 0.0 and info == 0 and np.all(np.diag(L) ** 2 > 1e-13 * scale)):
+            # singular at a large theta means saturation, at a moderate one missing span
+            return (MLE_DIVERGED if zmax_seen > 0.5 * z_max else MLE_SINGULAR), it
+        p, _ = _POTRS(L, g, lower=1)
+        dec = float(g @ p)
+        if dec <= tol:
+            return MLE_CONVERGED, it
+        t = 1.0
+        while True:
+            cand = theta + t * p
+            z_new = Xu @ cand
+            ll_new, e_new = _loglik(z_new, nu, su)
+            if ll_new >= ll + 1e-4 * t * dec or t < 1e-10:
+                break
+            t *= 0.5
+        if t < 1e-10:
+            return MLE_CONVERGED, it  # no ascent possible at machine precision
+        theta[:] = cand
+        if ll_new <= ll:
+            # accepted without a measurable ascent: the decrement is below the rounding of
+            # the log-likelihood (tol = 1e-16 often is), Newton cannot improve further
+            return MLE_CONVERGED, it + 1
+        ll, z, e = ll_new, z_new, e_new
+    return MLE_MAX_ITER, max_iter
+
+
 def mle(X: object, counts: object, successes: object, *, on_separable: str = "fallback",
         tol: float = 1e-16, max_iter: int = 100, theta0: object = None) -> MLEResult:
     r"""Logistic MLE (the paper, eq. 1) from per-arm pull counts and success counts.
 
     ``theta_hat = argmax sum_a s_a log mu(x_a^T theta) + (n_a - s_a) log(1 - mu(x_a^T theta))``,
     unregularised and unconstrained, by damped Newton/IRLS
-    (:func:`bandits.logistic._kernels.mle_newton`, decrement ``<= tol``).
+    (:func:`newton_mle`, decrement ``<= tol``).
 
     Parameters
     ----------
@@ -260,7 +342,7 @@ def mle(X: object, counts: object, successes: object, *, on_separable: str = "fa
         raise ValueError("need 0 <= successes <= counts for every arm")
     th = np.zeros(d) if theta0 is None else as_theta(theta0, d, name="theta0").copy()
     if mle_exists(Xa, n, s):
-        status, it = kern.mle_newton(Xa, n, s, th, tol, max_iter, 200.0)
+        status, it = newton_mle(Xa, n, s, th, tol, max_iter, 200.0)
         return MLEResult(theta=th, exists=True, method="mle", status=int(status),
                          iterations=int(it))
     used = n > 0
@@ -275,6 +357,6 @@ def mle(X: object, counts: object, successes: object, *, on_separable: str = "fa
         raise ValueError(f"the logistic MLE does not exist and no fallback applies: {why}")
     s2 = appendix_f_successes(n, s)
     th = np.zeros(d)
-    status, it = kern.mle_newton(Xa, n, s2, th, tol, max_iter, 200.0)
+    status, it = newton_mle(Xa, n, s2, th, tol, max_iter, 200.0)
     return MLEResult(theta=th, exists=False, method="fallback-appF", status=int(status),
                      iterations=int(it))

@@ -43,7 +43,18 @@ from bandits._core.exact import correct_set, exact_means
 from bandits._core.protocol import ArmQueue
 from bandits.gifa import RunResult
 from bandits.logistic import _kernels as kern
-from bandits.logistic.core import DELTA, _check_delta, as_logistic_arms, gamma, mle, mu
+from bandits.logistic.core import (
+    DELTA,
+    MLE_CONVERGED,
+    MLE_MAX_ITER,
+    _check_delta,
+    appendix_f_successes,
+    as_logistic_arms,
+    gamma,
+    mle,
+    mu,
+    newton_mle,
+)
 from bandits.logistic.warmup import (
     BernoulliProtocol,
     WarPolicy,
@@ -360,7 +371,8 @@ def run_eps_greedy(instance, T: int, *, c_eps: float = 5.0, seed: int = 0,
     ``eps_t = min(1, c_eps d / t)``; exploration draws an arm from the G-optimal design of
     the arms (:func:`design.gd.g_optimal`); exploitation pulls ``argmax x^T theta_hat``;
     the MLE (Appendix F corrected, so it always exists) is refitted whenever ``t`` grew by
-    ``refit_ratio``. One jitted loop (:func:`bandits.logistic._kernels.eps_greedy`).
+    ``refit_ratio`` (:func:`bandits.logistic.core.newton_mle`, in Python between calls of
+    the jitted steps :func:`bandits.logistic._kernels.eps_greedy_steps`).
     """
     from design.gd import g_optimal
 
@@ -370,17 +382,40 @@ def run_eps_greedy(instance, T: int, *, c_eps: float = 5.0, seed: int = 0,
         raise ValueError("need c_eps > 0 and refit_ratio > 1")
     t0 = time.perf_counter()
     X, th = instance.X, instance.theta
-    K = X.shape[0]
+    K, d = X.shape
+    T = int(T)
     w = g_optimal(X, tol=1e-3).weights
     cdf = np.cumsum(w)
     cdf[-1] = 1.0
-    times = _checkpoints(int(T), n_points)
+    times = _checkpoints(T, n_points)
     counts = np.zeros(K)
     succ = np.zeros(K)
     regret = np.zeros(times.shape[0])
     state = _rng.make_state(seed, 4)
-    kern.eps_greedy(X, th, cdf, float(c_eps), int(T), float(refit_ratio), times, state,
-                    counts, succ, regret)
+    means = mu(X @ th)
+    best = float(means.max())
+    theta = np.zeros(d)
+    next_fit = float(2 * d)
+    fitted = False
+    c, reg = 0, 0.0
+    t = 1
+    while t <= T:
+        # the checks of step t: a refit when t reached next_fit (the first fit one step
+        # after next_fit was first reached), then every step up to the next refit at once
+        if fitted and t >= next_fit:
+            th_fit = theta.copy()
+            status, _ = newton_mle(X, counts, appendix_f_successes(counts, succ), th_fit,
+                                   1e-10, 100, 60.0)
+            if status in (MLE_CONVERGED, MLE_MAX_ITER):
+                theta = th_fit
+            next_fit = max(next_fit * refit_ratio, next_fit + 1.0)
+        elif not fitted and t >= next_fit:
+            fitted = True
+            next_fit = float(t)
+        stop = min(T + 1, max(t + 1, math.ceil(next_fit)))
+        c, reg = kern.eps_greedy_steps(X, means, best, cdf, float(c_eps), t, stop, fitted,
+                                       theta, state, counts, succ, times, c, reg, regret)
+        t = stop
     arm = int(np.argmax(counts))
     return RunResult(
         algorithm="eps-greedy", instance=getattr(instance, "name", "logistic"),

@@ -50,9 +50,10 @@ def confidence_radius(c, variance, log_term, n):
 UNIT_VARIANCE = 0.25
 
 
-@njit(cache=True)
-def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
-    """One joint reward of the K arms ``action[:K]``."""
+@inner
+def _draw_joint(action, K, p, table, kind, rho, sigma, env_state):
+    """One joint reward of the K arms ``action[:K]`` (the loops' call, without numba's
+    wrappers; :func:`draw_joint` is its Python entry)."""
     if kind == 1:
         z = sigma * normal(env_state)
         m = 0.0
@@ -74,6 +75,14 @@ def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
             if uniform(env_state) < p[action[j]]:
                 s += 1
     return table[s]
+
+
+@njit(cache=True)
+def draw_joint(action, K, p, table, kind, rho, sigma, env_state):
+    """One joint reward of the K arms ``action[:K]``: the Python entry of
+    :func:`_draw_joint` (:func:`bandits.subsets.subset_reward_oracle`, the tests; compiled on
+    its first call, not by a simulation's)."""
+    return _draw_joint(action, K, p, table, kind, rho, sigma, env_state)
 
 
 @inner
@@ -149,22 +158,33 @@ def _play(action, K, env, env_state, work, curve, t):
     acc)``."""
     p, table, kind, rho, sigma, mu_star = env
     cp, cv, ipos, acc = curve
-    r = draw_joint(action, K, p, table, kind, rho, sigma, env_state)
+    r = _draw_joint(action, K, p, table, kind, rho, sigma, env_state)
     acc[0] += mu_star - expected_joint(action, K, p, table, kind, rho, work)
     _record(acc, t, cp, cv, ipos)
     return r
 
 
-@njit(cache=True, inline="always")
-def _commit(action, K, env, work, curve, t, T):
-    """Play the fixed ``action`` from step t+1 to T (regret is deterministic: no draws)."""
+def commit_regret(env, curve, chosen, work, t, T) -> None:
+    """The commit phase of a simulation: ``chosen`` played from step ``t + 1`` to ``T``
+    (regret only: it is deterministic, no draws), in Python after the loop's exploration
+    (the loops no longer compile it: issue 16). The arithmetic of the per-step curve:
+    ``curve[c] = acc + gap (cp[c] - t)`` at every checkpoint ``t < cp[c] <= T``, ``acc +=
+    gap (T - t)``, with ``gap = mu_star - mu_chosen`` (:func:`expected_joint`)."""
     p, table, kind, rho, sigma, mu_star = env
     cp, cv, ipos, acc = curve
-    gap = mu_star - expected_joint(action, K, p, table, kind, rho, work)
-    while ipos[0] < cp.size and cp[ipos[0]] <= T:
-        cv[ipos[0]] = acc[0] + gap * (cp[ipos[0]] - t)
-        ipos[0] += 1
+    gap = mu_star - expected_joint(chosen, chosen.shape[0], p, table, kind, rho, work)
+    j = int(ipos[0])
+    k = j + int(np.searchsorted(cp[j:], T, side="right"))
+    cv[j:k] = acc[0] + gap * (cp[j:k] - t).astype(np.float64)
+    ipos[0] = k
     acc[0] += gap * (T - t)
+
+
+def top_k_stable(idx: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` entries of ``idx`` with the largest ``values``, largest first, ties by
+    position in ``idx`` (a stable sort): the selection of the commits (:func:`dart_commit`,
+    :func:`csar_commit`) and of the jitted :func:`_top_k_of`."""
+    return idx[np.argsort(-values[idx], kind="stable")[:k]]
 
 
 @inner
@@ -179,15 +199,22 @@ def _shuffle(a, n, state):
 @inner
 def _top_k_of(idx, n, values, k, out, offset):
     """Write the ``k`` entries of ``idx[:n]`` with the largest ``values`` to
-    ``out[offset:offset+k]`` (ties: lowest position first). O(n k)."""
-    used = np.zeros(n, dtype=np.bool_)
+    ``out[offset:offset+k]`` (ties: lowest position first). O(n k), no allocation (each
+    allocator a kernel uses is one more numba function compiled, issue 16): pick ``c`` is
+    the best in the order (value descending, position ascending) among the positions after
+    pick ``c - 1`` in that order."""
+    last = -1
     for c in range(k):
         best = -1
         for j in range(n):
-            if not used[j] and (best < 0 or values[idx[j]] > values[idx[best]]):
+            if last >= 0:  # only what comes after the previous pick in the order
+                v, vl = values[idx[j]], values[idx[last]]
+                if v > vl or (v == vl and j <= last):
+                    continue
+            if best < 0 or values[idx[j]] > values[idx[best]]:
                 best = j
-        used[best] = True
         out[offset + c] = idx[best]
+        last = best
 
 
 @inner
@@ -207,11 +234,24 @@ def _largest_two(vals, n, k):
     return vals[k - 1], vals[k]
 
 
-@njit(cache=True)
-def count_plays(action, plays):
-    """One more play of every arm of ``action`` (``plays``: per-arm plays while exploring)."""
+@inner
+def _count_plays(action, plays):
+    """One more play of every arm of ``action`` (``plays``: per-arm plays while exploring;
+    the loops' call, :func:`count_plays` is its Python entry)."""
     for j in range(action.size):
         plays[action[j]] += 1
+
+
+@njit(cache=True)
+def count_plays(action, plays):
+    """Python entry of :func:`_count_plays` (the ask/tell policies)."""
+    _count_plays(action, plays)
+
+
+def scratch(K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Work arrays of a simulation loop, allocated in Python: ``(work, action)``, the
+    ``3K + 2`` floats of :func:`expected_joint` and the played subset."""
+    return np.empty(3 * K + 2), np.empty(K, dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------------
@@ -405,37 +445,34 @@ def _dart_observe(st, cfg, r, pol_state):
     return False
 
 
-@njit(cache=True, inline="always")
-def _dart_commit(st, cfg, chosen):
-    """The subset DART commits to: ``A`` plus the top ``K - |A|`` undecided arms by mu_hat."""
-    n_acc = st.ints[D_ACCEPTED]
-    for j in range(n_acc):
-        chosen[j] = st.accepted[j]
+def dart_commit(st, cfg, chosen) -> None:
+    """The subset DART commits to: ``A`` plus the top ``K - |A|`` undecided arms by mu_hat
+    (ties: first in the undecided list), into ``chosen``. Python (once per run; the
+    simulation and the ask/tell policy call it)."""
+    n_acc = int(st.ints[D_ACCEPTED])
+    chosen[:n_acc] = st.accepted[:n_acc]
     if cfg.K - n_acc > 0:
-        _top_k_of(st.undecided, st.ints[D_UNDECIDED], st.mu_hat, cfg.K - n_acc, chosen, n_acc)
+        chosen[n_acc:cfg.K] = top_k_stable(st.undecided[:int(st.ints[D_UNDECIDED])],
+                                           st.mu_hat, cfg.K - n_acc)
 
 
 @njit(cache=True)
-def dart_block(env, curve, st, cfg, t0, env_state, pol_state, chosen, plays):
-    """Simulate one DART run over ``cfg.T`` steps starting after global step ``t0``: the
-    step kernel (:func:`_dart_action`, :func:`_dart_observe`) against the environment, then
-    the commit phase (regret only, no draws). ``env`` is ``(p, table, kind, rho, sigma,
+def dart_block(env, curve, st, cfg, t0, env_state, pol_state, plays, scratch):
+    """Simulate the exploration of one DART run over ``cfg.T`` steps starting after global
+    step ``t0``: the step kernel (:func:`_dart_action`, :func:`_dart_observe`) against the
+    environment (the caller then commits, :func:`dart_commit`, and plays the commit phase,
+    :func:`commit_regret`). ``env`` is ``(p, table, kind, rho, sigma,
     mu_star)``, ``curve`` is ``(cp, curve, ipos, acc)``; ``plays`` counts each arm's plays
     while exploring."""
     K = cfg.K
-    work = np.empty(3 * K + 2)
-    action = np.empty(K, dtype=np.int64)
+    work, action = scratch  # given (no allocator compiled): see scratch()
     _dart_reset(st, cfg, pol_state)
     done = False
     while not done:
         _dart_action(st, cfg, action)
-        count_plays(action, plays)
+        _count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, t0 + st.ints[D_STEPS] + 1)
         done = _dart_observe(st, cfg, r, pol_state)
-    _dart_commit(st, cfg, chosen)
-    tb = st.ints[D_STEPS]
-    if tb < cfg.T:
-        _commit(chosen, K, env, work, curve, t0 + tb, t0 + cfg.T)
 
 
 # ----------------------------------------------------------------------------------------
@@ -512,7 +549,7 @@ def _csar_start_phase(st, K, T, designs, pol_state):
         if s2 > v:
             v = s2
     v *= UNIT_VARIANCE * K * K
-    reps = int(np.ceil(confidence_samples(st.floats[C_CONF], v, st.floats[C_LOG], eps)))
+    reps = np.int64(np.ceil(confidence_samples(st.floats[C_CONF], v, st.floats[C_LOG], eps)))
     nblocks = (n_und + b - 1) // b
     if reps * nblocks * q > T - ints[C_STEPS]:
         ints[C_STOP] = 2
@@ -616,33 +653,30 @@ def _csar_observe(st, K, T, designs, r, pol_state):
     return ints[C_DONE] == 1
 
 
-@njit(cache=True, inline="always")
-def _csar_commit(st, K, chosen):
-    """The accepted arms plus the best undecided ones by the last estimates."""
-    n_acc = st.ints[C_ACCEPTED]
-    for j in range(n_acc):
-        chosen[j] = st.accepted[j]
+def csar_commit(st, K, chosen) -> None:
+    """Accepted arms plus the best undecided ones by the last estimates, into ``chosen``
+    (Python, once per run; the simulation and the ask/tell policy call it)."""
+    n_acc = int(st.ints[C_ACCEPTED])
+    chosen[:n_acc] = st.accepted[:n_acc]
     if K - n_acc > 0:
-        _top_k_of(st.undecided, st.ints[C_UNDECIDED], st.est, K - n_acc, chosen, n_acc)
+        chosen[n_acc:K] = top_k_stable(st.undecided[:int(st.ints[C_UNDECIDED])], st.est,
+                                       K - n_acc)
 
 
 @njit(cache=True)
-def csar_run(env, curve, st, K, T, designs, env_state, pol_state, chosen, plays):
-    """CSAR with fresh samples per phase (see :func:`bandits.subsets.csar`): the step kernel
-    (:func:`_csar_action`, :func:`_csar_observe`) against the environment, then the commit."""
-    work = np.empty(3 * K + 2)
-    action = np.empty(K, dtype=np.int64)
+def csar_run(env, curve, st, K, T, designs, env_state, pol_state, plays, scratch):
+    """CSAR's exploration with fresh samples per phase (see :func:`bandits.subsets.csar`):
+    the step kernel (:func:`_csar_action`, :func:`_csar_observe`) against the environment
+    (the caller then commits, :func:`csar_commit`, and plays the commit phase,
+    :func:`commit_regret`)."""
+    work, action = scratch  # given (no allocator compiled): see scratch()
     _csar_reset(st, K, T, designs, pol_state)
     done = st.ints[C_DONE] == 1
     while not done:
         _csar_action(st, designs, action)
-        count_plays(action, plays)
+        _count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, st.ints[C_STEPS] + 1)
         done = _csar_observe(st, K, T, designs, r, pol_state)
-    _csar_commit(st, K, chosen)
-    t = st.ints[C_STEPS]
-    if t < T:
-        _commit(chosen, K, env, work, curve, t, T)
 
 
 # ----------------------------------------------------------------------------------------
@@ -762,16 +796,16 @@ def _lints_commit(st, cfg, theta_mean, chosen):
 
 
 @njit(cache=True)
-def lints_run(env, curve, st, cfg, env_state, pol_state, theta_mean, chosen, plays):
+def lints_run(env, curve, st, cfg, env_state, pol_state, theta_mean, chosen, plays,
+              scratch):
     """Simulate LinTS (Agrawal & Goyal 2013) for ``cfg.T`` steps: the step kernel
     (:func:`_lints_action`, :func:`_lints_observe`) against the environment."""
-    work = np.empty(3 * cfg.K + 2)
-    action = np.empty(cfg.K, dtype=np.int64)
+    work, action = scratch  # given (no allocator compiled): see scratch()
     _lints_reset(st, cfg)
     done = False
     while not done:
         _lints_action(st, cfg, action, pol_state)
-        count_plays(action, plays)
+        _count_plays(action, plays)
         r = _play(action, cfg.K, env, env_state, work, curve, st.ints[0] + 1)
         done = _lints_observe(st, cfg, action, r)
     _lints_commit(st, cfg, theta_mean, chosen)
@@ -824,7 +858,7 @@ def _ucb_next(st, T):
             dm = fl[U_DM]
             fl[U_LOG] = np.log(T * dm * dm)
             # n_m = c log(T Delta_m^2) / Delta_m^2: radius Delta_m / 2 for a [0, 1] mean
-            ints[U_NEED] = int(np.ceil(confidence_samples(fl[U_CONF], UNIT_VARIANCE,
+            ints[U_NEED] = np.int64(np.ceil(confidence_samples(fl[U_CONF], UNIT_VARIANCE,
                                                           fl[U_LOG], 0.5 * dm)))
             ints[U_POS] = 0
             ints[U_IN_ROUND] = 1
@@ -902,36 +936,32 @@ def _ucb_commit(st, chosen):
 
 
 @njit(cache=True)
-def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays):
+def ucb_run(env, curve, st, T, env_state, pol_state, chosen, plays, scratch):
     """UCB-Improved (Auer & Ortner 2010) over all K-subsets: rounds m with
     ``Delta_m = 2^-m``; every remaining action is played until it has
     ``n_m = ceil(c log(T Delta_m^2) / Delta_m^2)`` samples (``c = 2``), then actions with
     ``mean + sqrt(c log(T Delta_m^2) / (4 n_m)) < max(mean - same)`` are eliminated (the
     shared rule, :func:`confidence_samples` / :func:`confidence_radius`). After the
     last round (``Delta_m < sqrt(e / T)``) or when one action is left, the empirically best
-    remaining action is played to the horizon. The step kernel (:func:`_ucb_action`,
-    :func:`_ucb_observe`) against the environment."""
+    remaining action is played to the horizon (by the caller: :func:`commit_regret`). The
+    step kernel (:func:`_ucb_action`, :func:`_ucb_observe`) against the environment."""
     K = st.actions.shape[1]
-    work = np.empty(3 * K + 2)
-    action = np.empty(K, dtype=np.int64)
+    work, action = scratch  # given (no allocator compiled): see scratch()
     _ucb_reset(st, T, pol_state)
     done = st.ints[U_DONE] == 1
     while not done:
         _ucb_action(st, action)
-        count_plays(action, plays)
+        _count_plays(action, plays)
         r = _play(action, K, env, env_state, work, curve, st.ints[U_STEPS] + 1)
         done = _ucb_observe(st, T, r)
     _ucb_commit(st, chosen)
-    t = st.ints[U_STEPS]
-    if t < T:
-        _commit(chosen, K, env, work, curve, t, T)
 
 
 # ----------------------------------------------------------------------------------------
 # Python entries of the step kernels (the ask/tell policies' calls)
 # ----------------------------------------------------------------------------------------
 # The simulation loops above call the step kernels themselves: each step kernel
-# (*_reset, *_action, *_observe, *_commit) and the loop's _play/_commit have one call site
+# (*_reset, *_action, *_observe, *_commit) and the loop's _play have one call site
 # in their loop, so they are inlined into it (numba's inline="always": a run's first call
 # compiles one function per loop instead of a kernel per step, each linked and optimised
 # again by the loop: issue 16); helpers with several call sites are inner kernels (no
@@ -958,12 +988,6 @@ def dart_observe(st, cfg, r, pol_state):
 
 
 @njit(cache=True)
-def dart_commit(st, cfg, chosen):
-    """Python entry of the step kernel :func:`_dart_commit`."""
-    return _dart_commit(st, cfg, chosen)
-
-
-@njit(cache=True)
 def csar_reset(st, K, T, designs, pol_state):
     """Python entry of the step kernel :func:`_csar_reset`."""
     return _csar_reset(st, K, T, designs, pol_state)
@@ -979,12 +1003,6 @@ def csar_action(st, designs, action):
 def csar_observe(st, K, T, designs, r, pol_state):
     """Python entry of the step kernel :func:`_csar_observe`."""
     return _csar_observe(st, K, T, designs, r, pol_state)
-
-
-@njit(cache=True)
-def csar_commit(st, K, chosen):
-    """Python entry of the step kernel :func:`_csar_commit`."""
-    return _csar_commit(st, K, chosen)
 
 
 @njit(cache=True)

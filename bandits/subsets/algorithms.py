@@ -114,6 +114,17 @@ def _env_args(env: SubsetEnv):
     return (env.means, env.table, env.kind_code, env.rho, env.sigma, env.mu_star)
 
 
+def _commit(env: SubsetEnv, curve: tuple, t: int, T: int, work: tuple, decide, chosen
+            ) -> None:
+    """After a loop's exploration (``t`` steps, horizon ``T``): the committed subset
+    (``decide()`` writes it into ``chosen``; None when the loop did) and the regret of
+    playing it to ``T`` (:func:`bandits.subsets._kernels.commit_regret`)."""
+    if decide is not None:
+        decide()
+    if t < T:
+        _k.commit_regret(_env_args(env), curve, chosen, work[0], int(t), int(T))
+
+
 def _result(name, env, T, seed, cp, curve, chosen, stop, explore, info) -> SubsetRunResult:
     chosen = np.sort(chosen)
     return SubsetRunResult(name, cp, curve, chosen, bool(np.array_equal(chosen, env.optimal)),
@@ -221,9 +232,11 @@ def dart(env: SubsetEnv, T: int, *, seed: int = 0, lam: float | str = "auto",
     st = _k.dart_state(env.N, env.K)
     chosen = np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
-    _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
-                  _k.DartConfig(env.K, int(T), lam_val, auto, rule.c, rule.union), 0, es, ps,
-                  chosen, plays)
+    cfg = _k.DartConfig(env.K, int(T), lam_val, auto, rule.c, rule.union)
+    work = _k.scratch(env.K)
+    _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st, cfg, 0, es, ps, plays, work)
+    _commit(env, (cp, curve, ipos, acc), st.ints[_k.D_STEPS], int(T), work,
+            lambda: _k.dart_commit(st, cfg, chosen), chosen)
     ints, floats = st.ints, st.floats
     info = {"epochs": int(ints[_k.D_EPOCH]), "tests": int(ints[_k.D_TESTS]),
             "delta": float(floats[_k.F_DELTA]),
@@ -271,6 +284,7 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
     st = _k.dart_state(N, K)
     chosen = np.zeros(K, dtype=np.int64)
     plays = np.zeros(N, dtype=np.int64)
+    work = _k.scratch(K)
     t, ell, lengths = 0, 1, []
     if isinstance(lam, str) and lam not in ("auto", "printed"):
         raise ValueError(f"lam must be a number >= 0, 'auto' or 'printed'; got {lam!r}")
@@ -281,9 +295,11 @@ def dart_anytime(env: SubsetEnv, T: int, *, seed: int = 0, lam: str | float = "a
             auto, lv = False, math.sqrt(1440.0 * N * math.log(2.0 * N * block) / (K * block))
         else:
             auto, lv = _parse_lam(lam, N, K, block)
-        _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st,
-                      _k.DartConfig(K, int(block), lv, auto, rule.c, rule.union), int(t), es, ps,
-                      chosen, plays)
+        cfg = _k.DartConfig(K, int(block), lv, auto, rule.c, rule.union)
+        _k.dart_block(_env_args(env), (cp, curve, ipos, acc), st, cfg, int(t), es, ps, plays,
+                      work)
+        _commit(env, (cp, curve, ipos, acc), int(t) + st.ints[_k.D_STEPS], int(t) + block,
+                work, lambda cfg=cfg: _k.dart_commit(st, cfg, chosen), chosen)
         lengths.append(int(block))
         stop = _STOP[int(st.ints[_k.D_STOP])]
         t += block
@@ -347,8 +363,11 @@ def csar(env: SubsetEnv, T: int, *, seed: int = 0, c: float = 2.0,
     st = _k.csar_state(env.N, env.K, rule.c)
     chosen = np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
+    work = _k.scratch(env.K)
     _k.csar_run(_env_args(env), (cp, curve, ipos, acc), st, env.K, int(T), csar_designs(env.K),
-                es, ps, chosen, plays)
+                es, ps, plays, work)
+    _commit(env, (cp, curve, ipos, acc), st.ints[_k.C_STEPS], int(T), work,
+            lambda: _k.csar_commit(st, env.K, chosen), chosen)
     info = {"phases": int(st.ints[_k.C_PHASE]), "eps": float(st.floats[_k.C_EPS]),
             "estimates": st.est, "status": st.status, "plays": plays}
     return _result("csar", env, T, seed, cp, curve, chosen, _STOP[int(st.ints[_k.C_STOP])],
@@ -400,7 +419,8 @@ def lints(env: SubsetEnv, T: int, *, seed: int = 0, scaled: bool = True, v: floa
     theta, chosen = np.zeros(env.N), np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
     _k.lints_run(_env_args(env), (cp, curve, ipos, acc), _k.lints_state(env.N),
-                 _k.LintsConfig(env.K, int(T), v, reg), es, ps, theta, chosen, plays)
+                 _k.LintsConfig(env.K, int(T), v, reg), es, ps, theta, chosen, plays,
+                 _k.scratch(env.K))
     name = "lints" if scaled else "lints-unscaled"
     return _result(name, env, T, seed, cp, curve, chosen, "horizon", T,
                    {"v": v, "theta": theta, "plays": plays})
@@ -434,7 +454,10 @@ def ucb(env: SubsetEnv, T: int, *, seed: int = 0, max_actions: int = 1_000_000,
     chosen = np.zeros(env.K, dtype=np.int64)
     plays = np.zeros(env.N, dtype=np.int64)
     st = _k.ucb_state(actions, ConfidenceRule(c).checked().c)
-    _k.ucb_run(_env_args(env), (cp, curve, ipos, acc), st, int(T), es, ps, chosen, plays)
+    work = _k.scratch(env.K)
+    _k.ucb_run(_env_args(env), (cp, curve, ipos, acc), st, int(T), es, ps, chosen, plays,
+               work)
+    _commit(env, (cp, curve, ipos, acc), st.ints[_k.U_STEPS], int(T), work, None, chosen)
     steps, left = int(st.ints[_k.U_STEPS]), int(st.ints[_k.U_ALIVE])
     return _result("ucb", env, T, seed, cp, curve, chosen, ucb_stop_reason(steps, left, T),
                    steps, {"rounds": int(st.ints[_k.U_ROUNDS]), "remaining": left,
