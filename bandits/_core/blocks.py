@@ -213,17 +213,19 @@ def ratio_counts_at(w, m, out) -> None:
 
 
 @inner
-def _counts_to(w, cs, seq, s, ns, ne, out) -> None:
+def _counts_to(w, buf, off, cs, s, ns, ne, out) -> None:
     """The counts at pull ``ne`` (blocks from pull ``s``), from the counts ``cs`` at pull
-    ``ns``: ``cs`` plus the greedy rule's arms ``seq[ns - s:ne - s]``, or the ratio rule's
-    closed form (:func:`ratio_counts_at`). ``w is None`` (the greedy rule) is a type:
-    numba prunes the other branch, so the greedy rule never compiles the closed form."""
-    if w is None:
+    ``ns``: ``cs`` plus the greedy rule's arms ``buf[off + ns - s:off + ne - s]`` (``w``
+    None), or the ratio rule's closed form (:func:`ratio_counts_at`; ``buf`` None). Each
+    rule's argument is None under the other rule, a type: numba prunes ``if ARG is not
+    None`` on an argument typed None, so each rule compiles only its own branch (it
+    cannot prune on an array-typed argument, hence one None argument per rule)."""
+    if buf is not None:
         for a in range(out.shape[0]):
             out[a] = cs[a]
-        for i in range(ns - s, ne - s):
-            out[seq[i]] += 1
-    else:
+        for i in range(off + ns - s, off + ne - s):
+            out[buf[i]] += 1
+    if w is not None:
         ratio_counts_at(w, ne, out)
 
 
@@ -381,14 +383,15 @@ class BlockCarry(NamedTuple):
     stop); ``fk`` (float rows ``F_*``: the Brownian values ``W`` at ``s``, at the end
     ``W`` at the last pull), ``ik`` (int rows ``I_*``: the counts at ``s``, at the end
     the counts at the last pull); ``buf`` (``buf[off + i]``: the arm of pull ``s + i +
-    1``, greedy rule only); :func:`_band`'s work ``wk``; the bisection stack's node
+    1``; the greedy rule's, None for the ratio rule, and an argument of
+    :func:`block_steps` of its own); :func:`_band`'s work ``wk``; the bisection stack's node
     bounds ``nodes`` and rows ``sf`` (float: ``W`` at the ends, the band), ``si`` (int:
     flags, counts at the start)."""
 
     ints: np.ndarray
     fk: np.ndarray
     ik: np.ndarray
-    buf: np.ndarray
+    buf: np.ndarray | None
     wk: tuple
     nodes: np.ndarray
     sf: np.ndarray
@@ -407,7 +410,7 @@ def block_carry(K: int, d: int, greedy: bool) -> BlockCarry:
           np.empty(d), np.empty((K, K)), np.empty((d, K)))
     return BlockCarry(np.zeros(8, dtype=np.int64), np.zeros((5, K)),
                       np.zeros((6, K), dtype=np.int64),
-                      np.empty(2 * MAX_BLOCK if greedy else 1, dtype=np.int64), wk,
+                      np.empty(2 * MAX_BLOCK, dtype=np.int64) if greedy else None, wk,
                       np.empty((2, D), dtype=np.int64), np.empty((4, D, K)),
                       np.empty((2, D, K), dtype=np.int64))
 
@@ -476,7 +479,8 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     cnt[:] = counts
     # the allocation's last pull count (the length rule or the budget), once known
     ci[C_S], ci[C_TLAST], ci[C_END] = s, -1 if greedy else t_max, STATUS_BUDGET
-    status = int(block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry))
+    status = int(block_steps(st, alloc, alloc.w, carry.buf, test, env, rng_pol, rng_env,
+                             stats, carry))
     # the state at the end: counts, sums and the exact theta; A^{-1} and vals exact after a
     # stop, the generated (per-sample) ones at the allocation's end
     t_stop = int(ci[C_STOP])
@@ -494,7 +498,7 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
 
 
 @njit(cache=True, error_model="numpy")
-def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
+def block_steps(st, alloc, w, buf, test, env, rng_pol, rng_env, stats, carry) -> int:
     """:func:`run_blocks`' blocks from the state in ``carry`` (the first block's start
     ``s``, the counts and Brownian values there): returns how the allocation ended
     (STATUS_RULE, BLOCKS_END, STATUS_BUDGET), with the pull (``ints[C_STOP]``), the counts
@@ -503,12 +507,11 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
     generated ahead, when a block needs them, by :func:`greedy_arms` (inlined: one loop,
     the same tie stream ``rng_pol``, it advances ``st``'s counts and rank-one
     ``A^{-1}``)."""
-    X, w = alloc.X, alloc.w
-    greedy = w is None
+    X = alloc.X
     Z, active, t_off = test.Z, test.active, test.t_off
     K = X.shape[0]
     means, sigma = env.means, env.sigma
-    ci, fk, ik, buf, wk = carry.ints, carry.fk, carry.ik, carry.buf, carry.wk
+    ci, fk, ik, wk = carry.ints, carry.fk, carry.ik, carry.wk
     W, Wend, mW, f, gg = fk[F_W], fk[F_WEND], fk[F_MID], fk[F_F], fk[F_G]
     cnt0, cnt_b, cnt_e, cnt_m, fL, fR = (ik[I_CNT0], ik[I_CNTB], ik[I_CNTE], ik[I_CNTM],
                                          ik[I_FL], ik[I_FR])
@@ -517,9 +520,9 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
     sF, sC = carry.si[0], carry.si[1]
     s, t_last, end = ci[C_S], ci[C_TLAST], ci[C_END]
     L = 1
-    off = 0
+    off = np.int64(0)  # an int64 (a literal 0 would specialise _counts_to twice)
     nseq = 0  # greedy arms generated ahead: buf[off:off + nseq] are the pulls after s
-    cap = MAX_BLOCK if greedy else MAX_BLOCK_RATIO
+    cap = MAX_BLOCK if buf is not None else MAX_BLOCK_RATIO
     while True:
         if s == t_last:  # the allocation's end: cnt0 and W are the final state
             ci[C_STOP] = s
@@ -528,18 +531,17 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
             L = cap
         if t_last >= 0 and L > t_last - s:
             L = t_last - s
-        if off > MAX_BLOCK:  # keep room for a block after the arms already generated
+        if buf is not None and off > MAX_BLOCK:  # keep room after the arms generated
             for i in range(nseq):
                 buf[i] = buf[off + i]
             off = 0
-        if greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
+        if buf is not None and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
             gen = greedy_arms(st, alloc, rng_pol, buf[off + nseq:off + L])
             nseq = st.ints[T_PULLS] - s
             if gen >= 0:  # the allocation ends at the last pull generated
                 t_last, end = st.ints[T_PULLS], gen
                 if L > t_last - s:
                     L = t_last - s
-        seq = buf[off:]
         # the root (s, s + L]: first its length, halved until bands of LAMBDA_MIN standard
         # deviations fit in its certificate (or one pull), then its end drawn
         top = 0
@@ -553,7 +555,7 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
         while top >= 0:
             ns, ne = n_s[top], n_e[top]
             Ws, We, fl, lo, hi, cs = sWs[top], sWe[top], sF[top], sLo[top], sHi[top], sC[top]
-            _counts_to(w, cs, seq, s, ns, ne, cnt_e)
+            _counts_to(w, buf, off, cs, s, ns, ne, cnt_e)
             leave = False
             for a in range(K):
                 if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
@@ -617,7 +619,7 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
             bisected = True
             stats[3] += 1
             mid = (ns + ne) // 2
-            _counts_to(w, cs, seq, s, ns, mid, cnt_m)
+            _counts_to(w, buf, off, cs, s, ns, mid, cnt_m)
             for a in range(K):
                 dn = cnt_e[a] - cs[a]
                 t1 = cnt_m[a] - cs[a]
@@ -653,7 +655,7 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
         for a in range(K):
             cnt0[a] = cnt_b[a]
             W[a] = Wend[a]
-        if greedy:
+        if buf is not None:
             off += L
             nseq -= L
         s += L
