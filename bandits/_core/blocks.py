@@ -399,8 +399,8 @@ class BlockCarry(NamedTuple):
 
 
 C_S, C_TLAST, C_END, C_STOP, C_BEST = range(5)
-F_W, F_WEND, F_MID, F_F, F_G = range(5)
-I_CNT0, I_CNTB, I_CNTE, I_CNTM, I_FL, I_FR = range(6)
+F_W, F_WEND, F_F, F_G = range(4)
+I_CNT0, I_CNTB, I_CNTE, I_CNTM = range(4)
 
 
 def block_carry(K: int, d: int, greedy: bool) -> BlockCarry:
@@ -408,8 +408,8 @@ def block_carry(K: int, d: int, greedy: bool) -> BlockCarry:
     D = MAX_DEPTH
     wk = (np.empty((d, d)), np.empty((d, d)), np.empty(d), np.empty(K), np.empty(d),
           np.empty(d), np.empty((K, K)), np.empty((d, K)))
-    return BlockCarry(np.zeros(8, dtype=np.int64), np.zeros((5, K)),
-                      np.zeros((6, K), dtype=np.int64),
+    return BlockCarry(np.zeros(8, dtype=np.int64), np.zeros((4, K)),
+                      np.zeros((4, K), dtype=np.int64),
                       np.empty(2 * MAX_BLOCK, dtype=np.int64) if greedy else None, wk,
                       np.empty((2, D), dtype=np.int64), np.empty((4, D, K)),
                       np.empty((2, D, K), dtype=np.int64))
@@ -512,9 +512,8 @@ def block_steps(st, alloc, w, buf, test, env, rng_pol, rng_env, stats, carry) ->
     K = X.shape[0]
     means, sigma = env.means, env.sigma
     ci, fk, ik, wk = carry.ints, carry.fk, carry.ik, carry.wk
-    W, Wend, mW, f, gg = fk[F_W], fk[F_WEND], fk[F_MID], fk[F_F], fk[F_G]
-    cnt0, cnt_b, cnt_e, cnt_m, fL, fR = (ik[I_CNT0], ik[I_CNTB], ik[I_CNTE], ik[I_CNTM],
-                                         ik[I_FL], ik[I_FR])
+    W, Wend, f, gg = fk[F_W], fk[F_WEND], fk[F_F], fk[F_G]
+    cnt0, cnt_b, cnt_e, cnt_m = ik[I_CNT0], ik[I_CNTB], ik[I_CNTE], ik[I_CNTM]
     n_s, n_e = carry.nodes[0], carry.nodes[1]
     sWs, sWe, sLo, sHi = carry.sf[0], carry.sf[1], carry.sf[2], carry.sf[3]
     sF, sC = carry.si[0], carry.si[1]
@@ -620,35 +619,35 @@ def block_steps(st, alloc, w, buf, test, env, rng_pol, rng_env, stats, carry) ->
             stats[3] += 1
             mid = (ns + ne) // 2
             _counts_to(w, buf, off, cs, s, ns, mid, cnt_m)
+            # left child (ns, mid] above the right one (mid, ne], which takes the parent's
+            # slot: arm by arm, each row entry written after its own reads
+            n_s[top + 1], n_e[top + 1] = ns, mid
+            n_s[top] = mid
             for a in range(K):
                 dn = cnt_e[a] - cs[a]
                 t1 = cnt_m[a] - cs[a]
+                fla = fl[a]
                 if dn == 0:
-                    mW[a], fL[a], fR[a] = Ws[a], fl[a], fl[a]
-                elif fl[a] == FLAG_NONE:
+                    m, f_l, f_r = Ws[a], fla, fla
+                elif fla == FLAG_NONE:
                     if t1 == 0:
-                        mW[a] = Ws[a]
+                        m = Ws[a]
                     elif t1 == dn:
-                        mW[a] = We[a]
+                        m = We[a]
                     else:
-                        mW[a] = bridge_point(Ws[a], We[a], float(t1), float(dn), rng_env)
-                    fL[a], fR[a] = FLAG_NONE, FLAG_NONE
+                        m = bridge_point(Ws[a], We[a], float(t1), float(dn), rng_env)
+                    f_l, f_r = FLAG_NONE, FLAG_NONE
                 else:
-                    mW[a], fL[a], fR[a] = split_bridge(Ws[a], We[a], float(t1), float(dn),
-                                                       lo[a], hi[a], fl[a], rng_env)
-            # left child (ns, mid] above the right one (mid, ne], which takes the parent's slot
-            n_s[top + 1], n_e[top + 1] = ns, mid
-            for a in range(K):
+                    m, f_l, f_r = split_bridge(Ws[a], We[a], float(t1), float(dn), lo[a],
+                                               hi[a], fla, rng_env)
                 sWs[top + 1, a] = Ws[a]
-                sWe[top + 1, a] = mW[a]
-                sF[top + 1, a] = fL[a]
+                sWe[top + 1, a] = m
+                sF[top + 1, a] = f_l
                 sLo[top + 1, a] = lo[a]
                 sHi[top + 1, a] = hi[a]
                 sC[top + 1, a] = cs[a]
-            n_s[top] = mid
-            for a in range(K):  # after the copies above: Ws, fl and cs are rows of top
-                sWs[top, a] = mW[a]
-                sF[top, a] = fR[a]
+                sWs[top, a] = m  # Ws, fl and cs are rows of top: after the reads above
+                sF[top, a] = f_r
                 sC[top, a] = cnt_m[a]
             top += 1
         # no stop in (s, s + L]
