@@ -269,6 +269,9 @@ def policy(name: str, arms: Any, **arguments: Any) -> Any:
             saved, args = pol._saved_build(arms, dict(arguments))
         else:
             saved, args = np.array(arms, dtype=np.float64), dict(arguments)
+        # defaults the policy resolved (e.g. a static allocation rule), recorded so that a
+        # saved state replays the same rule even if a later version changes the default
+        args = {**getattr(pol, "resolved_options", {}), **args}
         pol._config = {"algorithm": e.name, "arms": saved, "arguments": args}
     return pol
 

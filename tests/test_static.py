@@ -180,7 +180,7 @@ def test_block_generator_makes_the_step_kernels_arms(inst, algorithm):
     most pulls (Soare's) and with several targets near the maximum (a random one)."""
     n = 2500
     pol = StaticPolicy(algorithm, inst.X, theta=inst.theta, sigma=1.0, seed=11,
-                       refresh_every=7)
+                       refresh_every=7, method="greedy")
     asked = []
     while len(asked) < inst.X.shape[0] + n:
         arm = pol.ask()
@@ -350,3 +350,68 @@ def test_bad_instances():
         pol.tell(1 - a, 1.0)
     with pytest.raises(ValueError, match="reward"):
         pol.tell(a, float("nan"))
+
+
+@pytest.mark.parametrize("algo", ["g-static", "xy-static", "xy-oracle"])
+def test_default_allocation_is_the_rounding_rule(algo):
+    """The default allocation is the relaxation + efficient rounding (Soare et al. §4.2-4.3,
+    the route Lemmas 5-7 cover), in the simulation and the ask/tell policy alike."""
+    inst = soare(d=3, omega=0.2)
+    res = run(algo, inst, seed=3)
+    assert res.extra["method"] == "rounding"
+    assert res.samples == run(algo, inst, seed=3, method="rounding").samples
+    pol = StaticPolicy(algo, inst.X, theta=inst.theta, sigma=1.0, seed=3)
+    ref = StaticPolicy(algo, inst.X, theta=inst.theta, sigma=1.0, seed=3, method="rounding")
+    assert [pol.ask() for _ in range(5)] == [ref.ask() for _ in range(5)]
+
+
+def test_ratio_plan_memo_returns_fresh_copies():
+    """The memoised relaxed design is the one a fresh solve gives, and a caller that writes
+    into what it got cannot change the next run's design."""
+    from bandits.static import _RATIO_PLANS, _ratio_plan, static_design
+
+    inst = soare(d=4, omega=0.3)
+    _RATIO_PLANS.clear()
+    w, first = _ratio_plan("xy", inst.X, None, None)
+    fresh = static_design("xy", inst.X)
+    fresh = np.where(fresh > 1e-12 * fresh.max(), fresh, 0.0)
+    assert np.array_equal(w, fresh / fresh.sum())
+    w[:] = 0.0
+    first[:] = -1
+    w2, first2 = _ratio_plan("xy", inst.X, None, None)
+    assert np.array_equal(w2, fresh / fresh.sum()) and np.all(first2 >= 0)
+    assert len(_RATIO_PLANS) == 1
+    _ratio_plan("xy", inst.X * 2.0, None, None)  # other arms: another entry
+    assert len(_RATIO_PLANS) == 2
+
+
+def test_bounded_memo_drops_the_oldest_entry():
+    from bandits._core.memo import BoundedMemo, array_key
+
+    memo = BoundedMemo(2)
+    memo.remember("a", 1)
+    memo.remember("b", 2)
+    memo.remember("a", 3)  # a known key: replaced, nothing dropped
+    memo.remember("c", 4)
+    assert dict(memo) == {"b": 2, "c": 4}
+    x = np.arange(6.0)
+    assert array_key(x) != array_key(x.reshape(2, 3)) != array_key(x.astype(np.float32))
+
+
+def test_saved_state_records_the_allocation_rule(tmp_path):
+    """A saved static policy records its rule, default or not, so that its replay does not
+    depend on the default of the version that loads it."""
+    import json
+
+    from bandits import load_policy, policy
+
+    inst = soare(d=3, omega=0.2)
+    for kw in ({}, {"method": "greedy"}):
+        pol = policy("xy-static", inst.X, sigma=1.0, seed=2, **kw)
+        for _ in range(7):
+            pol.tell(pol.ask(), 0.5)
+        pol.save(tmp_path / "s.json")
+        doc = json.loads((tmp_path / "s.json").read_text())
+        assert doc["arguments"]["method"] == kw.get("method", "rounding")
+        back = load_policy(tmp_path / "s.json")
+        assert back.ask() == pol.ask()

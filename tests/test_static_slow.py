@@ -20,7 +20,9 @@ BIG = 10**9
 
 
 def test_xu_table1_xy_static_lands_at_12_to_18_million():
-    res = run("xy-static", soare(d=5), seed=0, max_samples=BIG)
+    """Xu et al. (2018) Table 1, XY-static column: 12,758,934 samples, shares (0.102, 0.200,
+    0.200, 0.200, 0.200, 0.100), their baseline's greedy rule (the authors' code)."""
+    res = run("xy-static", soare(d=5), seed=0, max_samples=BIG, method="greedy")
     assert res.stopped_by == "rule" and res.correct
     assert 12_000_000 <= res.samples <= 18_000_000
     share = res.counts / res.samples
@@ -59,16 +61,19 @@ def test_soare_fig4_oracle_and_adaptive_flat_static_grows():
     assert s4 / s2 > 1.5
 
 
-@pytest.mark.parametrize("algo", ["g-static", "xy-static", "xy-oracle", "xy-adaptive",
-                                  "rage"])
-def test_pac_error_below_delta(algo):
-    """Error <= delta over 1000 runs for each d = 2..5 (omega = 0.1)."""
+@pytest.mark.parametrize("algo, options", [
+    ("g-static", {}), ("xy-static", {}), ("g-static", {"method": "greedy"}),
+    ("xy-static", {"method": "greedy"}), ("xy-oracle", {}), ("xy-adaptive", {}), ("rage", {})],
+    ids=["g-static", "xy-static", "g-static-greedy", "xy-static-greedy", "xy-oracle",
+         "xy-adaptive", "rage"])
+def test_pac_error_below_delta(algo, options):
+    """Error <= delta over 1000 runs for each d = 2..5 (omega = 0.1), both static rules."""
     delta = 0.05
     for d in (2, 3, 4, 5):
         inst = soare(d=d, omega=0.1)
         errors = 0
         for seed in range(1000):
-            res = run(algo, inst, seed=seed, delta=delta, max_samples=BIG)
+            res = run(algo, inst, seed=seed, delta=delta, max_samples=BIG, **options)
             assert res.stopped_by == "rule"
             errors += not res.correct
         assert errors / 1000 <= delta

@@ -50,10 +50,10 @@ def _table_instance() -> Instance:
 
 INSTANCES = {"gaussian": INSTANCE, "table": _table_instance()}
 SETTINGS = {"rage": ({}, {"n_constant": 0.05}), "xy-oracle": ({}, {"max_samples": 100}),
-            "xy-static": ({}, {"max_samples": 600}, {"method": "rounding"},
-                          {"method": "rounding", "max_samples": 600}),
-            "g-static": ({}, {"max_samples": 600}, {"method": "rounding"},
-                         {"method": "rounding", "max_samples": 600}),
+            "xy-static": ({}, {"max_samples": 600}, {"method": "greedy"},
+                          {"method": "greedy", "max_samples": 600}),
+            "g-static": ({}, {"max_samples": 600}, {"method": "greedy"},
+                         {"method": "greedy", "max_samples": 600}),
             # a fixed multiplier: wrong in 23% (1.5, in the first phases) and 8% (2.0, after
             # a few hundred pulls) of the runs; a budget cut stops between phases
             "xy-adaptive": ({}, {"confidence": 1.5}, {"confidence": 2.0},

@@ -89,6 +89,7 @@ import numpy as np
 from bandits._core import rng as _rng
 from bandits._core.env import ENV_GAUSSIAN, make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.memo import BoundedMemo
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
 from bandits._core.targets import T_INIT
@@ -487,16 +488,8 @@ def rage_design(X: np.ndarray, Y: np.ndarray, tol: float = 1e-3) -> tuple[np.nda
 #: RAGE's phase designs by (variant, tolerance, arms, targets, active set) and its phase
 #: plans (allocation and record) by that and the phase index and options: deterministic
 #: functions of their keys, shared by the phases, runs and replications of a process.
-_DESIGN_CACHE: dict[tuple, tuple[np.ndarray, float]] = {}
-_PLAN_CACHE: dict[tuple, tuple[np.ndarray, dict]] = {}
-_CACHE_SIZE = 512
-
-
-def _remember(cache: dict, key: tuple, value: object) -> None:
-    """Store ``value`` under ``key``, dropping the oldest entry beyond :data:`_CACHE_SIZE`."""
-    if len(cache) >= _CACHE_SIZE:
-        del cache[next(iter(cache))]
-    cache[key] = value
+_DESIGN_CACHE = BoundedMemo(512)
+_PLAN_CACHE = BoundedMemo(512)
 
 
 def _pinv_psd(A: np.ndarray) -> np.ndarray:
@@ -602,7 +595,7 @@ class _RageEngine:
         else:
             lam, rho = rage_code_design(self.X, self.Z[self.active])
         lam.setflags(write=False)
-        _remember(_DESIGN_CACHE, key, (lam, rho))
+        _DESIGN_CACHE.remember(key, (lam, rho))
         return lam, rho
 
     def plan_phase(self) -> np.ndarray:
@@ -614,7 +607,7 @@ class _RageEngine:
         hit = _PLAN_CACHE.get(key)
         if hit is None:
             hit = self._make_plan()
-            _remember(_PLAN_CACHE, key, hit)
+            _PLAN_CACHE.remember(key, hit)
         alloc, record = hit
         self._current = dict(record)
         return alloc.copy()  # writable: numba compiles read-only arrays as another type

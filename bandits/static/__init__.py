@@ -8,11 +8,12 @@ The allocation does not look at the rewards; only the stopping rule does.
 
 Allocations (``method``):
 
-* ``"greedy"`` -- the incremental rule (Soare et al. Eq. 22 for G, Eq. 26 for XY)
+* ``"greedy"`` -- the incremental rule (Soare et al. Eq. 22 for G, Eq. 26 for XY; no
+  guarantee is given for it, §4; Xu et al.'s XY-static baseline)
   ``x_t = argmin_x max_{y in Y} y^T (A_{t-1} + x x^T)^{-1} y`` by Sherman–Morrison,
   uniformly random tie-breaking, after one pull of every arm (``init="all"``, as Xu et al.)
   or of a spanning subset (``init="basis"``, Soare et al.'s "pull each canonical arm once");
-* ``"rounding"`` -- the convex relaxation ``lambda = argmin_lambda max_y
+* ``"rounding"`` (the default) -- the convex relaxation ``lambda = argmin_lambda max_y
   ||y||^2_{A(lambda)^{-1}}`` (:func:`design.g_optimal`, :func:`design.minimax.xy_optimal`,
   :func:`design.minimax.minimax_optimal`) followed by efficient rounding in its incremental
   order (App. C): ``x_t = argmin_{lambda_a > 0} N_a / lambda_a``
@@ -53,6 +54,7 @@ import numpy as np
 from bandits._core import rng as _rng
 from bandits._core.env import ENV_GAUSSIAN, make_environment
 from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.memo import BoundedMemo, array_key
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
 from bandits._core.targets import T_INIT
@@ -226,19 +228,38 @@ def _setup(algorithm: str, X: object, Z: object, theta: object, *, method: str, 
         init_arms = np.arange(K, dtype=np.int64) if init == "all" else spanning_arms(Xa)
     else:
         rule = S.RULE_RATIO
-        w = static_design(kind, Xa, None if Z is None else Za, theta)
+        w, init_arms = _ratio_plan(kind, Xa, None if Z is None else Za,
+                                   None if kind != "oracle" else theta_true)
+    return S.StaticConfig(Xa, Za, np.ascontiguousarray(Y), rule, w, init_arms, stop_kind,
+                          theta_true, cc, log_const, fixed, 1000, NO_BUDGET)
+
+
+#: The ratio rule's relaxed design and first pulls by (kind, arms, targets, theta): a
+#: deterministic function of its key, shared by the runs and replications of a process.
+_RATIO_PLANS = BoundedMemo(128)
+
+
+def _ratio_plan(kind: str, X: np.ndarray, Z: np.ndarray | None,
+                theta: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The ratio rule's design ``w`` (the relaxed design, weights below ``1e-12`` of the
+    largest set to zero: numerically absent arms are never pulled, renormalised) and its
+    first pulls (one per support arm in the incremental order, heaviest first); memoised
+    (copies returned: a run may not alter the memo)."""
+    key = (kind, array_key(X), array_key(Z), array_key(theta))
+    hit = _RATIO_PLANS.get(key)
+    if hit is None:
+        w = static_design(kind, X, Z, theta)
         w = np.where(w > 1e-12 * w.max(), w, 0.0)
         w = w / w.sum()
-        # the first pulls of the incremental order: one per support arm, heaviest first
-        cnt = np.zeros(K, dtype=np.int64)
+        cnt = np.zeros(X.shape[0], dtype=np.int64)
         order = []
         for _ in range(int(np.count_nonzero(w))):
             a = int(track_ratio(cnt, w))
             order.append(a)
             cnt[a] += 1
-        init_arms = np.asarray(order, dtype=np.int64)
-    return S.StaticConfig(Xa, Za, np.ascontiguousarray(Y), rule, w, init_arms, stop_kind,
-                          theta_true, cc, log_const, fixed, 1000, NO_BUDGET)
+        hit = (w, np.asarray(order, dtype=np.int64))
+        _RATIO_PLANS.remember(key, hit)
+    return hit[0].copy(), hit[1].copy()
 
 
 def _config(st: S.StaticConfig, refresh_every: int, max_samples: int) -> S.StaticConfig:
@@ -247,8 +268,11 @@ def _config(st: S.StaticConfig, refresh_every: int, max_samples: int) -> S.Stati
 
 
 def default_method(algorithm: str) -> str:
-    """``"rounding"`` for XY-oracle, ``"greedy"`` otherwise."""
-    return "rounding" if algorithm == "xy-oracle" else "greedy"
+    """``"rounding"`` for every static allocation: the route Soare et al.'s guarantees
+    (Lemmas 5-7) are proved for, and the one their Fig. 5 pattern matches
+    (docs/choices.md, "Static allocations: relaxation + rounding by default")."""
+    del algorithm  # one default for the three (XY-adaptive's phases keep Fig. 3's greedy rule)
+    return "rounding"
 
 
 def _budget(max_samples: object) -> int:
@@ -265,7 +289,7 @@ def target_means(instance) -> np.ndarray:
 
 
 def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
-               max_samples: int = 10**7, method: str | None = None, init: str = "all",
+               max_samples: int = 10**7, method: str = "rounding", init: str = "all",
                confidence: str | float = "soare", c: float | None = None,
                sigma: float | None = None, refresh_every: int = 1000,
                simulation: str = "sufficient") -> RunResult:
@@ -284,9 +308,11 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         Budget; reaching it gives ``stopped_by="budget"``.
     method : {"greedy", "rounding"}, optional
         Greedy incremental rule or relaxation + efficient rounding order (module
-        docstring).  Default: ``"greedy"`` for G/XY-static, ``"rounding"`` for XY-oracle
-        (the exact oracle design, as Xu et al.; the greedy oracle rule wastes pulls on
-        ``x_{d+1}`` on Soare's instance).
+        docstring).  Default ``"rounding"``: the route Soare et al.'s guarantees (Lemmas
+        5-7) are proved for (the greedy rule has none), the one their Fig. 5 pattern
+        matches, and for XY-oracle the exact oracle design, as Xu et al. (the greedy oracle
+        rule wastes pulls on ``x_{d+1}`` on Soare's instance); ``"greedy"`` is the rule of
+        Xu et al.'s XY-static baseline (their code; Table 1's pattern).
     init : {"all", "basis"}
         Greedy only: initial pulls (every arm once, or a spanning subset).
     confidence : {"soare", "xu"} or float
@@ -540,11 +566,13 @@ class StaticPolicy(AskTellProtocol):
 
     def __init__(self, algorithm: str, X: object, *, Z: object = None, theta: object = None,
                  delta: float = 0.05, sigma: float = 1.0, seed: int = 0,
-                 max_samples: int | None = None, method: str | None = None, init: str = "all",
+                 max_samples: int | None = None, method: str = "rounding", init: str = "all",
                  confidence: str | float = "soare", c: float | None = None,
                  refresh_every: int = 1000) -> None:
         self.algorithm = algorithm
         method = default_method(algorithm) if method is None else method
+        #: the allocation rule, recorded by a saved state (bandits.registry.policy)
+        self.resolved_options = {"method": method}
         self._st = _setup(algorithm, X, Z, theta, method=method, init=init,
                           confidence=confidence, c=c, sigma=sigma, delta=delta)
         self._rng = _rng.make_state(_seed(seed), 0)
