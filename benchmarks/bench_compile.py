@@ -29,7 +29,8 @@ number is also measured on that revision.
 ``--entries`` measures what a user's first call pays, per entry point: every registered
 algorithm through ``bandits.run(name, example)`` (its registry example instance, read from
 the registry of each revision, so a new algorithm is measured for free) and every public
-design and rounding function of :data:`DESIGN_ENTRIES`, each in a fresh interpreter with a
+design and rounding function of :data:`DESIGN_ENTRIES` (and the options of
+:data:`RUN_VARIANTS`: G/XY-static's two allocation rules), each in a fresh interpreter with a
 new empty ``NUMBA_CACHE_DIR``: ``cold`` (CPU seconds of that single first call, imports
 excluded: the number issue 16's "first call under 3 s" is checked against), ``again`` (the
 same call once more in that process: the run alone), ``warm`` (the first call in a second
@@ -329,6 +330,15 @@ def families_table(args: argparse.Namespace, ref_dir: Path | None) -> None:
 #: Budget of a measured ``bandits.run`` (fixed-horizon algorithms: their horizon).
 ENTRY_BUDGET = 20_000
 
+#: Options of ``bandits.run`` whose first call compiles other kernels than the default's,
+#: measured as entries of their own (algorithm -> keyword arguments): G-static's and
+#: XY-static's two allocation rules (the greedy rule and the rounded design's ratio rule),
+#: whichever is the default.
+RUN_VARIANTS: dict[str, tuple[str, ...]] = {
+    "g-static": ("method='greedy'", "method='rounding'"),
+    "xy-static": ("method='greedy'", "method='rounding'"),
+}
+
 _SMALL = ("import numpy as np, design, rounding\n"
           "X = np.random.default_rng(0).normal(size=(20, 3))\n"
           "Q = design.model_matrix(np.random.default_rng(0).uniform(-1, 1, (30, 2)), "
@@ -390,7 +400,8 @@ print(json.dumps({{"setup": t1 - t0, "first": t2 - t1, "again": t3 - t2, "kernel
 def entry_points(where: Path = ROOT) -> dict[str, tuple[str, str]]:
     """name -> (setup, call) of every entry point a user calls first, read from the
     registry of the checkout at ``where`` (a new algorithm is measured for free): one
-    ``bandits.run(name, example instance)`` per registered algorithm, then the public
+    ``bandits.run(name, example instance)`` per registered algorithm (and per option of
+    :data:`RUN_VARIANTS`), then the public
     design and rounding functions of :data:`DESIGN_ENTRIES` that ``where`` has."""
     code = ("import json, design, rounding\nfrom bandits.registry import REGISTRY\n"
             "print(json.dumps({'algs': [[n, e.example] for n, e in REGISTRY.items()], "
@@ -405,6 +416,9 @@ def entry_points(where: Path = ROOT) -> dict[str, tuple[str, str]]:
         setup = f"from bandits import run\nfrom {module} import {fn}\ninst = {fn}()"
         entries[f"run({name!r})"] = (
             setup, f"run({name!r}, inst, seed=0, max_samples={ENTRY_BUDGET})")
+        for kw in RUN_VARIANTS.get(name, ()):
+            entries[f"run({name!r}, {kw})"] = (
+                setup, f"run({name!r}, inst, seed=0, max_samples={ENTRY_BUDGET}, {kw})")
     have = set(info["names"])
     for name, call in DESIGN_ENTRIES.items():
         module, _, fn = name.split(" ")[0].partition(".")

@@ -90,4 +90,10 @@ def test_one_specialisation_per_kernel_over_every_registered_algorithm():
     assert out.returncode == 0, out.stderr[-3000:]
     sigs = json.loads(out.stdout.strip().splitlines()[-1])
     assert len(sigs) >= 50  # the run reached the kernels of every family
-    assert {k: n for k, n in sigs.items() if n > 1} == {}
+    # the block kernel compiles one body per allocation rule (the greedy rule's with the
+    # generator, the ratio rule's with the closed form: numba prunes each from the other,
+    # docs/choices.md), and the registry's examples run both (XY-adaptive's greedy
+    # phases, G/XY-static's default rounding); nothing else may compile twice
+    assert sigs.get("bandits._core.blocks.block_steps", 0) <= 2
+    assert {k: n for k, n in sigs.items()
+            if n > 1 and k != "bandits._core.blocks.block_steps"} == {}

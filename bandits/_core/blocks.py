@@ -213,17 +213,19 @@ def ratio_counts_at(w, m, out) -> None:
 
 
 @inner
-def _counts_to(w, cs, seq, s, ns, ne, out) -> None:
+def _counts_to(w, buf, off, cs, s, ns, ne, out) -> None:
     """The counts at pull ``ne`` (blocks from pull ``s``), from the counts ``cs`` at pull
-    ``ns``: ``cs`` plus the greedy rule's arms ``seq[ns - s:ne - s]``, or the ratio rule's
-    closed form (:func:`ratio_counts_at`). ``w is None`` (the greedy rule) is a type:
-    numba prunes the other branch, so the greedy rule never compiles the closed form."""
-    if w is None:
+    ``ns``: ``cs`` plus the greedy rule's arms ``buf[off + ns - s:off + ne - s]`` (``w``
+    None), or the ratio rule's closed form (:func:`ratio_counts_at`; ``buf`` None). Each
+    rule's argument is None under the other rule, a type: numba prunes ``if ARG is not
+    None`` on an argument typed None, so each rule compiles only its own branch (it
+    cannot prune on an array-typed argument, hence one None argument per rule)."""
+    if buf is not None:
         for a in range(out.shape[0]):
             out[a] = cs[a]
-        for i in range(ns - s, ne - s):
-            out[seq[i]] += 1
-    else:
+        for i in range(off + ns - s, off + ne - s):
+            out[buf[i]] += 1
+    if w is not None:
         ratio_counts_at(w, ne, out)
 
 
@@ -378,26 +380,31 @@ class BlockCarry(NamedTuple):
     once, in Python: no allocation code in the kernel). ``ints`` (slots ``C_*``: the first
     block's start ``s``, the allocation's last pull count when known in advance (the
     ratio rule's budget, else -1) and how it ends there; out: the pull and target of a
-    stop); ``fk`` (float rows ``F_*``: the Brownian values ``W`` at ``s``, at the end
-    ``W`` at the last pull), ``ik`` (int rows ``I_*``: the counts at ``s``, at the end
-    the counts at the last pull); ``buf`` (``buf[off + i]``: the arm of pull ``s + i +
-    1``, greedy rule only); :func:`_band`'s work ``wk``; the bisection stack's node
-    bounds ``nodes`` and rows ``sf`` (float: ``W`` at the ends, the band), ``si`` (int:
-    flags, counts at the start)."""
+    stop, and the stack row of its node); ``fk`` (float rows ``F_*``: the Brownian values
+    at the block's end, :func:`_band`'s out ``f``, ``g``), ``ik`` (int rows ``I_*``: the
+    counts at the block's end, at a node's end and midpoint); ``buf`` (``buf[off + i]``:
+    the arm of pull ``s + i + 1``; the greedy rule's, None for the ratio rule, and an
+    argument of :func:`block_steps` of its own); :func:`_band`'s work ``wk``; the
+    bisection stack's node bounds ``nodes`` and rows ``sf`` (float, ``S_WS``, ``S_WE``,
+    ``S_LO``, ``S_HI``: ``W`` at the ends, the band), ``si`` (int, ``S_F``, ``S_C``: band
+    flags, counts at the start). Its row 0 holds the root of the current block: on entry
+    the Brownian values and counts at ``s``, at the allocation's end the final ones."""
 
     ints: np.ndarray
     fk: np.ndarray
     ik: np.ndarray
-    buf: np.ndarray
+    buf: np.ndarray | None
     wk: tuple
     nodes: np.ndarray
     sf: np.ndarray
     si: np.ndarray
 
 
-C_S, C_TLAST, C_END, C_STOP, C_BEST = range(5)
-F_W, F_WEND, F_MID, F_F, F_G = range(5)
-I_CNT0, I_CNTB, I_CNTE, I_CNTM, I_FL, I_FR = range(6)
+C_S, C_TLAST, C_END, C_STOP, C_BEST, C_TOP = range(6)
+F_WEND, F_F, F_G = range(3)
+I_CNTB, I_CNTE, I_CNTM = range(3)
+S_WS, S_WE, S_LO, S_HI = range(4)
+S_F, S_C = range(2)
 
 
 def block_carry(K: int, d: int, greedy: bool) -> BlockCarry:
@@ -405,9 +412,9 @@ def block_carry(K: int, d: int, greedy: bool) -> BlockCarry:
     D = MAX_DEPTH
     wk = (np.empty((d, d)), np.empty((d, d)), np.empty(d), np.empty(K), np.empty(d),
           np.empty(d), np.empty((K, K)), np.empty((d, K)))
-    return BlockCarry(np.zeros(8, dtype=np.int64), np.zeros((5, K)),
-                      np.zeros((6, K), dtype=np.int64),
-                      np.empty(2 * MAX_BLOCK if greedy else 1, dtype=np.int64), wk,
+    return BlockCarry(np.zeros(8, dtype=np.int64), np.zeros((3, K)),
+                      np.zeros((3, K), dtype=np.int64),
+                      np.empty(2 * MAX_BLOCK, dtype=np.int64) if greedy else None, wk,
                       np.empty((2, D), dtype=np.int64), np.empty((4, D, K)),
                       np.empty((2, D, K), dtype=np.int64))
 
@@ -471,15 +478,22 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     if s >= t_max:
         return STATUS_BUDGET
     carry = block_carry(X.shape[0], X.shape[1], greedy)
-    ci, W, cnt = carry.ints, carry.fk[F_W], carry.ik[I_CNT0]
-    W[:] = (sums - counts * means) / sigma
-    cnt[:] = counts
+    ci = carry.ints
+    # the first block's root: the Brownian values and counts at s, no band
+    carry.sf[S_WS, 0] = (sums - counts * means) / sigma
+    carry.si[S_C, 0] = counts
+    carry.si[S_F, 0] = FLAG_NONE
     # the allocation's last pull count (the length rule or the budget), once known
     ci[C_S], ci[C_TLAST], ci[C_END] = s, -1 if greedy else t_max, STATUS_BUDGET
-    status = int(block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry))
+    status = int(block_steps(st, alloc, alloc.w, carry.buf, test, env, rng_pol, rng_env,
+                             stats, carry))
     # the state at the end: counts, sums and the exact theta; A^{-1} and vals exact after a
     # stop, the generated (per-sample) ones at the allocation's end
     t_stop = int(ci[C_STOP])
+    if status == STATUS_RULE:  # the single pull's node
+        cnt, W = carry.ik[I_CNTE], carry.sf[S_WE, ci[C_TOP]]
+    else:  # the root of the block that would start at the allocation's end
+        cnt, W = carry.si[S_C, 0], carry.sf[S_WS, 0]
     counts[:] = cnt
     sums[:] = cnt * means + sigma * W
     if status == STATUS_RULE or not greedy or ints[T_PULLS] != t_stop:
@@ -494,66 +508,60 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
 
 
 @njit(cache=True, error_model="numpy")
-def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
+def block_steps(st, alloc, w, buf, test, env, rng_pol, rng_env, stats, carry) -> int:
     """:func:`run_blocks`' blocks from the state in ``carry`` (the first block's start
     ``s``, the counts and Brownian values there): returns how the allocation ended
     (STATUS_RULE, BLOCKS_END, STATUS_BUDGET), with the pull (``ints[C_STOP]``), the counts
-    and Brownian values at it (``carry``'s ``I_CNT0`` and ``F_W`` rows) and the target
-    that stopped it (``ints[C_BEST]``). The greedy rule's arms (``alloc.w is None``) are
+    and Brownian values at it (after a stop the ``I_CNTE`` row and the end row of node
+    ``ints[C_TOP]``, else the root row 0) and the target that stopped it
+    (``ints[C_BEST]``). The greedy rule's arms (``alloc.w is None``) are
     generated ahead, when a block needs them, by :func:`greedy_arms` (inlined: one loop,
     the same tie stream ``rng_pol``, it advances ``st``'s counts and rank-one
     ``A^{-1}``)."""
-    X, w = alloc.X, alloc.w
-    greedy = w is None
+    X = alloc.X
     Z, active, t_off = test.Z, test.active, test.t_off
     K = X.shape[0]
     means, sigma = env.means, env.sigma
-    ci, fk, ik, buf, wk = carry.ints, carry.fk, carry.ik, carry.buf, carry.wk
-    W, Wend, mW, f, gg = fk[F_W], fk[F_WEND], fk[F_MID], fk[F_F], fk[F_G]
-    cnt0, cnt_b, cnt_e, cnt_m, fL, fR = (ik[I_CNT0], ik[I_CNTB], ik[I_CNTE], ik[I_CNTM],
-                                         ik[I_FL], ik[I_FR])
+    ci, fk, ik, wk = carry.ints, carry.fk, carry.ik, carry.wk
+    Wend, f, gg = fk[F_WEND], fk[F_F], fk[F_G]
+    cnt_b, cnt_e, cnt_m = ik[I_CNTB], ik[I_CNTE], ik[I_CNTM]
     n_s, n_e = carry.nodes[0], carry.nodes[1]
-    sWs, sWe, sLo, sHi = carry.sf[0], carry.sf[1], carry.sf[2], carry.sf[3]
-    sF, sC = carry.si[0], carry.si[1]
+    sWs, sWe, sLo, sHi = carry.sf[S_WS], carry.sf[S_WE], carry.sf[S_LO], carry.sf[S_HI]
+    sF, sC = carry.si[S_F], carry.si[S_C]
     s, t_last, end = ci[C_S], ci[C_TLAST], ci[C_END]
     L = 1
-    off = 0
+    off = np.int64(0)  # an int64 (a literal 0 would specialise _counts_to twice)
     nseq = 0  # greedy arms generated ahead: buf[off:off + nseq] are the pulls after s
-    cap = MAX_BLOCK if greedy else MAX_BLOCK_RATIO
+    cap = MAX_BLOCK if buf is not None else MAX_BLOCK_RATIO
     while True:
-        if s == t_last:  # the allocation's end: cnt0 and W are the final state
+        if s == t_last:  # the allocation's end: the root row 0 is the final state
             ci[C_STOP] = s
             return end
         if L > cap:
             L = cap
         if t_last >= 0 and L > t_last - s:
             L = t_last - s
-        if off > MAX_BLOCK:  # keep room for a block after the arms already generated
+        if buf is not None and off > MAX_BLOCK:  # keep room after the arms generated
             for i in range(nseq):
                 buf[i] = buf[off + i]
             off = 0
-        if greedy and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
+        if buf is not None and t_last < 0 and nseq < L:  # the next arms (they never read rewards)
             gen = greedy_arms(st, alloc, rng_pol, buf[off + nseq:off + L])
             nseq = st.ints[T_PULLS] - s
             if gen >= 0:  # the allocation ends at the last pull generated
                 t_last, end = st.ints[T_PULLS], gen
                 if L > t_last - s:
                     L = t_last - s
-        seq = buf[off:]
         # the root (s, s + L]: first its length, halved until bands of LAMBDA_MIN standard
         # deviations fit in its certificate (or one pull), then its end drawn
-        top = 0
+        top = 0  # row 0: W and the counts at s, no band (set at the previous block's end)
         n_s[0], n_e[0] = s, s + L
-        for a in range(K):
-            sWs[0, a] = W[a]
-            sF[0, a] = FLAG_NONE
-            sC[0, a] = cnt0[a]
         sized = False
         bisected = False
         while top >= 0:
             ns, ne = n_s[top], n_e[top]
             Ws, We, fl, lo, hi, cs = sWs[top], sWe[top], sF[top], sLo[top], sHi[top], sC[top]
-            _counts_to(w, cs, seq, s, ns, ne, cnt_e)
+            _counts_to(w, buf, off, cs, s, ns, ne, cnt_e)
             leave = False
             for a in range(K):
                 if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
@@ -582,11 +590,8 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
                 _estimate(X, cnt_e, We, means, sigma, sums_t, Ainv_t, theta_t, dummy)
                 best = check_stop_active(Z, active, Ainv_t, theta_t,
                                          beta(t_off + ne, test.c, test.log_const, test.fixed))
-                if best >= 0:  # the stop: its counts and Brownian values are the state
-                    for a in range(K):
-                        cnt0[a] = cnt_e[a]
-                        W[a] = We[a]
-                    ci[C_STOP], ci[C_BEST] = ne, best
+                if best >= 0:  # the stop: its counts (cnt_e) and Brownian values (We)
+                    ci[C_STOP], ci[C_BEST], ci[C_TOP] = ne, best, top
                     return STATUS_RULE
                 top -= 1
                 continue
@@ -617,43 +622,44 @@ def block_steps(st, alloc, test, env, rng_pol, rng_env, stats, carry) -> int:
             bisected = True
             stats[3] += 1
             mid = (ns + ne) // 2
-            _counts_to(w, cs, seq, s, ns, mid, cnt_m)
+            _counts_to(w, buf, off, cs, s, ns, mid, cnt_m)
+            # left child (ns, mid] above the right one (mid, ne], which takes the parent's
+            # slot: arm by arm, each row entry written after its own reads
+            n_s[top + 1], n_e[top + 1] = ns, mid
+            n_s[top] = mid
             for a in range(K):
                 dn = cnt_e[a] - cs[a]
                 t1 = cnt_m[a] - cs[a]
+                fla = fl[a]
                 if dn == 0:
-                    mW[a], fL[a], fR[a] = Ws[a], fl[a], fl[a]
-                elif fl[a] == FLAG_NONE:
+                    m, f_l, f_r = Ws[a], fla, fla
+                elif fla == FLAG_NONE:
                     if t1 == 0:
-                        mW[a] = Ws[a]
+                        m = Ws[a]
                     elif t1 == dn:
-                        mW[a] = We[a]
+                        m = We[a]
                     else:
-                        mW[a] = bridge_point(Ws[a], We[a], float(t1), float(dn), rng_env)
-                    fL[a], fR[a] = FLAG_NONE, FLAG_NONE
+                        m = bridge_point(Ws[a], We[a], float(t1), float(dn), rng_env)
+                    f_l, f_r = FLAG_NONE, FLAG_NONE
                 else:
-                    mW[a], fL[a], fR[a] = split_bridge(Ws[a], We[a], float(t1), float(dn),
-                                                       lo[a], hi[a], fl[a], rng_env)
-            # left child (ns, mid] above the right one (mid, ne], which takes the parent's slot
-            n_s[top + 1], n_e[top + 1] = ns, mid
-            for a in range(K):
+                    m, f_l, f_r = split_bridge(Ws[a], We[a], float(t1), float(dn), lo[a],
+                                               hi[a], fla, rng_env)
                 sWs[top + 1, a] = Ws[a]
-                sWe[top + 1, a] = mW[a]
-                sF[top + 1, a] = fL[a]
+                sWe[top + 1, a] = m
+                sF[top + 1, a] = f_l
                 sLo[top + 1, a] = lo[a]
                 sHi[top + 1, a] = hi[a]
                 sC[top + 1, a] = cs[a]
-            n_s[top] = mid
-            for a in range(K):  # after the copies above: Ws, fl and cs are rows of top
-                sWs[top, a] = mW[a]
-                sF[top, a] = fR[a]
+                sWs[top, a] = m  # Ws, fl and cs are rows of top: after the reads above
+                sF[top, a] = f_r
                 sC[top, a] = cnt_m[a]
             top += 1
-        # no stop in (s, s + L]
+        # no stop in (s, s + L]: the next block's root starts at its end
         for a in range(K):
-            cnt0[a] = cnt_b[a]
-            W[a] = Wend[a]
-        if greedy:
+            sWs[0, a] = Wend[a]
+            sF[0, a] = FLAG_NONE
+            sC[0, a] = cnt_b[a]
+        if buf is not None:
             off += L
             nseq -= L
         s += L
