@@ -18,7 +18,7 @@ every step (issue 18, and the remainder of issue 13).
     exact tests, bisections) of the last run.
 (d) XY-adaptive (in-phase stopping test on the phase's estimate): the block simulation of
     its phases against the per-sample loop, runs of about 1.4e5 and 5e6 samples.
-(e) The greedy rule (the default allocation of G-static and XY-static, and XY-adaptive's):
+(e) The greedy rule (``method="greedy"`` of G-static and XY-static, and XY-adaptive's):
     nanoseconds per generated arm, the block simulation's generator now
     (``bandits._core.blocks.greedy_arms``: targets pruned, one inlined loop) against the
     generator before issue 18's greedy work (``greedy_choice`` scoring every arm on every
