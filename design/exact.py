@@ -81,6 +81,9 @@ class ExactDesign:
         Exchanges made on the returned design's run.
     message : str
         What was done.
+    fixed : ndarray of int64, shape (K,)
+        The runs already made (``fixed``; zeros when none), which ``value`` and the
+        efficiency include; the whole design is ``counts + fixed``.
     """
 
     counts: np.ndarray
@@ -96,11 +99,14 @@ class ExactDesign:
     starts: int
     exchanges: int
     message: str
+    fixed: np.ndarray
 
     def __repr__(self) -> str:
         items = ", ".join(f"{int(i)}: {int(self.counts[i])}" for i in self.support[:10])
         more = "" if self.support.size <= 10 else f", ... ({self.support.size - 10} more)"
-        return (f"ExactDesign({self.criterion}, n={self.n}, value={self.value:.10g}, "
+        nfix = int(self.fixed.sum())
+        runs = f"n={self.n}" + (f" (+{nfix} fixed runs)" if nfix else "")
+        return (f"ExactDesign({self.criterion}, {runs}, value={self.value:.10g}, "
                 f"efficiency >= {self.efficiency_bound:.6f}, start={self.start!r},\n"
                 f"  counts ({self.support.size} candidates)={{{items}{more}}})")
 
@@ -777,6 +783,7 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
     label = {"d": "D", "a": "A", "i": "I", "ds": "Ds"}[crit]
     msg = (f"{label}-exact design of {n} runs from the best of {len(starts)} starts "
            f"({name}); "
+           + (f"{nfix} fixed runs included in the value; " if nfix else "")
            + (f"D exchange first among {k_sub} of {K} candidates, then all; " if k_sub else "")
            + f"efficiency >= {eff:.6f} relative to the approximate optimum")
     return ExactDesign(
@@ -784,4 +791,5 @@ def exact(X: object, n: int, criterion: str = "d", *, bin: bool = False,  # noqa
         lower_bound=float(lb), approximate=approx,
         support=np.flatnonzero(counts).astype(np.int64), start=name,
         rounding_value=rounding_value, starts=len(starts), exchanges=int(n_ex), message=msg,
+        fixed=fixed_c.astype(np.int64),
     )

@@ -599,3 +599,17 @@ def test_every_start_has_n_runs_within_caps_and_budget(case):
         assert len(starts) == 3 * 5 + 2
         assert all(c.max() == 1 for nm, c in starts if nm == "uniform")
     assert names.count("uniform") == 5 or case == "budget"
+
+
+def test_result_carries_the_fixed_runs_its_value_includes():
+    """Augmentation: the result says which runs were already made, its repr and message
+    count them, and ``value`` is the criterion of ``counts + fixed``."""
+    X = model_matrix(box_grid(3, 2), "quadratic")
+    fixed = np.zeros(X.shape[0], dtype=np.int64)
+    fixed[[1, 3]] = [2, 1]
+    res = exact(X, 8, fixed=fixed)
+    assert np.array_equal(res.fixed, fixed) and res.counts.sum() == 8
+    assert res.value == pytest.approx(exact_value(X, res.counts + fixed), rel=1e-12)
+    assert "(+3 fixed runs)" in repr(res) and "3 fixed runs" in res.message
+    plain = exact(X, 8)
+    assert not plain.fixed.any() and "fixed" not in repr(plain)
