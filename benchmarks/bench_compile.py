@@ -56,6 +56,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _revision import best_cpu, extract
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: One small run per family through names that every revision documents.
@@ -527,20 +529,6 @@ RUNTIME: dict[str, tuple[str, str]] = {
         "[run_subset(a, env, 300000, seed=0) for a in ('dart', 'csar', 'lints')]"),
 }
 
-_RUNTIME_PROBE = """
-import json, time
-{setup}
-{call}
-best = float("inf")
-for _ in range({repeats}):
-    t0 = time.process_time()
-    {call}
-    best = min(best, time.process_time() - t0)
-import bandits
-print(json.dumps({{"cpu": best, "file": bandits.__file__}}))
-"""
-
-
 def runtime_table(args: argparse.Namespace, ref_dir: Path) -> None:
     """Warm run time (CPU s, best of ``--repeats`` in one process after a first call) of
     each case here and at ``--ref``, the two processes alternating; ratio this / ref."""
@@ -550,9 +538,9 @@ def runtime_table(args: argparse.Namespace, ref_dir: Path) -> None:
         for name, (setup, call) in RUNTIME.items():
             if args.only and not any(o in name for o in args.only):
                 continue
-            code = _RUNTIME_PROBE.format(setup=setup, call=call, repeats=max(3, args.repeats))
-            mine = min(_run_probe(code, ROOT, c1)["cpu"] for _ in range(2))
-            ref = min(_run_probe(code, ref_dir, c2)["cpu"] for _ in range(2))
+            reps = max(3, args.repeats)
+            mine = min(best_cpu(setup, call, reps, ROOT, c1)["cpu"] for _ in range(2))
+            ref = min(best_cpu(setup, call, reps, ref_dir, c2)["cpu"] for _ in range(2))
             print(f"{name:<40} {mine:>8.3f} {ref:>8.3f} {mine / ref:>9.2f}", flush=True)
 
 
@@ -565,14 +553,6 @@ def hops(journey: str, where: Path) -> dict:
     if out.returncode != 0:
         raise RuntimeError(f"{journey} at {where} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def extract(ref: str, dest: Path) -> Path:
-    """``git archive ref`` unpacked into ``dest`` (no worktree is registered)."""
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True,
-                             check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
-    return dest
 
 
 def compile_table(args: argparse.Namespace, families: list[str], ref_dir: Path | None

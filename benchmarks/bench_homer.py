@@ -16,14 +16,12 @@ run time unseen, issue 16).
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _revision import best_cpu, extract
 
 from bandits.logistic import (
     mle,
@@ -98,29 +96,9 @@ REF_CASES: dict[str, tuple[str, str, int]] = {
         "inst = sphere(3, 20, 2.0, seed=1)", "run_eps_greedy(inst, 10**6)", 3),
 }
 
-_PROBE = """
-import json, time, warnings
-warnings.simplefilter("ignore")
-{setup}
-{call}
-best = float("inf")
-for _ in range({repeats}):
-    t0 = time.process_time()
-    {call}
-    best = min(best, time.process_time() - t0)
-print(json.dumps(best))
-"""
-
 
 def _warm_cpu(setup: str, call: str, repeats: int, where: Path, cache: str) -> float:
-    env = {**os.environ, "PYTHONPATH": str(where), "NUMBA_CACHE_DIR": cache,
-           "PYTHONDONTWRITEBYTECODE": "1"}
-    out = subprocess.run([sys.executable, "-c", _PROBE.format(setup=setup, call=call,
-                                                              repeats=repeats)],
-                         cwd=where, env=env, capture_output=True, text=True)
-    if out.returncode:
-        raise RuntimeError(out.stderr.strip().splitlines()[-1])
-    return float(out.stdout.strip().splitlines()[-1])
+    return float(best_cpu(setup, call, repeats, where, cache)["cpu"])
 
 
 def compare_ref(rev: str, rounds: int) -> None:
@@ -129,9 +107,7 @@ def compare_ref(rev: str, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ref_dir = Path(tmp) / "ref"
         ref_dir.mkdir()
-        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True,
-                                 check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(ref_dir)], input=archive, check=True)
+        extract(rev, ref_dir)
         caches = {w: tempfile.mkdtemp(dir=tmp) for w in ("this", "ref")}
         print(f"{'case':<40} {'this s':>9} {rev + ' s':>9} {'this/' + rev:>9}")
         for name, (setup, call, repeats) in REF_CASES.items():
