@@ -415,3 +415,26 @@ def test_saved_state_records_the_allocation_rule(tmp_path):
         assert doc["arguments"]["method"] == kw.get("method", "rounding")
         back = load_policy(tmp_path / "s.json")
         assert back.ask() == pol.ask()
+
+
+def test_state_saved_before_the_rule_was_recorded_gets_a_hint(tmp_path):
+    """A G/XY-static state without a recorded rule (saved when the greedy rule was the
+    default) fails its replay with a message that says how to mend it, and the mended
+    file replays."""
+    import json
+
+    from bandits import load_policy, policy
+
+    inst = soare(d=3, omega=0.2)
+    pol = policy("xy-static", inst.X, sigma=1.0, seed=2, method="greedy")
+    for _ in range(9):
+        pol.tell(pol.ask(), 0.5)
+    pol.save(tmp_path / "s.json")
+    doc = json.loads((tmp_path / "s.json").read_text())
+    del doc["arguments"]["method"]  # as an older version wrote it
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match='add "method": "greedy"'):
+        load_policy(tmp_path / "old.json")
+    doc["arguments"]["method"] = "greedy"
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    assert load_policy(tmp_path / "old.json").ask() == pol.ask()

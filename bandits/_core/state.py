@@ -139,6 +139,17 @@ def read_state(path: str | Path) -> dict:
     return doc
 
 
+def _replay_hint(doc: dict) -> str:
+    """What a replay mismatch can come from that the user can mend: a static policy saved
+    before its rule was recorded ran the greedy rule, the default before 0.1.0's
+    relaxation + rounding (docs/choices.md)."""
+    if doc.get("algorithm") in ("g-static", "xy-static", "xy-oracle") \
+            and "method" not in doc.get("arguments", {}):
+        return ("; a G/XY-static state saved before the allocation rule was recorded ran "
+                "the greedy rule: add \"method\": \"greedy\" to its \"arguments\"")
+    return ""
+
+
 def policy_from_state(doc: dict, source: str = "state") -> Any:
     """Rebuild and replay a policy from a state document; ValueError if the replay does
     not reproduce the stored summary."""
@@ -154,7 +165,8 @@ def policy_from_state(doc: dict, source: str = "state") -> Any:
             got = _plain(pol.ask(int(ev.get("n", len(ev["arms"]) or 1))))
             if got != ev["arms"]:
                 raise ValueError(f"{source}: replay asked {got} where the log has "
-                                 f"{ev['arms']} (file edited, or another version?)")
+                                 f"{ev['arms']} (file edited, or another version?)"
+                                 + _replay_hint(doc))
         elif kind == "tell":
             pol.tell(ev["arms"], ev["rewards"])
         elif kind == "observe":
