@@ -139,15 +139,17 @@ def read_state(path: str | Path) -> dict:
     return doc
 
 
-def _replay_hint(doc: dict) -> str:
-    """What a replay mismatch can come from that the user can mend: a static policy saved
-    before its rule was recorded ran the greedy rule, the default before 0.1.0's
-    relaxation + rounding (docs/choices.md)."""
-    if doc.get("algorithm") in ("g-static", "xy-static", "xy-oracle") \
-            and "method" not in doc.get("arguments", {}):
-        return ("; a G/XY-static state saved before the allocation rule was recorded ran "
-                "the greedy rule: add \"method\": \"greedy\" to its \"arguments\"")
-    return ""
+def _replay_hint(pol: Any, doc: dict) -> str:
+    """What a replay mismatch can come from that the user can mend: an option the state
+    does not record whose default was different when it was saved (the policy's
+    ``former_defaults``, e.g. a G/XY-static rule before 0.1.0's relaxation + rounding)."""
+    args = doc.get("arguments", {})
+    missing = {k: v for k, v in getattr(pol, "former_defaults", {}).items() if k not in args}
+    if not missing:
+        return ""
+    pairs = ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in missing.items())
+    return (f"; a state saved before its options were recorded ran the former defaults: "
+            f"add {pairs} to its \"arguments\"")
 
 
 def policy_from_state(doc: dict, source: str = "state") -> Any:
@@ -166,7 +168,7 @@ def policy_from_state(doc: dict, source: str = "state") -> Any:
             if got != ev["arms"]:
                 raise ValueError(f"{source}: replay asked {got} where the log has "
                                  f"{ev['arms']} (file edited, or another version?)"
-                                 + _replay_hint(doc))
+                                 + _replay_hint(pol, doc))
         elif kind == "tell":
             pol.tell(ev["arms"], ev["rewards"])
         elif kind == "observe":

@@ -267,12 +267,11 @@ def _config(st: S.StaticConfig, refresh_every: int, max_samples: int) -> S.Stati
     return st._replace(refresh_every=int(refresh_every), max_samples=int(max_samples))
 
 
-def default_method(algorithm: str) -> str:
-    """``"rounding"`` for every static allocation: the route Soare et al.'s guarantees
-    (Lemmas 5-7) are proved for, and the one their Fig. 5 pattern matches
-    (docs/choices.md, "Static allocations: relaxation + rounding by default")."""
-    del algorithm  # one default for the three (XY-adaptive's phases keep Fig. 3's greedy rule)
-    return "rounding"
+#: The default allocation of G-static, XY-static and XY-oracle: the route Soare et al.'s
+#: guarantees (Lemmas 5-7) are proved for, and the one their Fig. 5 pattern matches
+#: (docs/choices.md, "Static allocations: relaxation + rounding by default"); XY-adaptive's
+#: phases keep Fig. 3's greedy rule. ``method=None`` means this default.
+DEFAULT_METHOD = "rounding"
 
 
 def _budget(max_samples: object) -> int:
@@ -289,7 +288,7 @@ def target_means(instance) -> np.ndarray:
 
 
 def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
-               max_samples: int = 10**7, method: str = "rounding", init: str = "all",
+               max_samples: int = 10**7, method: str = DEFAULT_METHOD, init: str = "all",
                confidence: str | float = "soare", c: float | None = None,
                sigma: float | None = None, refresh_every: int = 1000,
                simulation: str = "sufficient") -> RunResult:
@@ -348,7 +347,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
         mode used: ``"sufficient"`` or ``"per-sample"``).
     """
     sig = float(instance.sigma if sigma is None else sigma)
-    method = default_method(algorithm) if method is None else method
+    method = DEFAULT_METHOD if method is None else method
     check_resolution(instance, 1)  # first: its message names the unresolvable arms
     st = _setup(algorithm, instance.X, getattr(instance, "Z", None),
                 getattr(instance, "theta", None), method=method, init=init,
@@ -564,13 +563,18 @@ class StaticPolicy(AskTellProtocol):
         Budget; ends the run with ``stopped_by="budget"``.
     """
 
+    #: Defaults of earlier versions that a saved state did not record: a state without
+    #: ``method`` was saved when the greedy rule was the default (the replay's hint,
+    #: :mod:`bandits._core.state`).
+    former_defaults = {"method": "greedy"}
+
     def __init__(self, algorithm: str, X: object, *, Z: object = None, theta: object = None,
                  delta: float = 0.05, sigma: float = 1.0, seed: int = 0,
-                 max_samples: int | None = None, method: str = "rounding", init: str = "all",
+                 max_samples: int | None = None, method: str = DEFAULT_METHOD, init: str = "all",
                  confidence: str | float = "soare", c: float | None = None,
                  refresh_every: int = 1000) -> None:
         self.algorithm = algorithm
-        method = default_method(algorithm) if method is None else method
+        method = DEFAULT_METHOD if method is None else method
         #: the allocation rule, recorded by a saved state (bandits.registry.policy)
         self.resolved_options = {"method": method}
         self._st = _setup(algorithm, X, Z, theta, method=method, init=init,
