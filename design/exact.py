@@ -728,7 +728,7 @@ def _exact(X: object, n: int, criterion: str, *, bin: bool, fixed: object,  # no
         raise ValueError(f"n={n} runs (plus {nfix} fixed) < d={d} parameters: the "
                          "information matrix cannot be invertible")
     fixed_c = _fixed_counts(Xa, fixed)
-    cap = np.full(K, n, dtype=np.int64) + _fixed_counts(Xa, fixed)  # no cap: n new runs
+    cap = np.full(K, n, dtype=np.int64) + fixed_c  # no cap: n new runs
     if caps is not None:
         cap = _as_count_vector(caps, K, "caps")
     if bin:
