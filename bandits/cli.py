@@ -532,21 +532,23 @@ def _user_instance(args: argparse.Namespace):
     ``I_K``); ``--noise`` is the standard deviation of a measurement."""
     from pathlib import Path
 
+    from bandits import design_cli
     from bandits.instances import Instance
     from bandits.io import load_candidates
 
     if args.instance is not None or args.param:
         raise ValueError("--arms: give either --instance (with --param) or your own --arms")
-    cand = load_candidates(args.arms, id_column=args.id_column, columns=args.columns)
+    cand = load_candidates(args.arms, id_column=args.id_column, columns=args.columns,
+                           **design_cli.categorical_request(args.categorical,
+                                                            args.columns))
     if (args.theta is None) == (args.means is None):
         raise ValueError("--theta/--means: give exactly one: --theta (d values, a linear "
                          "model) or --means (one value per arm)")
     if args.theta is not None:
-        from bandits import design_cli
-
         theta = load_vector(args.theta, "--theta")
-        reg = design_cli.model_regressors(cand.X, args.model, args.intercept,
-                                          list(cand.columns), code=args.coded)
+        reg = design_cli.model_regressors(cand.factors(), args.model, args.intercept,
+                                          list(cand.columns), code=args.coded,
+                                          categorical=cand.categorical)
         X = reg.X
         if theta.shape[0] != X.shape[1]:
             what = (f"feature columns {cand.columns}" if args.model is None
@@ -555,9 +557,9 @@ def _user_instance(args: argparse.Namespace):
                     if theta.shape[0] == X.shape[1] + 1 and not reg.intercept else "")
             raise ValueError(f"--theta: {theta.shape[0]} values for {X.shape[1]} {what}"
                              f"{hint}")
-    elif args.model is not None or args.intercept or args.coded:
-        raise ValueError("--model/--intercept/--coded go with --theta (a linear model); --means "
-                         "gives one mean per arm")
+    elif args.model is not None or args.intercept or args.coded or args.categorical:
+        raise ValueError("--model/--intercept/--coded go with --theta (a linear model), as "
+                         "does --categorical; --means gives one mean per arm")
     else:
         theta = load_vector(args.means, "--means")
         if theta.shape[0] != cand.X.shape[0]:
@@ -584,6 +586,7 @@ def _add_user_instance(p: argparse.ArgumentParser, noise_flag: bool = True) -> N
         g, "add a constant term (default: with --model, yes unless its terms span a "
         "constant; without --model, no; `oed experiment` adds one unless the features span "
         "a constant, so pass --intercept to rehearse its model)", prefix="with --theta: ")
+    design_cli.add_categorical_option(g)
     if noise_flag:
         g.add_argument("--noise", type=_POS, default=1.0,
                        help="standard deviation of one measurement (1.0)")
@@ -813,6 +816,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         p, "add a constant term (the baseline response); default: added exactly when the "
         "features do not already span a constant (one-hot features do), since without it "
         "the fit forces a zero baseline and can certify a wrong set")
+    design_cli.add_categorical_option(p)
 
 
 def _intercept(args: argparse.Namespace) -> bool | str:
@@ -832,7 +836,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                                 threshold=args.threshold, seed=args.seed,
                                 max_samples=args.max_samples, force=args.force,
                                 model=args.model, intercept=_intercept(args),
-                                code=args.coded)
+                                code=args.coded, categorical=args.categorical)
         from bandits._core.state import read_state
 
         model = read_state(args.state)["experiment"]["model"]
@@ -900,7 +904,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     out = ex.plan(args.arms, theta, algorithm=args.algorithm, id_column=args.id_column,
                   columns=args.columns, m=args.m, delta=args.delta, sigma=args.sigma,
                   S=args.S, runs=args.runs, model=args.model, intercept=_intercept(args),
-                  code=args.coded)
+                  code=args.coded, categorical=args.categorical)
     if args.json:
         print(json.dumps(jsonable(out), indent=2))
         return 0

@@ -34,6 +34,7 @@ from bandits.io import (
     load_candidates,
     load_matrix,
     load_vector,
+    read_table,
 )
 
 #: Extensions ``--out`` of ``oed design`` / ``oed round`` accepts.
@@ -59,15 +60,40 @@ def add_model_options(g: Any, intercept_help: str, prefix: str = "") -> None:
 
 def model_regressors(F: np.ndarray, model: str | None, intercept: bool | str | None,
                      names: Sequence[str] | None, *, code: bool = False,
-                     source: str = "the features") -> Any:
+                     source: str = "the features",
+                     categorical: Sequence[str] | None = None) -> Any:
     """:func:`design.regressors` for the commands: its ValueError names the command-line
-    options (``--model``, ``--intercept``, ``--coded``) that choose the model."""
+    options (``--model``, ``--intercept``, ``--coded``) that choose the model.
+    ``categorical``: the categorical columns (:meth:`bandits.io.Candidates.factors` holds
+    their labels)."""
     import design
 
     try:
-        return design.regressors(F, model, intercept, names, code=code, source=source)
+        return design.regressors(F, model, intercept, names, code=code, source=source,
+                                 categorical=list(categorical or ()) or None)
     except ValueError as exc:
         raise ValueError(f"--intercept/--model/--coded: {exc}") from None
+
+
+def categorical_request(option: str | None, columns: Sequence[str] | str | None
+                        ) -> dict[str, Any]:
+    """What :func:`bandits.io.load_candidates` reads as categorical for a command (its
+    keyword arguments): the columns of ``--categorical``, and with ``--columns`` every
+    text column among them (the user chose them as factors); without ``--columns`` a text
+    column is refused with a message saying how to declare it (a free-text column is not
+    made a factor unasked)."""
+    named = [c.strip() for c in (option or "").split(",") if c.strip()]
+    return {"categorical": named, "text_categorical": bool(columns)}
+
+
+def add_categorical_option(g: Any) -> None:
+    """``--categorical``: factor columns of labels (:func:`categorical_request`)."""
+    g.add_argument("--categorical", metavar="COLS",
+                   help="factor columns whose values are labels, comma-separated (e.g. a "
+                   "batch numbered 1, 2, 3); a column of text (a catalyst, a supplier) "
+                   "named in --columns is categorical without it. Treatment coding: the "
+                   "first level in sorted order is the baseline, one 0/1 term per other "
+                   "level (catalyst[Pt])")
 
 
 def add_design_arguments(g: argparse.ArgumentParser) -> None:
@@ -78,6 +104,7 @@ def add_design_arguments(g: argparse.ArgumentParser) -> None:
     add_model_options(g, "add a constant term (default: with --model, yes unless the "
                       "model's terms already span a constant, as on a mixture; without "
                       "--model, no: the columns are the regressors as given)")
+    add_categorical_option(g)
     g.add_argument("--interest", help="ds: parameters of interest, comma-separated column "
                    "indices or term names (e.g. 'x1^2,x2^2')")
     g.add_argument("--region", help="i: points of the region to average the variance over "
@@ -102,7 +129,11 @@ def _header(path: str) -> list[str] | None:
     p = Path(path)
     if p.suffix == ".npy" or not p.exists():
         return None
-    for line in p.read_text().splitlines():
+    try:
+        text = p.read_text()
+    except UnicodeDecodeError:  # not a text file: load_matrix refuses it by name
+        return None
+    for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         delim = "," if "," in line else ("\t" if "\t" in line else None)
@@ -156,24 +187,34 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     """The regressor matrix, a description of the model, and per-candidate columns."""
 
     factors = _factor_columns(args)
-    if factors is not None:
+    categorical = categorical_request(getattr(args, "categorical", None), factors)
+    categorical_columns: list[str] = []
+    if factors is not None or getattr(args, "id_column", None) is not None \
+            or (_header(args.arms) is not None
+                and Path(args.arms).suffix.lower() in (".csv", ".tsv", ".tab")):
+        # a file with a header: its categorical factors keep their labels
         cand = load_candidates(args.arms, id_column=getattr(args, "id_column", None),
-                               columns=factors + _named_columns(args, factors))
-        raw, header, ids = cand.X, list(cand.columns), list(cand.ids)
-    elif getattr(args, "id_column", None) is not None:
-        cand = load_candidates(args.arms, id_column=args.id_column)
-        raw, header, ids = cand.X, list(cand.columns), list(cand.ids)
+                               columns=None if factors is None
+                               else factors + _named_columns(args, factors),
+                               **categorical)
+        raw, header, ids = cand.factors(), list(cand.columns), list(cand.ids)
+        categorical_columns = cand.categorical
     else:
         raw = load_matrix(args.arms, "--arms")
         header = _header(args.arms)
         ids = row_ids(raw.shape[0])
+        if getattr(args, "categorical", None):
+            raise ValueError("--categorical: the --arms file has no header naming its "
+                             "columns")
     columns: dict = {"ids": ids}
     drop: list[int] = []
     for key in ("caps", "costs"):
         spec = getattr(args, key, None)
         if spec is not None:
+            if spec in categorical_columns:
+                raise ValueError(f"--{key}: column {spec!r} of --arms is not numeric")
             vec, j = _column_or_vector(spec, key, header, raw)
-            columns[key] = vec
+            columns[key] = np.asarray(vec, dtype=np.float64)
             if j is not None:
                 drop.append(j)
     if factors is not None:  # the factors are the columns named, whatever else is read
@@ -182,16 +223,35 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
         keep = [j for j in range(raw.shape[1]) if j not in drop]
     F = raw[:, keep]
     names = [header[j] for j in keep] if header is not None else None
+    cats = [c for c in categorical_columns if names is not None and c in names]
     columns["settings"] = (names or [f"x{j + 1}" for j in range(F.shape[1])], F)
     columns["regressors"] = reg = model_regressors(F, args.model, args.intercept, names,
-                           code=getattr(args, "coded", False), source="the columns of --arms")
+                           code=getattr(args, "coded", False), source="the columns of --arms",
+                           categorical=cats)
     X, labels, intercept, desc = reg.X, reg.terms, reg.intercept, reg.description
     # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
     model = {"description": desc, "terms": labels, "intercept": intercept,
              "parameters": int(X.shape[1]),
              "spec": {"model": args.model, "factors": names, "intercept": intercept,
-                      "coded": bool(getattr(args, "coded", False))}}
+                      "coded": bool(getattr(args, "coded", False)), "categorical": cats}}
     return X, model, columns
+
+
+def settings_regressors(path: str, name: str, reg: Any) -> np.ndarray:
+    """The model's regressors (``reg``: :class:`design.Regressors`) at the factor settings
+    in the file ``path`` (``--region``, ``--fixed``): a numeric matrix, or with
+    categorical factors a CSV/TSV whose labels are coded with the candidates' levels (its
+    columns are the factors by name when its header has them all, else in order)."""
+    if reg.levels is None:
+        return reg.at(load_matrix(path, name), name)
+    header, rows = read_table(Path(path), name)
+    if not rows:
+        raise ValueError(f"{name} file {path!r} has no rows")
+    names = list(reg.factor_names)
+    cols = ([header.index(f) for f in names] if header is not None
+            and all(f in header for f in names) else list(range(len(rows[0]))))
+    F = np.array([[r[j] for j in cols] for r in rows], dtype=object)
+    return reg.at(F, name)
 
 
 def design_json(path: str) -> dict | None:
@@ -228,7 +288,8 @@ def regressors_of(arms: str, id_column: str | None, spec: dict
     ns = argparse.Namespace(arms=arms, id_column=id_column,
                             columns=None if not factors else ",".join(factors),
                             model=spec.get("model"), intercept=spec.get("intercept"),
-                            coded=bool(spec.get("coded", False)), caps=None, costs=None)
+                            coded=bool(spec.get("coded", False)), caps=None, costs=None,
+                            categorical=",".join(spec.get("categorical") or ()) or None)
     X, model, columns = arms_and_model(ns)
     return X, model["description"], list(columns["ids"]), columns["settings"]
 
@@ -275,20 +336,22 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
     if crit == "i" and args.region is not None:
         # factor settings of --region / --fixed get the candidates' own transformation
         # (Regressors.at: the same terms, intercept decision and coding)
-        kw["region"] = columns["regressors"].at(load_matrix(args.region, "--region"),
-                                                "--region")
+        kw["region"] = settings_regressors(args.region, "--region", columns["regressors"])
     elif args.region is not None:
         raise ValueError("--region is only used by the i criterion")
     fixed = None
     if args.fixed is not None:
         by_id = read_runs_csv(args.fixed, columns["ids"])
-        rows = None if by_id is not None else load_matrix(args.fixed, "--fixed")
+        reg = columns["regressors"]
+        rows = None if by_id is not None or reg.levels is not None \
+            else load_matrix(args.fixed, "--fixed")
         if by_id is not None:  # 'id,runs' rows of an earlier exact design or rounding
             fixed = by_id
-        elif rows.shape == (K, 1) and np.all(rows == np.round(rows)) and np.all(rows >= 0):
+        elif rows is not None and rows.shape == (K, 1) and np.all(rows == np.round(rows)) \
+                and np.all(rows >= 0):
             fixed = rows[:, 0].astype(np.int64)
         else:
-            fixed = columns["regressors"].at(rows, "--fixed")
+            fixed = settings_regressors(args.fixed, "--fixed", reg)
     if (args.costs is None) != (args.budget is None):
         raise ValueError("--costs and --budget go together")
     costs = columns.get("costs")
@@ -401,8 +464,8 @@ def add_settings(rows: list[dict], ids: Sequence[str],
     names, F = settings
     where = {name: i for i, name in enumerate(ids)}
     for row in rows:
-        row["settings"] = {n: float(v) for n, v in zip(names, F[where[row["id"]]],
-                                                        strict=True)}
+        row["settings"] = {n: v if isinstance(v, str) else float(v)
+                           for n, v in zip(names, F[where[row["id"]]], strict=True)}
 
 
 def write_rows_csv(path: str | Path, rows: list[dict], kind: str) -> None:
@@ -415,7 +478,8 @@ def write_rows_csv(path: str | Path, rows: list[dict], kind: str) -> None:
         w.writerow(["id", kind, *names])
         for row in rows:
             v = row[kind]
-            extra = [repr(row["settings"][n]) for n in names]
+            extra = [s if isinstance(s, str) else repr(s)
+                     for s in (row["settings"][n] for n in names)]
             w.writerow([row["id"], repr(v) if kind == "weight" else v, *extra])
 
 

@@ -25,7 +25,8 @@ from bandits.io import load_candidates
 
 def candidate_model(arms: str | Path, *, id_column: str | None = None,
                     columns: list[str] | str | None = None, model: str | int | None = None,
-                    intercept: bool | str = "auto", code: bool = False) -> tuple[Any, Any]:
+                    intercept: bool | str = "auto", code: bool = False,
+                    categorical: list[str] | str | None = None) -> tuple[Any, Any]:
     """``(candidates, regressors)`` of an experiment: the candidate file and the linear
     model ``mu = X theta`` fitted to the rewards (:func:`design.regressors`).
 
@@ -37,14 +38,22 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
     response, a conversion rate), and without an intercept the least-squares fit would
     force the response of the all-zero candidate to 0, bias every effect, and certify a
     wrong set. With one-hot features (or any that span the constant) nothing is added.
-    """
-    from bandits.design_cli import model_regressors
 
+    A column named in ``categorical``, or a column of text (a catalyst, a supplier) among
+    the ``columns`` given, is a categorical factor in treatment coding
+    (:func:`design.regressors`).
+    """
+    from bandits.design_cli import categorical_request, model_regressors
+
+    if isinstance(categorical, list):
+        categorical = ",".join(categorical)
     cand = load_candidates(arms, id_column=id_column, columns=columns,
-                           allow_no_features=True)
+                           allow_no_features=True,
+                           **categorical_request(categorical, columns))
     if cand.X.shape[1] == 0:
         return cand, _one_hot(cand, model, intercept, code)
-    return cand, model_regressors(cand.X, model, intercept, list(cand.columns), code=code)
+    return cand, model_regressors(cand.factors(), model, intercept, list(cand.columns),
+                                  code=code, categorical=cand.categorical)
 
 
 def _one_hot(cand: Any, model: str | int | None, intercept: bool | str, code: bool) -> Any:
@@ -72,7 +81,7 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
                    S: float | None = None, threshold: str | None = None, seed: int = 0,
                    max_samples: int | None = None, force: bool = False,
                    model: str | int | None = None, intercept: bool | str = "auto",
-                   code: bool = False) -> Any:
+                   code: bool = False, categorical: list[str] | str | None = None) -> Any:
     """Create the state file of a new experiment; returns the policy.
 
     The arms are the regressors of :func:`candidate_model` (``model``, ``intercept``: by
@@ -86,7 +95,8 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
     if p.exists() and not force:
         raise ValueError(f"--state: {str(p)!r} exists; pass --force to start over")
     cand, reg = candidate_model(arms, id_column=id_column, columns=columns, model=model,
-                                intercept=intercept, code=code)
+                                intercept=intercept, code=code,
+                                categorical=categorical)
     e = entry(algorithm)
     if e.instance != "linear":
         raise ValueError(f"--algorithm: {algorithm!r} is not a linear identification "
@@ -107,7 +117,7 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
     pol = policy(algorithm, reg.X, **args)
     pol.ids = list(cand.ids)
     save_policy(pol, p, {"arms_file": str(arms), "id_column": id_column,
-                         "columns": cand.columns, "m": m,
+                         "columns": cand.columns, "categorical": cand.categorical, "m": m,
                          "model": _model_record(reg, model)})
     return pol
 
@@ -355,7 +365,8 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
          id_column: str | None = None, columns: list[str] | str | None = None, m: int = 1,
          delta: float = 0.05, sigma: float = 1.0, S: float | None = None, runs: int = 10,
          max_samples: int = 10**6, model: str | int | None = None,
-         intercept: bool | str = "auto", code: bool = False) -> dict:
+         intercept: bool | str = "auto", code: bool = False,
+         categorical: list[str] | str | None = None) -> dict:
     """Predicted budget on a plausible ``theta``: the complexity constants (Réda et al.
     2021, Table 2) and short simulations under the algorithm's proven threshold (its
     default: ``theoretical``, ``lingape`` for LinGapE, ``lucb1`` for LUCB and UGapE) and
@@ -368,7 +379,8 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
     from bandits.registry import entry
 
     cand, reg = candidate_model(arms, id_column=id_column, columns=columns, model=model,
-                                intercept=intercept, code=code)
+                                intercept=intercept, code=code,
+                                categorical=categorical)
     X = reg.X
     theta = np.asarray(theta, dtype=float).ravel()
     if theta.shape[0] != X.shape[1]:

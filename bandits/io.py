@@ -144,13 +144,31 @@ DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": "\t"}
 
 
 class Candidates:
-    """Arms read from a file: ``ids`` (one name per row), the feature matrix ``X`` (K, d)
-    and the names of its ``columns``."""
+    """Arms read from a file: ``ids`` (one name per row), the feature matrix ``X`` (K, d),
+    the names of its ``columns`` and, with categorical columns, their labels.
 
-    __slots__ = ("ids", "X", "columns")
+    ``X`` holds NaN in a categorical column (its labels are not numbers); the factor
+    settings with the labels are :meth:`factors`, which :func:`design.regressors` codes."""
 
-    def __init__(self, ids: list[str], X: np.ndarray, columns: list[str]) -> None:
+    __slots__ = ("ids", "X", "columns", "categorical", "_labels")
+
+    def __init__(self, ids: list[str], X: np.ndarray, columns: list[str],
+                 labels: dict[str, list[str]] | None = None) -> None:
         self.ids, self.X, self.columns = ids, X, columns
+        self._labels = dict(labels or {})
+        self.categorical = [c for c in columns if c in self._labels]
+        """The categorical columns, in the order of ``columns``."""
+
+    def factors(self) -> np.ndarray:
+        """The factor settings (K, d): ``X`` itself when every column is numeric, else an
+        object array with the labels (text) in the categorical columns."""
+        if not self._labels:
+            return self.X
+        F = self.X.astype(object)
+        for j, c in enumerate(self.columns):
+            if c in self._labels:
+                F[:, j] = self._labels[c]
+        return F
 
     def __repr__(self) -> str:
         return f"Candidates(K={len(self.ids)}, d={self.X.shape[1]}, columns={self.columns})"
@@ -175,7 +193,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _read_table(p: Path, name: str) -> tuple[list[str] | None, list[list[str]]]:
+def read_table(p: Path, name: str) -> tuple[list[str] | None, list[list[str]]]:
     """``(header or None, rows)`` of a CSV/TSV file (the csv module; delimiter from the
     extension). The first row is a header unless every cell of it is a number."""
     import csv
@@ -216,7 +234,7 @@ def _cells(p: Path, name: str) -> tuple[list[str], list[list[str]]]:
         df = pd.read_parquet(p)
         return ([str(c) for c in df.columns],
                 [[str(v) for v in row] for row in df.astype(str).itertuples(index=False)])
-    head, cells = _read_table(p, name)
+    head, cells = read_table(p, name)
     width = max(len(r) for r in cells) if cells else 0
     return (head if head is not None else [str(j) for j in range(width)]), cells
 
@@ -230,12 +248,14 @@ def column_names(path: str | Path, name: str = "--arms") -> list[str] | None:
     suffix = p.suffix.lower()
     if suffix == ".npy":
         return None
-    return _cells(p, name)[0] if suffix == ".parquet" else _read_table(p, name)[0]
+    return _cells(p, name)[0] if suffix == ".parquet" else read_table(p, name)[0]
 
 
 def load_candidates(path: str | Path, *, id_column: str | None = None,
                     columns: list[str] | str | None = None,
-                    name: str = "--arms", allow_no_features: bool = False) -> Candidates:
+                    name: str = "--arms", allow_no_features: bool = False,
+                    categorical: list[str] | str = (),
+                    text_categorical: bool = False) -> Candidates:
     """Read candidate arms with their names from a CSV, TSV, NPY or Parquet file.
 
     Parameters
@@ -256,6 +276,13 @@ def load_candidates(path: str | Path, *, id_column: str | None = None,
     allow_no_features : bool
         Accept a file of IDs only (``X`` then has no column; e.g. the variants of an
         A/B/n test, whose arms are unstructured). Otherwise that is a ValueError.
+    categorical : list of str or comma-separated str
+        Feature columns read as categorical factors, their labels kept as text
+        (:meth:`Candidates.factors`), even when the labels are numbers (batch 1, 2, 3).
+    text_categorical : bool, default False
+        Read every other feature column of text (a catalyst, a supplier) as a categorical
+        factor too. Without it such a column is refused with a message saying how to
+        declare it (a free-text column beside the factors is not made a factor unasked).
 
     Returns
     -------
@@ -292,18 +319,42 @@ def load_candidates(path: str | Path, *, id_column: str | None = None,
             raise ValueError(f"--columns: {c!r} is the ID column")
     if not columns and not allow_no_features:
         raise ValueError(f"--columns: {str(p)!r} has no feature column")
+    if isinstance(categorical, str):
+        categorical = [c.strip() for c in categorical.split(",") if c.strip()]
+    named = list(categorical)
+    for c in named:
+        if c not in columns:
+            raise ValueError(f"--categorical: {c!r} is not a feature column ({columns})")
     X = np.empty((len(cells), len(columns)))
+    labels: dict[str, list[str]] = {}
     for j, c in enumerate(columns):
+        if c in named:
+            labels[c] = [r[pos[c]] for r in cells]
+            X[:, j] = np.nan
+            continue
         for i, r in enumerate(cells):
             v = r[pos[c]]
             try:
                 X[i, j] = float(v)
             except ValueError:
+                if text_categorical and v.strip():
+                    labels[c] = [r[pos[c]] for r in cells]
+                    X[:, j] = np.nan
+                    break
+                hint = ("; if it is a factor of labels (a categorical factor), name it in "
+                        "--categorical or --columns" if not text_categorical else "")
                 raise ValueError(f"{name} file {str(p)!r}: column {c!r} is not numeric "
                                  f"(row {i + 1}: {v!r}); choose the feature columns with "
-                                 "--columns and the name column with --id-column") from None
-    if not np.all(np.isfinite(X)):
+                                 f"--columns and the name column with --id-column{hint}") \
+                    from None
+    num = [j for j, c in enumerate(columns) if c not in labels]
+    if not np.all(np.isfinite(X[:, num])):
         raise ValueError(f"{name} file {str(p)!r} contains NaN or inf in {columns}")
+    for c, lab in labels.items():
+        empty = next((i for i, v in enumerate(lab) if not v.strip()), None)
+        if empty is not None:
+            raise ValueError(f"{name} file {str(p)!r}: the categorical column {c!r} is empty "
+                             f"in row {empty + 1}")
     if id_column is None:
         ids = [str(i) for i in range(len(cells))]
     else:
@@ -313,7 +364,7 @@ def load_candidates(path: str | Path, *, id_column: str | None = None,
             if n in seen:
                 raise ValueError(f"--id-column: the ID {n!r} appears twice in {str(p)!r}")
             seen.add(n)
-    return Candidates(ids, X, list(columns))
+    return Candidates(ids, X, list(columns), labels)
 
 
 def write_id_table(path: str | Path | None, header: tuple[str, str], rows: list[tuple],

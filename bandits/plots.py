@@ -574,6 +574,10 @@ def _model_regressors_at(model: Any, X: np.ndarray, *, check: bool = True) -> np
         raise ValueError("model must be a design.Regressors of two factors (design."
                          f"regressors on the (K, 2) settings); got {type(model).__name__}"
                          + (f" of {factors} factors" if factors is not None else ""))
+    if getattr(model, "levels", None) is not None:
+        raise ValueError("model: a categorical factor has no continuous axis to draw the "
+                         "variance contour on; plot each level's candidates with a model of "
+                         "the numeric factors, or the design without model")
     F = model.at(X, "X")
     if check and (F.shape != model.X.shape
                   or not np.allclose(F, model.X, rtol=1e-9, atol=1e-12)):

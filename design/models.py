@@ -175,6 +175,15 @@ class Regressors(NamedTuple):
     """With coded factors: the candidates' centres (:func:`coded`), else None."""
     half: np.ndarray | None = None
     """With coded factors: the candidates' half-ranges, else None."""
+    levels: tuple | None = None
+    """Per factor: the levels of a categorical factor (a tuple, the first being the
+    baseline of the treatment coding) or None for a numeric one; None when every factor
+    is numeric."""
+    full_first: bool = False
+    """Whether the first categorical factor's main effect has one column per level (a
+    model without intercept, as R's ``model.matrix(~ 0 + ...)``)."""
+    factor_names: tuple[str, ...] = ()
+    """The factors' names (``x1, x2, ...`` when none were given)."""
 
     def __repr__(self) -> str:
         """What the regressors are, not every entry of ``X`` (its shape)."""
@@ -185,15 +194,22 @@ class Regressors(NamedTuple):
         """The same regressors at other factor settings ``F`` (m, k), e.g. the points of
         an I-optimality region or runs already made: the candidates' coding (centres and
         half-ranges, not those of ``F``), the same terms and the same intercept."""
-        F = np.asarray(F, dtype=np.float64)
-        if F.ndim == 1:
-            F = F[:, None]
+        if self.levels is not None:
+            F = _level_codes(F, self.levels, name, self.factor_names)
+        else:
+            F = np.asarray(F, dtype=np.float64)
+            if F.ndim == 1:
+                F = F[:, None]
         if F.ndim != 2 or F.shape[1] != self.factors:
             raise ValueError(f"{name} must have {self.factors} columns (the factors of the "
                              f"model); got shape {F.shape}")
         if self.centre is not None:
             F = (F - self.centre) / self.half
-        X0 = F if self.model is None else model_matrix(F, self.model, intercept=False)
+        if self.levels is not None:
+            X0 = _categorical_matrix(F, self.levels, self.model or "linear",
+                                     self.full_first, self.factor_names)[0]
+        else:
+            X0 = F if self.model is None else model_matrix(F, self.model, intercept=False)
         return np.c_[np.ones(F.shape[0]), X0] if self.intercept else X0
 
 
@@ -217,7 +233,8 @@ def coded(F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def regressors(F: object, model: str | int | None = None,
                intercept: bool | str | None = None,
                names: Sequence[str] | None = None, *, code: bool = False,
-               source: str = "the columns") -> Regressors:
+               source: str = "the columns",
+               categorical: Sequence[int | str] | None = None) -> Regressors:
     """The regressors of a model on factor settings ``F`` (n, k), as the CLI builds them.
 
     Parameters
@@ -245,6 +262,21 @@ def regressors(F: object, model: str | int | None = None,
     source : str, default "the columns"
         What the columns of ``F`` are called in the description of a model without
         ``model`` (``"<source> as regressors"``).
+    categorical : sequence of int or str, optional
+        Factors whose values are labels, not numbers (column indices, or names of
+        ``names`` / the DataFrame's columns), e.g. a catalyst or a supplier. A column of
+        text (or a non-numeric column of a DataFrame) is categorical without being named
+        here; name a numeric column to treat its values as labels (e.g. batch 1, 2, 3).
+        A categorical factor enters by **treatment coding**: its levels sorted (numbers
+        numerically, text alphabetically, as R's ``factor``), the first one the
+        baseline, one 0/1 column per other level (``catalyst[Pt]``). In a model, a
+        categorical factor appears wherever a numeric one would at power one (its main
+        effect and its interactions, e.g. ``temp*catalyst[Pt]`` in ``"interactions"``
+        and ``"quadratic"``), never squared. Without an intercept, the first categorical
+        factor's main effect has a column for every level (R's ``~ 0 + ...``), so the
+        model keeps one mean per level. G-, D- and exact D-optimal designs do not depend
+        on the coding (it is a reparametrisation); A-, I- and Ds-criteria do, as for any
+        parametrisation (docs/choices.md).
 
     Returns
     -------
@@ -262,36 +294,43 @@ def regressors(F: object, model: str | int | None = None,
     """
     if names is None and hasattr(F, "columns"):  # a DataFrame: its column names
         names = [str(c) for c in F.columns]
-    F = np.asarray(F, dtype=np.float64)
-    if F.ndim == 1:
-        F = F[:, None]
+    F, levels = _split_factors(F, categorical, names)
     if names is not None and len(names) != F.shape[1]:
         raise ValueError(f"names has {len(names)} entries for {F.shape[1]} factors")
+    fn = list(names) if names is not None else [f"x{j + 1}" for j in range(F.shape[1])]
+    numeric = [j for j in range(F.shape[1]) if levels is None or levels[j] is None]
     coding = ""
     centre = half = None
     if code:
-        F, centre, half = coded(F)
-        fn = list(names) if names is not None else [f"x{j + 1}" for j in range(F.shape[1])]
+        Fc, c_num, h_num = coded(F[:, numeric])
+        F = F.copy()
+        F[:, numeric] = Fc
+        centre, half = np.zeros(F.shape[1]), np.ones(F.shape[1])
+        centre[numeric], half[numeric] = c_num, h_num
         coding = ("; factors coded to [-1, 1]: " + ", ".join(
-            f"{n} = {c:.6g} + {h:.6g} * coded" for n, c, h in zip(fn, centre, half,
-                                                                   strict=True)))
+            f"{fn[j]} = {c:.6g} + {h:.6g} * coded" for j, c, h in zip(numeric, c_num, h_num,
+                                                                       strict=True)))
     if intercept not in (None, True, False, "auto"):
         raise ValueError(f"intercept must be True, False, 'auto' or None; got {intercept!r}")
     terms: str | int | None = None
     if model is not None:
         terms = int(model) if str(model).isdigit() else model
-        X0 = model_matrix(F, terms, intercept=False)
-        labels = model_terms(F.shape[1], terms, False, names=names)
         k = F.shape[1]
         desc = f"{model} model in {k} factor{'' if k == 1 else 's'}"
     else:
-        X0 = F
-        labels = list(names) if names is not None else [f"x{j + 1}" for j in
-                                                         range(F.shape[1])]
         desc = f"{source} as regressors"
+    if levels is not None:
+        X0, labels = _categorical_matrix(F, levels, terms or "linear", False, fn)
+    elif model is not None:
+        X0 = model_matrix(F, terms, intercept=False)
+        labels = model_terms(F.shape[1], terms, False, names=names)
+    else:
+        X0 = F
+        labels = list(fn)
     if intercept is None:
         intercept = "auto" if model is not None else False
-    spanned = spans_constant(X0) if intercept in (True, "auto") else False
+    spanned = spans_constant(X0) if intercept in (True, "auto") or levels is not None \
+        else False
     if intercept is True and spanned:
         why = (f"{X0.shape[0]} candidates for {X0.shape[1]} terms: the regressors span "
                "every vector of means" if _rank(X0) >= X0.shape[0]
@@ -300,6 +339,9 @@ def regressors(F: object, model: str | int | None = None,
                          f"regressors {labels} ({why}); an intercept column would make "
                          "them rank-deficient")
     add = intercept is True or (intercept == "auto" and not spanned)
+    full_first = levels is not None and not add and not spanned
+    if full_first:  # no intercept: the first categorical factor keeps all its levels
+        X0, labels = _categorical_matrix(F, levels, terms or "linear", True, fn)
     if code and not add and not spans_constant(X0):
         raise ValueError("code: coding centres the factors, which puts a constant into a "
                          "model without an intercept (a different model); use it with an "
@@ -307,8 +349,9 @@ def regressors(F: object, model: str | int | None = None,
     X = np.c_[np.ones(F.shape[0]), X0] if add else X0
     terms_out = (["1"] if add else []) + labels
     if model is not None:
-        sums = F.sum(axis=1)
-        mixture = F.shape[1] > 1 and bool(np.ptp(sums) <= 1e-9 * max(1.0, np.abs(sums).max()))
+        sums = F[:, numeric].sum(axis=1)
+        mixture = len(numeric) > 1 and bool(np.ptp(sums) <= 1e-9 * max(1.0,
+                                                                       np.abs(sums).max()))
         _check_identifiable(X, terms_out, str(model), mixture)
     if model is None:
         desc += " plus an intercept" if add else ", no intercept added"
@@ -316,7 +359,200 @@ def regressors(F: object, model: str | int | None = None,
             desc += " (the constant is in their span)"
     elif not add:
         desc += ", no intercept"
-    return Regressors(X, terms_out, bool(add), desc + coding, terms, F.shape[1], centre, half)
+    if levels is not None:
+        desc += "; categorical: " + ", ".join(
+            f"{fn[j]} ({', '.join(_level_text(v) for v in lv)}; baseline "
+            f"{_level_text(lv[0])})" if not (full_first and j == _first(levels))
+            else f"{fn[j]} ({', '.join(_level_text(v) for v in lv)}; one mean per level)"
+            for j, lv in enumerate(levels) if lv is not None)
+    return Regressors(X, terms_out, bool(add), desc + coding, terms, F.shape[1], centre, half,
+                      None if levels is None else tuple(levels), full_first, tuple(fn))
+
+
+def _first(levels: Sequence[tuple | None]) -> int:
+    """Index of the first categorical factor."""
+    return next(j for j, lv in enumerate(levels) if lv is not None)
+
+
+def _level_text(v: object) -> str:
+    """A level as written in term names: text as is, numbers in short form."""
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):g}"
+    return str(v)
+
+
+def _as_number(v: object) -> float | None:
+    """``v`` as a float, or None for a label that is not a number (text, bool)."""
+    if isinstance(v, (bool, np.bool_)):
+        return None
+    try:
+        x = float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return x
+
+
+def _split_factors(F: object, categorical: Sequence[int | str] | None,
+                   names: Sequence[str] | None) -> tuple[np.ndarray, list | None]:
+    """Factor settings ``F`` as floats, a categorical factor as its level codes
+    ``0 .. L-1``, and the levels of each factor (None for a numeric one; the whole list
+    None when every factor is numeric). A column is categorical when ``categorical``
+    names it or when its values are not numbers (text, a DataFrame's object, string,
+    category or boolean column)."""
+    cols = list(F.columns) if hasattr(F, "columns") else None
+    if cols is not None:
+        arr = np.empty((len(F), len(cols)), dtype=object)
+        for j, c in enumerate(cols):
+            arr[:, j] = np.asarray(F[c], dtype=object)
+        kinds = [np.asarray(F[c]).dtype.kind for c in cols]
+    else:
+        arr = np.asarray(F)
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        if arr.dtype.kind in "biuf" and not categorical:
+            return np.asarray(arr, dtype=np.float64), None
+        kinds = [arr.dtype.kind] * (arr.shape[1] if arr.ndim == 2 else 0)
+    if arr.ndim != 2:
+        raise ValueError(f"F must be a matrix of factor settings (n, k); got shape {arr.shape}")
+    k = arr.shape[1]
+    chosen: set[int] = set()
+    for c in categorical or ():
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            if not 0 <= c < k:
+                raise ValueError(f"categorical: column {c} is not among the {k} factors")
+            chosen.add(int(c))
+        elif isinstance(c, str) and names is not None and c in names:
+            chosen.add(list(names).index(c))
+        else:
+            raise ValueError(f"categorical: {c!r} is neither a column index nor a factor "
+                             f"name{'' if names is None else ' among ' + str(list(names))}")
+    out = np.empty((arr.shape[0], k))
+    levels: list = [None] * k
+    for j in range(k):
+        col = arr[:, j]
+        values = None if j in chosen or kinds[j] == "b" else [_as_number(v) for v in col]
+        if values is not None and all(v is not None for v in values):
+            out[:, j] = values
+            continue
+        lv = _sorted_levels(col)
+        if len(lv) < 2:
+            name = names[j] if names is not None else f"x{j + 1}"
+            raise ValueError(f"categorical factor {name!r} has a single level "
+                             f"({_level_text(lv[0]) if lv else 'none'}) on these "
+                             "candidates: its effect cannot be estimated; drop the column")
+        levels[j] = lv
+        out[:, j] = _codes(col, lv, names[j] if names is not None else f"x{j + 1}", "F")
+    if all(lv is None for lv in levels):
+        if not np.all(np.isfinite(out)):
+            raise ValueError("F contains NaN or inf")
+        return out, None
+    num = [j for j in range(k) if levels[j] is None]
+    if not np.all(np.isfinite(out[:, num])):
+        raise ValueError("F contains NaN or inf")
+    return out, levels
+
+
+def _sorted_levels(col: np.ndarray) -> tuple:
+    """The distinct labels of a categorical column, sorted as R's ``factor`` sorts
+    them: numerically when every label is a number, else as text."""
+    nums = [_as_number(v) for v in col]
+    if all(v is not None for v in nums):
+        return tuple(sorted(set(nums)))
+    return tuple(sorted({str(v) for v in col}))
+
+
+def _codes(col: np.ndarray, lv: tuple, factor: str, name: str) -> np.ndarray:
+    """The level codes of the labels ``col`` among the levels ``lv``; a label that is not
+    a level is a ValueError naming it."""
+    numeric = all(isinstance(v, float) for v in lv)
+    index = {v: i for i, v in enumerate(lv)}
+    out = np.empty(len(col))
+    for i, v in enumerate(col):
+        key = _as_number(v) if numeric else str(v)
+        if key not in index:
+            raise ValueError(f"{name}: row {i + 1} has level {v!r} of the categorical "
+                             f"factor {factor!r}, which is not one of its levels "
+                             f"{[_level_text(x) for x in lv]}")
+        out[i] = index[key]
+    return out
+
+
+def _level_codes(F: object, levels: Sequence[tuple | None], name: str,
+                 factors: Sequence[str]) -> np.ndarray:
+    """Settings ``F`` (m, k) with labels in the categorical columns as floats and codes
+    (:meth:`Regressors.at`), with the candidates' levels."""
+    if hasattr(F, "columns"):
+        arr = np.empty((len(F), len(F.columns)), dtype=object)
+        for j, c in enumerate(F.columns):
+            arr[:, j] = np.asarray(F[c], dtype=object)
+    else:
+        arr = np.asarray(F, dtype=object)
+        if arr.ndim == 1:
+            arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[1] != len(levels):
+        raise ValueError(f"{name} must have {len(levels)} columns (the factors of the "
+                         f"model); got shape {arr.shape}")
+    out = np.empty(arr.shape)
+    for j, lv in enumerate(levels):
+        if lv is not None:
+            out[:, j] = _codes(arr[:, j], lv, factors[j], name)
+            continue
+        vals = [_as_number(v) for v in arr[:, j]]
+        bad = next((v for v, x in zip(arr[:, j], vals, strict=True) if x is None), None)
+        if bad is not None:
+            raise ValueError(f"{name}: {factors[j]!r} is a numeric factor; got {bad!r}")
+        out[:, j] = vals
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return out
+
+
+def _categorical_matrix(F: np.ndarray, levels: Sequence[tuple | None],
+                        terms: str | int | Sequence[Sequence[int]], full_first: bool,
+                        names: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Regressors (without intercept) and term names of a model with categorical factors:
+    the model's monomials (:func:`model_exponents`) with every categorical factor at power
+    at most one, a categorical factor expanded into its treatment-coded 0/1 columns (one
+    per level but the first; every level for the first categorical factor's main effect
+    when ``full_first``). ``F`` holds the level codes of the categorical columns."""
+    k = F.shape[1]
+    E = model_exponents(k, terms, intercept=False)
+    cat = [j for j in range(k) if levels[j] is not None]
+    if not isinstance(terms, (str, int, np.integer)) and np.any(E[:, cat] > 1):
+        raise ValueError("terms: a categorical factor cannot have a power above one (its "
+                         "columns are 0/1)")
+    first = cat[0]
+    cols: list[np.ndarray] = []
+    labels: list[str] = []
+    for e in E:
+        if np.any(e[cat] > 1):  # a square of a categorical factor is not a term
+            continue
+        base = np.ones(F.shape[0])
+        for i in range(k):
+            if e[i] > 0 and levels[i] is None:
+                base = base * F[:, i] ** e[i]
+        options = []
+        for j in range(k):
+            if e[j] == 1 and levels[j] is not None:
+                start = 0 if full_first and j == first and e.sum() == 1 else 1
+                options.append([(j, li) for li in range(start, len(levels[j]))])
+        for combo in itertools.product(*options):
+            col = base.copy()
+            chosen = dict(combo)
+            for j, li in combo:
+                col = col * (F[:, j] == li)
+            parts = []
+            for i in range(k):
+                if e[i] == 0:
+                    continue
+                if levels[i] is None:
+                    parts.append(names[i] if e[i] == 1 else f"{names[i]}^{e[i]}")
+                else:
+                    parts.append(f"{names[i]}[{_level_text(levels[i][chosen[i]])}]")
+            cols.append(col + 0.0)
+            labels.append("*".join(parts))
+    X0 = np.column_stack(cols) if cols else np.empty((F.shape[0], 0))
+    return X0, labels
 
 
 def _check_identifiable(X: np.ndarray, terms: Sequence[str], model: str,
