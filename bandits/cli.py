@@ -548,7 +548,8 @@ def _user_instance(args: argparse.Namespace):
         theta = load_vector(args.theta, "--theta")
         reg = design_cli.model_regressors(cand.factors(), args.model, args.intercept,
                                           list(cand.columns), code=args.coded,
-                                          categorical=cand.categorical)
+                                          categorical=cand.categorical,
+                                          contrasts=args.contrasts)
         X = reg.X
         if theta.shape[0] != X.shape[1]:
             what = (f"feature columns {cand.columns}" if args.model is None
@@ -836,7 +837,8 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                                 threshold=args.threshold, seed=args.seed,
                                 max_samples=args.max_samples, force=args.force,
                                 model=args.model, intercept=_intercept(args),
-                                code=args.coded, categorical=args.categorical)
+                                code=args.coded, categorical=args.categorical,
+                                contrasts=args.contrasts)
         from bandits._core.state import read_state
 
         model = read_state(args.state)["experiment"]["model"]
@@ -904,7 +906,8 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     out = ex.plan(args.arms, theta, algorithm=args.algorithm, id_column=args.id_column,
                   columns=args.columns, m=args.m, delta=args.delta, sigma=args.sigma,
                   S=args.S, runs=args.runs, model=args.model, intercept=_intercept(args),
-                  code=args.coded, categorical=args.categorical)
+                  code=args.coded, categorical=args.categorical,
+                  contrasts=args.contrasts)
     if args.json:
         print(json.dumps(jsonable(out), indent=2))
         return 0

@@ -61,7 +61,8 @@ def add_model_options(g: Any, intercept_help: str, prefix: str = "") -> None:
 def model_regressors(F: np.ndarray, model: str | None, intercept: bool | str | None,
                      names: Sequence[str] | None, *, code: bool = False,
                      source: str = "the features",
-                     categorical: Sequence[str] | None = None) -> Any:
+                     categorical: Sequence[str] | None = None,
+                     contrasts: str | None = None) -> Any:
     """:func:`design.regressors` for the commands: its ValueError names the command-line
     options (``--model``, ``--intercept``, ``--coded``) that choose the model.
     ``categorical``: the categorical columns (:meth:`bandits.io.Candidates.factors` holds
@@ -70,9 +71,10 @@ def model_regressors(F: np.ndarray, model: str | None, intercept: bool | str | N
 
     try:
         return design.regressors(F, model, intercept, names, code=code, source=source,
-                                 categorical=list(categorical or ()) or None)
+                                 categorical=list(categorical or ()) or None,
+                                 contrasts=contrasts or "treatment")
     except ValueError as exc:
-        raise ValueError(f"--intercept/--model/--coded: {exc}") from None
+        raise ValueError(f"--intercept/--model/--coded/--categorical: {exc}") from None
 
 
 def categorical_request(option: str | None, columns: Sequence[str] | str | None
@@ -93,7 +95,12 @@ def add_categorical_option(g: Any) -> None:
                    "batch numbered 1, 2, 3); a column of text (a catalyst, a supplier) "
                    "named in --columns is categorical without it. Treatment coding: the "
                    "first level in sorted order is the baseline, one 0/1 term per other "
-                   "level (catalyst[Pt])")
+                   "level (catalyst[Pt]); see --contrasts")
+    g.add_argument("--contrasts", choices=("treatment", "sum"), default=None,
+                   help="coding of the categorical factors: treatment (default; R's "
+                   "contr.treatment, effects against the baseline level) or sum (effect "
+                   "coding, R's contr.sum: effects against the mean of the levels). D- and "
+                   "G-designs do not depend on it; A-, I- and Ds-designs do")
 
 
 def add_design_arguments(g: argparse.ArgumentParser) -> None:
@@ -227,13 +234,14 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     columns["settings"] = (names or [f"x{j + 1}" for j in range(F.shape[1])], F)
     columns["regressors"] = reg = model_regressors(F, args.model, args.intercept, names,
                            code=getattr(args, "coded", False), source="the columns of --arms",
-                           categorical=cats)
+                           categorical=cats, contrasts=getattr(args, "contrasts", None))
     X, labels, intercept, desc = reg.X, reg.terms, reg.intercept, reg.description
     # "spec" rebuilds the same regressors from the same file (`oed round --arms`)
     model = {"description": desc, "terms": labels, "intercept": intercept,
              "parameters": int(X.shape[1]),
              "spec": {"model": args.model, "factors": names, "intercept": intercept,
-                      "coded": bool(getattr(args, "coded", False)), "categorical": cats}}
+                      "coded": bool(getattr(args, "coded", False)), "categorical": cats,
+                      "contrasts": reg.contrasts}}
     return X, model, columns
 
 
@@ -289,7 +297,8 @@ def regressors_of(arms: str, id_column: str | None, spec: dict
                             columns=None if not factors else ",".join(factors),
                             model=spec.get("model"), intercept=spec.get("intercept"),
                             coded=bool(spec.get("coded", False)), caps=None, costs=None,
-                            categorical=",".join(spec.get("categorical") or ()) or None)
+                            categorical=",".join(spec.get("categorical") or ()) or None,
+                            contrasts=spec.get("contrasts"))
     X, model, columns = arms_and_model(ns)
     return X, model["description"], list(columns["ids"]), columns["settings"]
 

@@ -26,7 +26,8 @@ from bandits.io import load_candidates
 def candidate_model(arms: str | Path, *, id_column: str | None = None,
                     columns: list[str] | str | None = None, model: str | int | None = None,
                     intercept: bool | str = "auto", code: bool = False,
-                    categorical: list[str] | str | None = None) -> tuple[Any, Any]:
+                    categorical: list[str] | str | None = None,
+                    contrasts: str | None = None) -> tuple[Any, Any]:
     """``(candidates, regressors)`` of an experiment: the candidate file and the linear
     model ``mu = X theta`` fitted to the rewards (:func:`design.regressors`).
 
@@ -53,7 +54,8 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
     if cand.X.shape[1] == 0:
         return cand, _one_hot(cand, model, intercept, code)
     return cand, model_regressors(cand.factors(), model, intercept, list(cand.columns),
-                                  code=code, categorical=cand.categorical)
+                                  code=code, categorical=cand.categorical,
+                                  contrasts=contrasts)
 
 
 def _one_hot(cand: Any, model: str | int | None, intercept: bool | str, code: bool) -> Any:
@@ -81,7 +83,8 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
                    S: float | None = None, threshold: str | None = None, seed: int = 0,
                    max_samples: int | None = None, force: bool = False,
                    model: str | int | None = None, intercept: bool | str = "auto",
-                   code: bool = False, categorical: list[str] | str | None = None) -> Any:
+                   code: bool = False, categorical: list[str] | str | None = None,
+                   contrasts: str | None = None) -> Any:
     """Create the state file of a new experiment; returns the policy.
 
     The arms are the regressors of :func:`candidate_model` (``model``, ``intercept``: by
@@ -96,7 +99,7 @@ def new_experiment(state: str | Path, arms: str | Path, *, algorithm: str = "m-l
         raise ValueError(f"--state: {str(p)!r} exists; pass --force to start over")
     cand, reg = candidate_model(arms, id_column=id_column, columns=columns, model=model,
                                 intercept=intercept, code=code,
-                                categorical=categorical)
+                                categorical=categorical, contrasts=contrasts)
     e = entry(algorithm)
     if e.instance != "linear":
         raise ValueError(f"--algorithm: {algorithm!r} is not a linear identification "
@@ -366,7 +369,7 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
          delta: float = 0.05, sigma: float = 1.0, S: float | None = None, runs: int = 10,
          max_samples: int = 10**6, model: str | int | None = None,
          intercept: bool | str = "auto", code: bool = False,
-         categorical: list[str] | str | None = None) -> dict:
+         categorical: list[str] | str | None = None, contrasts: str | None = None) -> dict:
     """Predicted budget on a plausible ``theta``: the complexity constants (Réda et al.
     2021, Table 2) and short simulations under the algorithm's proven threshold (its
     default: ``theoretical``, ``lingape`` for LinGapE, ``lucb1`` for LUCB and UGapE) and
@@ -380,7 +383,7 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
 
     cand, reg = candidate_model(arms, id_column=id_column, columns=columns, model=model,
                                 intercept=intercept, code=code,
-                                categorical=categorical)
+                                categorical=categorical, contrasts=contrasts)
     X = reg.X
     theta = np.asarray(theta, dtype=float).ravel()
     if theta.shape[0] != X.shape[1]:

@@ -184,6 +184,8 @@ class Regressors(NamedTuple):
     model without intercept, as R's ``model.matrix(~ 0 + ...)``)."""
     factor_names: tuple[str, ...] = ()
     """The factors' names (``x1, x2, ...`` when none were given)."""
+    contrasts: str = "treatment"
+    """How the categorical factors are coded (``"treatment"`` or ``"sum"``)."""
 
     def __repr__(self) -> str:
         """What the regressors are, not every entry of ``X`` (its shape)."""
@@ -207,7 +209,8 @@ class Regressors(NamedTuple):
             F = (F - self.centre) / self.half
         if self.levels is not None:
             X0 = _categorical_matrix(F, self.levels, self.model or "linear",
-                                     self.full_first, self.factor_names)[0]
+                                     self.full_first, self.factor_names,
+                                     self.contrasts)[0]
         else:
             X0 = F if self.model is None else model_matrix(F, self.model, intercept=False)
         return np.c_[np.ones(F.shape[0]), X0] if self.intercept else X0
@@ -234,7 +237,8 @@ def regressors(F: object, model: str | int | None = None,
                intercept: bool | str | None = None,
                names: Sequence[str] | None = None, *, code: bool = False,
                source: str = "the columns",
-               categorical: Sequence[int | str] | None = None) -> Regressors:
+               categorical: Sequence[int | str] | None = None,
+               contrasts: str = "treatment") -> Regressors:
     """The regressors of a model on factor settings ``F`` (n, k), as the CLI builds them.
 
     Parameters
@@ -277,6 +281,11 @@ def regressors(F: object, model: str | int | None = None,
         model keeps one mean per level. G-, D- and exact D-optimal designs do not depend
         on the coding (it is a reparametrisation); A-, I- and Ds-criteria do, as for any
         parametrisation (docs/choices.md).
+    contrasts : {"treatment", "sum"}, default "treatment"
+        The coding of the categorical factors: ``"treatment"`` (above: R's
+        ``contr.treatment``) or ``"sum"`` (effect coding, R's ``contr.sum``, JMP's
+        default): one column per level but the last, ``+1`` at that level and ``-1`` at
+        the last, so each effect is a level's deviation from the mean of the levels.
 
     Returns
     -------
@@ -319,8 +328,10 @@ def regressors(F: object, model: str | int | None = None,
         desc = f"{model} model in {k} factor{'' if k == 1 else 's'}"
     else:
         desc = f"{source} as regressors"
+    if contrasts not in ("treatment", "sum"):
+        raise ValueError(f"contrasts must be 'treatment' or 'sum'; got {contrasts!r}")
     if levels is not None:
-        X0, labels = _categorical_matrix(F, levels, terms or "linear", False, fn)
+        X0, labels = _categorical_matrix(F, levels, terms or "linear", False, fn, contrasts)
     elif model is not None:
         X0 = model_matrix(F, terms, intercept=False)
         labels = model_terms(F.shape[1], terms, False, names=names)
@@ -341,7 +352,7 @@ def regressors(F: object, model: str | int | None = None,
     add = intercept is True or (intercept == "auto" and not spanned)
     full_first = levels is not None and not add and not spanned
     if full_first:  # no intercept: the first categorical factor keeps all its levels
-        X0, labels = _categorical_matrix(F, levels, terms or "linear", True, fn)
+        X0, labels = _categorical_matrix(F, levels, terms or "linear", True, fn, contrasts)
     if code and not add and not spans_constant(X0):
         raise ValueError("code: coding centres the factors, which puts a constant into a "
                          "model without an intercept (a different model); use it with an "
@@ -360,13 +371,19 @@ def regressors(F: object, model: str | int | None = None,
     elif not add:
         desc += ", no intercept"
     if levels is not None:
+        def coding_of(j: int, lv: tuple) -> str:
+            if full_first and j == _first(levels):
+                return "one mean per level"
+            if contrasts == "sum":
+                return f"sum coding, {_level_text(lv[-1])} = minus the others"
+            return f"baseline {_level_text(lv[0])}"
+
         desc += "; categorical: " + ", ".join(
-            f"{fn[j]} ({', '.join(_level_text(v) for v in lv)}; baseline "
-            f"{_level_text(lv[0])})" if not (full_first and j == _first(levels))
-            else f"{fn[j]} ({', '.join(_level_text(v) for v in lv)}; one mean per level)"
+            f"{fn[j]} ({', '.join(_level_text(v) for v in lv)}; {coding_of(j, lv)})"
             for j, lv in enumerate(levels) if lv is not None)
     return Regressors(X, terms_out, bool(add), desc + coding, terms, F.shape[1], centre, half,
-                      None if levels is None else tuple(levels), full_first, tuple(fn))
+                      None if levels is None else tuple(levels), full_first, tuple(fn),
+                      contrasts)
 
 
 def _first(levels: Sequence[tuple | None]) -> int:
@@ -509,12 +526,14 @@ def _level_codes(F: object, levels: Sequence[tuple | None], name: str,
 
 def _categorical_matrix(F: np.ndarray, levels: Sequence[tuple | None],
                         terms: str | int | Sequence[Sequence[int]], full_first: bool,
-                        names: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+                        names: Sequence[str], contrasts: str = "treatment"
+                        ) -> tuple[np.ndarray, list[str]]:
     """Regressors (without intercept) and term names of a model with categorical factors:
     the model's monomials (:func:`model_exponents`) with every categorical factor at power
-    at most one, a categorical factor expanded into its treatment-coded 0/1 columns (one
-    per level but the first; every level for the first categorical factor's main effect
-    when ``full_first``). ``F`` holds the level codes of the categorical columns."""
+    at most one, a categorical factor expanded into its coded columns: treatment, one 0/1
+    column per level but the first; sum, one column per level but the last, ``+1`` there
+    and ``-1`` at the last level; every level (0/1) for the first categorical factor's main
+    effect when ``full_first``. ``F`` holds the level codes of the categorical columns."""
     k = F.shape[1]
     E = model_exponents(k, terms, intercept=False)
     cat = [j for j in range(k) if levels[j] is not None]
@@ -534,13 +553,21 @@ def _categorical_matrix(F: np.ndarray, levels: Sequence[tuple | None],
         options = []
         for j in range(k):
             if e[j] == 1 and levels[j] is not None:
-                start = 0 if full_first and j == first and e.sum() == 1 else 1
-                options.append([(j, li) for li in range(start, len(levels[j]))])
+                L = len(levels[j])
+                if full_first and j == first and e.sum() == 1:
+                    options.append([(j, li, False) for li in range(L)])
+                elif contrasts == "sum":
+                    options.append([(j, li, True) for li in range(L - 1)])
+                else:
+                    options.append([(j, li, False) for li in range(1, L)])
         for combo in itertools.product(*options):
             col = base.copy()
-            chosen = dict(combo)
-            for j, li in combo:
-                col = col * (F[:, j] == li)
+            chosen = {j: li for j, li, _ in combo}
+            for j, li, against_last in combo:
+                dummy = (F[:, j] == li).astype(np.float64)
+                if against_last:
+                    dummy -= F[:, j] == len(levels[j]) - 1
+                col = col * dummy
             parts = []
             for i in range(k):
                 if e[i] == 0:

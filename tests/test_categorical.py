@@ -242,3 +242,33 @@ def test_cli_fixed_runs_as_settings_with_labels(runs_csv, tmp_path, capsys):
     bad.write_text("temp,pH,catalyst\n60,5,Cu\n")
     assert main(base[:-1] + ["--fixed", str(bad)]) == 2
     assert "'Cu' of the categorical factor 'catalyst'" in capsys.readouterr().err
+
+
+def test_sum_coding_is_effects_against_the_mean():
+    """contrasts="sum" (R's contr.sum): columns for every level but the last, +1 there and
+    -1 at the last level; with the intercept, the intercept is then the mean over the
+    levels. The D-optimal design equals the treatment-coded one (a reparametrisation), the
+    A-optimal value differs (A depends on the parametrisation)."""
+    F = _grid()
+    r = design.regressors(F, "linear", names=["temp", "cat"], contrasts="sum")
+    assert r.terms == ["1", "temp", "cat[Ni]", "cat[Pd]"]
+    cat = F[:, 1]
+    np.testing.assert_array_equal(r.X[:, 2], (cat == "Ni") * 1.0 - (cat == "Pt"))
+    assert "sum coding, Pt = minus the others" in r.description
+    np.testing.assert_array_equal(r.at(F), r.X)
+    t = design.regressors(F, "linear", names=["temp", "cat"])
+    np.testing.assert_allclose(design.d_optimal(r.X, tol=1e-10).weights,
+                               design.d_optimal(t.X, tol=1e-10).weights, atol=1e-6)
+    assert abs(design.a_optimal(r.X).value - design.a_optimal(t.X).value) > 0.1
+    with pytest.raises(ValueError, match="contrasts must be 'treatment' or 'sum'"):
+        design.regressors(F, "linear", contrasts="helmert")
+
+
+def test_cli_contrasts_recorded_in_the_design(runs_csv, tmp_path, capsys):
+    js = tmp_path / "a.json"
+    assert main(["design", "a", "--arms", str(runs_csv), "--id-column", "id", "--columns",
+                 "temp,catalyst", "--model", "linear", "--coded", "--contrasts", "sum",
+                 "--out", str(js)]) == 0
+    assert "sum coding, Pt = minus the others" in capsys.readouterr().out
+    spec = json.loads(js.read_text())["model"]["spec"]
+    assert spec["contrasts"] == "sum" and spec["categorical"] == ["catalyst"]
