@@ -907,7 +907,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                   columns=args.columns, m=args.m, delta=args.delta, sigma=args.sigma,
                   S=args.S, runs=args.runs, model=args.model, intercept=_intercept(args),
                   code=args.coded, categorical=args.categorical,
-                  contrasts=args.contrasts)
+                  contrasts=args.contrasts, max_samples=args.max_samples)
     if args.json:
         print(json.dumps(jsonable(out), indent=2))
         return 0
@@ -919,8 +919,14 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     print(f"predicted samples ({args.runs} simulated runs each):")
     for thr, v in out["simulations"].items():
         guarantee = out["guarantees"].get(thr, "")
-        print(f"  {thr:<12} median {v['median']:>9,}  (min {v['min']:,}, max {v['max']:,})"
-              f"  {guarantee}")
+        hit = v.get("budget_hit", 0)
+        at_least = ">=" if 2 * hit > v["runs"] else "  "  # the median run did not stop
+        print(f"  {thr:<12} median {at_least}{v['median']:>9,}  (min {v['min']:,}, "
+              f"max {v['max']:,})  {guarantee}")
+        if hit:
+            print(f"  {'':<12} {hit} of {v['runs']} runs reached the simulation budget of "
+                  f"{v['max_samples']:,} samples without stopping (a lower bound; raise "
+                  "--max-samples)")
     return 0
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -1299,6 +1305,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "lingape thresholds (default: ||theta|| of --theta)")
     e_pl.add_argument("--runs", type=_COUNT, default=10,
                       help="simulated runs per threshold (default 10)")
+    e_pl.add_argument("--max-samples", type=_COUNT, default=10**6,
+                      help="budget of each simulated run (default 1000000); a run that "
+                      "reaches it is reported as not stopped")
     e_pl.add_argument("--json", action="store_true", help="print JSON")
     ex.set_defaults(func=_cmd_experiment)
     return p

@@ -332,7 +332,7 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
 
 
 def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,
-              runs: int, max_samples: int) -> list[int]:
+              runs: int, max_samples: int) -> list[Any]:
     from bandits.instances import Instance
     from bandits.registry import run
 
@@ -341,7 +341,7 @@ def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: di
     opts = {k: v for k, v in args.items() if k not in ("delta", "seed", "max_samples",
                                                         "m", "epsilon")}
     return [run(algorithm, inst, delta=float(args.get("delta", 0.05)), seed=s,
-                max_samples=max_samples, **opts).samples for s in range(runs)]
+                max_samples=max_samples, **opts) for s in range(runs)]
 
 
 def _predict_remaining(pol: Any, algorithm: str, theta: np.ndarray, m: int, runs: int
@@ -354,14 +354,18 @@ def _predict_remaining(pol: Any, algorithm: str, theta: np.ndarray, m: int, runs
                       "`oed experiment plan` with a plausible theta")
     cap = 10**6
     try:
-        got = _simulate(algorithm, X, theta, m, dict(pol._config["arguments"]), runs, cap)
+        results = _simulate(algorithm, X, theta, m, dict(pol._config["arguments"]), runs,
+                            cap)
     except ValueError as exc:
         return None, f"no simulation possible on the current estimate ({exc})"
-    med = int(np.median(got))
+    med = int(np.median([r.samples for r in results]))
+    hit = sum(r.stopped_by != "rule" for r in results)
+    capped = (f"; {hit} of {runs} simulated runs reached their budget of {cap:,} samples "
+              "without stopping, so the median is a lower bound" if hit else "")
     return max(med - pol.samples, 0), (
         f"median of {runs} simulated runs of {algorithm} on the current estimate "
-        f"theta_hat ({med} samples in total); theta_hat is uncertain early on, so this is "
-        "a rough guide")
+        f"theta_hat ({med} samples in total){capped}; theta_hat is uncertain early on, so "
+        "this is a rough guide")
 
 
 def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
@@ -392,6 +396,15 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
         raise ValueError(f"--theta: {theta.shape[0]} values for the {X.shape[1]} terms "
                          f"{reg.terms} of the model{extra}")
     mu = X @ theta
+    order = np.argsort(-mu, kind="stable")
+    if m < mu.size and mu[order[m - 1]] <= mu[order[m]]:
+        tied = [cand.ids[a] for a in np.flatnonzero(mu == mu[order[m - 1]])]
+        raise ValueError(f"--theta: under this theta the top-{m} set is not unique: "
+                         f"{', '.join(tied[:6])}{' ...' if len(tied) > 6 else ''} share "
+                         f"the mean {mu[order[m - 1]]:g} at its boundary, so no number of "
+                         "runs tells them apart and the planned budget would be infinite; "
+                         "plan with a theta under which they differ (e.g. the smallest "
+                         "difference you need to detect)")
     out: dict[str, Any] = {"K": X.shape[0], "d": X.shape[1], "m": m,
                            "model": _model_record(reg, model)["description"],
                            "top": [cand.ids[a] for a in np.argsort(-mu, kind="stable")[:m]],
@@ -406,9 +419,13 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
             a["threshold"] = thr
             if thr in THRESHOLDS_NEEDING_S:
                 a["S"] = float(np.linalg.norm(theta)) if S is None else S
-        got = _simulate(algorithm, X, theta, m, a, runs, max_samples)
+        results = _simulate(algorithm, X, theta, m, a, runs, max_samples)
+        got = [r.samples for r in results]
+        # a run that hit max_samples did not stop: its count is a lower bound, said so
         sims[thr or "default"] = {"median": int(np.median(got)), "min": int(min(got)),
-                                  "max": int(max(got)), "runs": runs}
+                                  "max": int(max(got)), "runs": runs,
+                                  "budget_hit": sum(r.stopped_by != "rule" for r in results),
+                                  "max_samples": int(max_samples)}
     out["simulations"] = sims
     out["guarantees"] = {thr: GUARANTEES[thr] for thr in sims if thr in GUARANTEES}
     return out

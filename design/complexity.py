@@ -14,6 +14,10 @@ bandit layer).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -84,6 +88,25 @@ def _pair_ok(Z: np.ndarray, b: np.ndarray, w: np.ndarray, u: np.ndarray, tol: fl
     return bool(l1 - lower <= max(tol, 1e-7) * l1)
 
 
+@contextlib.contextmanager
+def _quiet_c_stdout() -> Iterator[None]:
+    """Discard what C code writes to file descriptor 1 inside the block: constructing a
+    ``highspy.Highs`` object prints HiGHS's version banner ("Running HiGHS ...") before
+    ``output_flag`` can be set (the constructor calls a logging method), which would land
+    in the user's output (`oed experiment plan`, `oed complexity`). Python's own
+    ``sys.stdout`` is flushed first; descriptor 1 is restored after."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
 class _HighspySolver:
     """One HiGHS model ``min 1^T (w+ + w-) s.t. Z^T (w+ - w-) = b`` re-solved per ``b``.
 
@@ -94,7 +117,8 @@ class _HighspySolver:
     def __init__(self, Z: np.ndarray, tol: float) -> None:
         import highspy
 
-        self._h = highspy.Highs()
+        with _quiet_c_stdout():  # highspy >= 1.1x logs a banner before options can be set
+            self._h = highspy.Highs()
         self._ok = highspy.HighsModelStatus.kOptimal
         h = self._h
         h.setOptionValue("output_flag", False)

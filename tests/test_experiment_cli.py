@@ -438,3 +438,39 @@ def test_a_lost_batch_is_cancelled_and_asked_again(tmp_path, capsys) -> None:
     assert "is not an outstanding measurement" in capsys.readouterr().err
     assert main(["experiment", "cancel", "--all", "--state", state]) == 0
     assert "0 outstanding measurements withdrawn" in capsys.readouterr().out
+
+
+def test_plan_refuses_tied_theta_and_says_when_runs_hit_the_budget(tmp_path, capsys) -> None:
+    """A plausible theta that ties the top-m boundary is refused by name (no budget could
+    separate the tied candidates); runs that reach --max-samples are counted and said to
+    be a lower bound, not reported as a predicted budget."""
+    grid = tmp_path / "grid.csv"  # symmetric settings: theta (1, 1, 1) ties A and B
+    grid.write_text("id,x,y\nA,1,0\nB,0,1\nC,0.5,0.25\nD,0,0\n")
+    assert main(["experiment", "plan", "--arms", str(grid), "--id-column", "id",
+                 "--theta", "1,1,1"]) == 2
+    err = capsys.readouterr().err
+    assert "top-1 set is not unique: A, B share the mean 2" in err
+    path, ids, X, theta = _screen(tmp_path)
+    out = json.loads(_oed("experiment", "plan", "--arms", str(path), "--id-column", "name",
+                          "--theta=" + ",".join(repr(float(t)) for t in theta), "--m", "3",
+                          "--runs", "2", "--max-samples", "50", "--json", capsys=capsys))
+    sims = out["simulations"]
+    assert sims["theoretical"]["budget_hit"] == 2 and sims["theoretical"]["min"] == 50
+    # the heuristic threshold stops both runs before 50 samples: nothing to report there
+    assert sims["heuristic"]["budget_hit"] == 0 and sims["heuristic"]["max"] < 50
+    text = _oed("experiment", "plan", "--arms", str(path), "--id-column", "name",
+                "--theta=" + ",".join(repr(float(t)) for t in theta), "--m", "3",
+                "--runs", "2", "--max-samples", "50", capsys=capsys)
+    assert "median >=" in text and "2 of 2 runs reached the simulation budget of 50" in text
+
+
+def test_highs_banner_does_not_reach_the_output(capfd) -> None:
+    """highspy prints its banner ("Running HiGHS ...") on constructing a solver, before
+    any option can be set; the l1 weights of all pairs (oed complexity, experiment plan)
+    must not put it into the user's output."""
+    pytest.importorskip("highspy")
+    from design.complexity import l1_weights_all_pairs
+
+    X = np.random.default_rng(0).normal(size=(6, 3))
+    l1_weights_all_pairs(X, method="highspy")
+    assert "HiGHS" not in capfd.readouterr().out
