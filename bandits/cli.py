@@ -920,9 +920,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     for thr, v in out["simulations"].items():
         guarantee = out["guarantees"].get(thr, "")
         hit = v.get("budget_hit", 0)
-        at_least = ">=" if 2 * hit > v["runs"] else "  "  # the median run did not stop
-        print(f"  {thr:<12} median {at_least}{v['median']:>9,}  (min {v['min']:,}, "
-              f"max {v['max']:,})  {guarantee}")
+        at_least = ">= " if 2 * hit > v["runs"] else ""  # the median run did not stop
+        print(f"  {thr:<12} median {at_least}{v['median']:>{9 - len(at_least)},}  (min "
+              f"{v['min']:,}, max {v['max']:,})  {guarantee}")
         if hit:
             print(f"  {'':<12} {hit} of {v['runs']} runs reached the simulation budget of "
                   f"{v['max_samples']:,} samples without stopping (a lower bound; raise "
