@@ -186,6 +186,9 @@ class Regressors(NamedTuple):
     """The factors' names (``x1, x2, ...`` when none were given)."""
     contrasts: str = "treatment"
     """How the categorical factors are coded (``"treatment"`` or ``"sum"``)."""
+    absorbed: bool = False
+    """A mixture model with categorical factors whose main effects are carried by their
+    products with the components (:func:`regressors`)."""
 
     def __repr__(self) -> str:
         """What the regressors are, not every entry of ``X`` (its shape)."""
@@ -210,7 +213,7 @@ class Regressors(NamedTuple):
         if self.levels is not None:
             X0 = _categorical_matrix(F, self.levels, self.model or "linear",
                                      self.full_first, self.factor_names,
-                                     self.contrasts)[0]
+                                     self.contrasts, self.absorbed)[0]
         else:
             X0 = F if self.model is None else model_matrix(F, self.model, intercept=False)
         return np.c_[np.ones(F.shape[0]), X0] if self.intercept else X0
@@ -330,8 +333,15 @@ def regressors(F: object, model: str | int | None = None,
         desc = f"{source} as regressors"
     if contrasts not in ("treatment", "sum"):
         raise ValueError(f"contrasts must be 'treatment' or 'sum'; got {contrasts!r}")
+    sums = F[:, numeric].sum(axis=1)
+    mixture = len(numeric) > 1 and bool(np.ptp(sums) <= 1e-9 * max(1.0, np.abs(sums).max()))
+    # in a mixture the components sum to one, so a categorical factor's main effect is the
+    # sum of its products with the components: with those products in the model it is
+    # carried by them (Cornell 2002, combined mixture-process models), not repeated
+    absorbed = mixture and model is not None and levels is not None
     if levels is not None:
-        X0, labels = _categorical_matrix(F, levels, terms or "linear", False, fn, contrasts)
+        X0, labels = _categorical_matrix(F, levels, terms or "linear", False, fn, contrasts,
+                                         absorbed)
     elif model is not None:
         X0 = model_matrix(F, terms, intercept=False)
         labels = model_terms(F.shape[1], terms, False, names=names)
@@ -352,7 +362,8 @@ def regressors(F: object, model: str | int | None = None,
     add = intercept is True or (intercept == "auto" and not spanned)
     full_first = levels is not None and not add and not spanned
     if full_first:  # no intercept: the first categorical factor keeps all its levels
-        X0, labels = _categorical_matrix(F, levels, terms or "linear", True, fn, contrasts)
+        X0, labels = _categorical_matrix(F, levels, terms or "linear", True, fn, contrasts,
+                                         absorbed)
     if code and not add and not spans_constant(X0):
         raise ValueError("code: coding centres the factors, which puts a constant into a "
                          "model without an intercept (a different model); use it with an "
@@ -360,9 +371,6 @@ def regressors(F: object, model: str | int | None = None,
     X = np.c_[np.ones(F.shape[0]), X0] if add else X0
     terms_out = (["1"] if add else []) + labels
     if model is not None:
-        sums = F[:, numeric].sum(axis=1)
-        mixture = len(numeric) > 1 and bool(np.ptp(sums) <= 1e-9 * max(1.0,
-                                                                       np.abs(sums).max()))
         _check_identifiable(X, terms_out, str(model), mixture)
     if model is None:
         desc += " plus an intercept" if add else ", no intercept added"
@@ -383,7 +391,7 @@ def regressors(F: object, model: str | int | None = None,
             for j, lv in enumerate(levels) if lv is not None)
     return Regressors(X, terms_out, bool(add), desc + coding, terms, F.shape[1], centre, half,
                       None if levels is None else tuple(levels), full_first, tuple(fn),
-                      contrasts)
+                      contrasts, absorbed)
 
 
 def _first(levels: Sequence[tuple | None]) -> int:
@@ -526,14 +534,16 @@ def _level_codes(F: object, levels: Sequence[tuple | None], name: str,
 
 def _categorical_matrix(F: np.ndarray, levels: Sequence[tuple | None],
                         terms: str | int | Sequence[Sequence[int]], full_first: bool,
-                        names: Sequence[str], contrasts: str = "treatment"
-                        ) -> tuple[np.ndarray, list[str]]:
+                        names: Sequence[str], contrasts: str = "treatment",
+                        absorbed: bool = False) -> tuple[np.ndarray, list[str]]:
     """Regressors (without intercept) and term names of a model with categorical factors:
     the model's monomials (:func:`model_exponents`) with every categorical factor at power
     at most one, a categorical factor expanded into its coded columns: treatment, one 0/1
     column per level but the first; sum, one column per level but the last, ``+1`` there
     and ``-1`` at the last level; every level (0/1) for the first categorical factor's main
-    effect when ``full_first``. ``F`` holds the level codes of the categorical columns."""
+    effect when ``full_first``. ``F`` holds the level codes of the categorical columns.
+    ``absorbed`` (a mixture): a term of categorical factors only is left out when its
+    product with every numeric component is a term, since the components sum to one."""
     k = F.shape[1]
     E = model_exponents(k, terms, intercept=False)
     cat = [j for j in range(k) if levels[j] is not None]
@@ -541,10 +551,15 @@ def _categorical_matrix(F: np.ndarray, levels: Sequence[tuple | None],
         raise ValueError("terms: a categorical factor cannot have a power above one (its "
                          "columns are 0/1)")
     first = cat[0]
+    num = [i for i in range(k) if levels[i] is None]
+    rows = {tuple(int(v) for v in e) for e in E}
     cols: list[np.ndarray] = []
     labels: list[str] = []
     for e in E:
         if np.any(e[cat] > 1):  # a square of a categorical factor is not a term
+            continue
+        if absorbed and num and not np.any(e[num]) and all(
+                tuple(int(v) + (i == c) for c, v in enumerate(e)) in rows for i in num):
             continue
         base = np.ones(F.shape[0])
         for i in range(k):

@@ -272,3 +272,21 @@ def test_cli_contrasts_recorded_in_the_design(runs_csv, tmp_path, capsys):
     assert "sum coding, Pt = minus the others" in capsys.readouterr().out
     spec = json.loads(js.read_text())["model"]["spec"]
     assert spec["contrasts"] == "sum" and spec["categorical"] == ["catalyst"]
+
+
+def test_mixture_with_a_categorical_process_factor():
+    """Three mixture components and a categorical process factor: the components sum to
+    one, so the process factor's main effect equals the sum of its products with the
+    components; with those products in the model ("interactions") it is carried by them
+    and not repeated (Cornell 2002, Experiments with Mixtures, ch. 7: Scheffé's quadratic
+    blending plus the process factor's linear blending), and the model is estimable; the
+    additive "linear" model keeps it."""
+    S = design.simplex_grid(3, 4)
+    F = np.array([[*s, c] for s in S for c in ("A", "B")], dtype=object)
+    r = design.regressors(F, "interactions", names=["a", "b", "c", "proc"])
+    assert r.terms == ["a", "b", "c", "a*b", "a*c", "a*proc[B]", "b*c", "b*proc[B]",
+                       "c*proc[B]"]
+    assert not r.intercept and np.linalg.matrix_rank(r.X) == 9
+    np.testing.assert_array_equal(r.at(F), r.X)
+    lin = design.regressors(F, "linear", names=["a", "b", "c", "proc"])
+    assert lin.terms == ["a", "b", "c", "proc[B]"]
