@@ -511,6 +511,73 @@ def test_subset_save_and_load_resume_exactly(name: str, tmp_path) -> None:
 
 
 @pytest.mark.parametrize("name", SUBSETS)
+def test_subset_cancelled_asks_are_asked_again_in_their_place(name: str, tmp_path) -> None:
+    """A lost batch of subsets is withdrawn by ``cancel`` (all of it, or all but two after
+    telling those): nothing is learnt, the next asks return the cancelled subsets first,
+    and a scheduled algorithm makes exactly the asks (in sequence) and the end of a run
+    that never lost them; the cancels replay from a saved state. LinTS's cancelled draws
+    are asked again too (its posterior draws advanced its stream when they were asked)."""
+    inst = example(name)
+    draws = {k: _subset_noisy(inst, 6) for k in ("ref", "lossy")}
+    ref, pol = subset_policy(name, seed=6), subset_policy(name, seed=6)
+    path = tmp_path / "state.json"
+    asked_ref: list = []
+    asked_pol: list = []  # the subsets the lossy run told, in ask order
+    day = 0
+    while not pol.done and day < 2000:
+        if day % 3 == 1:  # a lost batch: asked, then withdrawn (all, or all but 2)
+            lost = pol.ask(12)
+            if day % 2 or len(lost) <= 2:
+                gone = pol.cancel()
+            else:
+                pol.tell(lost[:2], [draws["lossy"](a) for a in lost[:2]])
+                asked_pol += [a.tolist() for a in lost[:2]]  # told: steps of the run
+                gone = pol.cancel(lost[2:])
+            assert gone == [sorted(a.tolist()) for a in lost[(0 if day % 2 or len(lost) <= 2
+                                                                else 2):]]
+            assert pol.outstanding == []
+            again = pol.ask(len(gone))
+            assert [sorted(a.tolist()) for a in again] == gone  # asked again, in order
+            asked_pol += [a.tolist() for a in again]
+            pol.tell(again, [draws["lossy"](a) for a in again])
+            if day < 8:
+                pol.save(path)
+                pol = load_policy(path)
+        if pol.done:
+            break
+        a_pol = pol.ask(10)
+        asked_pol += [a.tolist() for a in a_pol]
+        pol.tell(a_pol, [draws["lossy"](a) for a in a_pol])
+        day += 1
+    assert pol.done
+    if pol.batch_rule != "schedule":
+        return
+    while not ref.done:  # the same schedule, never losing anything
+        a_ref = ref.ask(10)
+        asked_ref += [a.tolist() for a in a_ref]
+        ref.tell(a_ref, [draws["ref"](a) for a in a_ref])
+    # the subsets told, in ask order (the cancelled asks left out): the same schedule
+    assert asked_pol == asked_ref
+    assert pol.stopped_by == ref.stopped_by and pol.samples == ref.samples
+    assert np.array_equal(pol.counts, ref.counts)
+    assert np.array_equal(pol.recommendation, ref.recommendation)
+
+
+def test_subset_cancel_refuses_what_is_not_outstanding() -> None:
+    pol = subset_policy("dart")
+    with pytest.raises(ValueError, match="cannot be cancelled: no ask is outstanding"):
+        pol.cancel([0, 1])
+    asked = pol.ask(3)
+    other = next(c for c in ([0, 1], [0, 2], [1, 2], [3, 4])
+                 if c not in [sorted(a.tolist()) for a in asked])
+    with pytest.raises(ValueError, match="was cancelled but"):
+        pol.cancel([asked[0], other])
+    with pytest.raises(ValueError, match="distinct arms"):
+        pol.cancel([[0, 0]])
+    assert pol.outstanding == [a.tolist() for a in asked]  # nothing changed
+
+
+@pytest.mark.parametrize("name", SUBSETS)
 def test_subset_warm_start(name: str) -> None:
     """observe(), by the algorithm's rule: DART and CSAR take measurements of their own
     next steps (a previous run's schedule) exactly as told ones, and keep the others in

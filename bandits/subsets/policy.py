@@ -40,6 +40,9 @@ __all__ = ["CsarPolicy", "DartAnytimePolicy", "DartPolicy", "LintsPolicy", "Subs
 
 _STOP = {_k.STOP_HORIZON: "horizon", _k.STOP_ALL_DECIDED: "all-decided",
          _k.STOP_LAMBDA: "lambda"}
+#: The reward slot of a cancelled ask: the subset keeps its place in the schedule and is
+#: asked again (:meth:`SubsetPolicy.cancel`).
+_CANCELLED = "cancelled"
 #: Attributes a look-ahead copy does not take (bookkeeping of the real policy only).
 _NOT_CLONED = ("_fifo", "_log", "_config", "ids", "unused", "_late", "_index")
 
@@ -81,6 +84,10 @@ class SubsetPolicy:
     * ``tell(subset, reward)`` or ``tell(subsets, rewards)`` -- joint rewards of asked
       subsets, in any order, possibly later and partially (a subset asked several times
       fills its oldest outstanding slot).
+    * ``cancel(subsets)`` / ``cancel()`` -- withdraw outstanding asks whose rewards will
+      never come (a lost batch): nothing is learnt from them, and each keeps its place in
+      the schedule and is asked again first (every asked subset is a step of the
+      schedule, which the rewards are applied in).
     * ``observe(subsets, rewards)`` -- joint rewards the policy did not ask for (warm
       start; how each algorithm uses them: the subclass's ``_warm``).
     * ``save(path)`` / :func:`bandits.load_policy` -- the versioned JSON state file of
@@ -111,7 +118,7 @@ class SubsetPolicy:
         self.stopped_by: str | None = None
         self.recommendation: np.ndarray | None = None
         #: Decided and asked subsets whose rewards were not yet applied, in decision
-        #: order: ``[subset, reward or None]``.
+        #: order: ``[subset, reward, None (outstanding) or _CANCELLED (to ask again)]``.
         self._fifo: list = []
         #: Event log ``[kind, subsets, rewards-or-None, n]`` (replayed by load_policy).
         self._log: list = []
@@ -172,21 +179,34 @@ class SubsetPolicy:
             rec = self.recommendation.copy()  # type: ignore[union-attr]
             return rec if n is None else [rec.copy() for _ in range(int(n))]
         if n is None:
-            for a, r in self._fifo:
-                if r is None:
-                    return a.copy()
+            for entry in self._fifo:
+                if entry[1] is None:
+                    return entry[0].copy()
+                if entry[1] is _CANCELLED:
+                    break
             return self._ask_batch(1)[0]
         return self._ask_batch(int(n))
 
     def _ask_batch(self, n: int) -> list[np.ndarray]:
-        if not self._fifo and n == 1:  # the sequential step: decide on the real state
-            self._decide(self._action)
-            out = [self._action.copy()]
-        else:
-            out = self._look_ahead(n)
-        self._fifo.extend([a, None] for a in out)
+        """Up to ``n`` subsets: the cancelled ones first (in schedule order, outstanding
+        again), then new decisions; one ``ask`` event in the log."""
+        out: list[np.ndarray] = []
+        for entry in self._fifo:
+            if len(out) == n:
+                break
+            if entry[1] is _CANCELLED:
+                entry[1] = None
+                out.append(entry[0].copy())
+        if len(out) < n:
+            if not self._fifo and n == 1:  # the sequential step: decide on the real state
+                self._decide(self._action)
+                new = [self._action.copy()]
+            else:
+                new = self._look_ahead(n - len(out))
+            self._fifo.extend([a, None] for a in new)
+            out += [a.copy() for a in new]
         self._log.append(["ask", [a.tolist() for a in out], None, n])
-        return [a.copy() for a in out]
+        return out
 
     def _look_ahead(self, n: int) -> list[np.ndarray]:
         """Up to ``n`` next subsets, decided on a copy fed the outstanding ones."""
@@ -236,29 +256,60 @@ class SubsetPolicy:
             raise RuntimeError(f"the exploration has ended ({self.stopped_by}); play "
                                "policy.recommendation")
         pairs = self._pairs(subset, reward)
-        open_slots = [i for i, (_, r) in enumerate(self._fifo) if r is None]
-        if not open_slots:
+        if not any(r is None for _, r in self._fifo):
             raise ValueError("tell() without a pending ask(): call ask() first, or "
                              "observe() for measurements the policy did not ask for")
-        taken: list[int] = []
-        for key, _ in pairs:  # validate everything before changing anything
-            slot = next((i for i in open_slots if i not in taken
-                         and tuple(sorted(self._fifo[i][0].tolist())) == key), None)
-            if slot is None:
-                asked = self.outstanding
-                raise ValueError(f"subset {list(key)} was told but "
-                                 f"{asked[0] if len(asked) == 1 else asked} was asked")
-            taken.append(slot)
+        taken = self._slots([key for key, _ in pairs], "told")
         self._log.append(["tell", [list(k) for k, _ in pairs], [r for _, r in pairs]])
         for slot, (_, r) in zip(taken, pairs, strict=True):
             self._fifo[slot][1] = r
-        while self._fifo and self._fifo[0][1] is not None:
+        while self._fifo and self._fifo[0][1] is not None \
+                and self._fifo[0][1] is not _CANCELLED:
             a, r = self._fifo.pop(0)
             if self.done:  # pragma: no cover - a batch never crosses the end
                 self.late.append([a.tolist(), r])
                 continue
             self._reward_sum += r
             self._feed(a, r)
+
+    def _slots(self, keys: list[tuple[int, ...]], verb: str) -> list[int]:
+        """The outstanding slot of each subset (sorted ``keys``), each matched to its oldest
+        outstanding ask not matched before; ValueError naming it otherwise (nothing
+        changes)."""
+        open_slots = [i for i, (_, r) in enumerate(self._fifo) if r is None]
+        taken: list[int] = []
+        for key in keys:
+            slot = next((i for i in open_slots if i not in taken
+                         and tuple(sorted(self._fifo[i][0].tolist())) == key), None)
+            if slot is None:
+                asked = self.outstanding
+                raise ValueError(f"subset {list(key)} was {verb} but "
+                                 f"{asked[0] if len(asked) == 1 else asked} was asked")
+            taken.append(slot)
+        return taken
+
+    def cancel(self, subsets: Any = None) -> list[list[int]]:
+        """Withdraw outstanding asks whose rewards will never come (a lost batch, a failed
+        run): ``subsets`` (each matched to its oldest outstanding ask, as ``tell`` does),
+        or every outstanding ask when None. Returns the subsets withdrawn (sorted).
+
+        Nothing is learnt from a withdrawn ask. Every asked subset is a step of the
+        algorithm's schedule and the rewards are applied in schedule order, so a cancelled
+        subset keeps its place and the next ``ask`` asks it again first: the run then
+        makes the decisions of a run that never lost it (``docs/choices.md``, "Cancelled
+        asks"). Subsets that are not outstanding raise ``ValueError`` before anything
+        changes."""
+        if subsets is None:
+            keys = [tuple(sorted(a.tolist())) for a, r in self._fifo if r is None]
+        else:
+            keys = [self._subset_key(s_) for s_ in self._subset_list(subsets)]
+        if not any(r is None for _, r in self._fifo):
+            raise ValueError("subsets cannot be cancelled: no ask is outstanding")
+        slots = self._slots(keys, "cancelled")
+        self._log.append(["cancel", [list(k) for k in keys], None])
+        for slot in slots:
+            self._fifo[slot][1] = _CANCELLED
+        return [list(k) for k in keys]
 
     def _feed(self, action: np.ndarray, r: float) -> None:
         """One step of the schedule: the subset's joint reward into the step kernel."""
@@ -278,8 +329,9 @@ class SubsetPolicy:
         if self.done:
             raise RuntimeError(f"the exploration has ended ({self.stopped_by})")
         if self._fifo:
-            raise ValueError("observe(): tell the outstanding subsets first (a warm start "
-                             "enters between steps of the schedule)")
+            raise ValueError("observe(): tell the outstanding subsets first, and ask again "
+                             "and tell the cancelled ones (a warm start enters between "
+                             "steps of the schedule)")
         pairs = self._pairs(subset, reward)
         self._log.append(["observe", [list(k) for k, _ in pairs], [r for _, r in pairs]])
         items = [(np.array(k, dtype=np.int64), r) for k, r in pairs]
@@ -328,18 +380,31 @@ class SubsetPolicy:
             if len(subsets) != len(rewards):
                 raise ValueError(f"rewards: {len(rewards)} rewards for {len(subsets)} "
                                  "subsets")
-        out = []
-        for s_, r in zip(subsets, rewards, strict=True):
-            a = np.asarray(s_)
-            if a.ndim != 1 or a.shape[0] != self.K or not (
-                    np.issubdtype(a.dtype, np.integer)):
-                raise ValueError(f"subsets: {s_!r} is not a subset of K = {self.K} integer "
-                                 "arm indices")
-            if a.min() < 0 or a.max() >= self.N or np.unique(a).size != self.K:
-                raise ValueError(f"subsets: {a.tolist()} must hold {self.K} distinct arms "
-                                 f"in 0..{self.N - 1}")
-            out.append((tuple(sorted(int(v) for v in a)), check_reward(r)))
-        return out
+        return [(self._subset_key(s_), check_reward(r))
+                for s_, r in zip(subsets, rewards, strict=True)]
+
+    def _subset_list(self, subsets: Any) -> list:
+        """One subset (a sequence of K ints) or a sequence of subsets, as a list."""
+        a = np.asarray(subsets, dtype=object)
+        if a.ndim == 1 and a.shape[0] == self.K and all(
+                np.ndim(v) == 0 for v in a):
+            return [subsets]
+        try:
+            return list(subsets)
+        except TypeError:
+            raise ValueError(f"subsets: pass a subset or a sequence of subsets; got "
+                             f"{subsets!r}") from None
+
+    def _subset_key(self, s_: Any) -> tuple[int, ...]:
+        """The sorted arms of one subset, validated (K distinct integer arms)."""
+        a = np.asarray(s_)
+        if a.ndim != 1 or a.shape[0] != self.K or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"subsets: {s_!r} is not a subset of K = {self.K} integer "
+                             "arm indices")
+        if a.min() < 0 or a.max() >= self.N or np.unique(a).size != self.K:
+            raise ValueError(f"subsets: {a.tolist()} must hold {self.K} distinct arms "
+                             f"in 0..{self.N - 1}")
+        return tuple(sorted(int(v) for v in a))
 
     # ---- saved state -------------------------------------------------------------------
 
