@@ -255,7 +255,8 @@ def _expand_support(args: argparse.Namespace, ids: list[str], w: np.ndarray) -> 
     if args.id_column is not None:
         from bandits.io import load_candidates
 
-        all_ids = load_candidates(args.arms, id_column=args.id_column).ids
+        all_ids = load_candidates(args.arms, id_column=args.id_column, columns=[],
+                                  allow_no_features=True).ids  # the IDs only
     else:
         from bandits import design_cli
 
@@ -281,15 +282,20 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
     with ``--id-column``; no settings, the columns being the regressors)."""
     from bandits import design_cli
 
-    chosen = args.model is not None or args.intercept is not None or args.coded
+    columns = design_cli._factor_columns(args)
+    chosen = args.model is not None or args.intercept is not None or args.coded \
+        or columns is not None or args.categorical is not None or args.contrasts is not None
     if spec is not None:
         if chosen:
-            raise ValueError("--model/--intercept/--coded: --weights is a design JSON that "
-                             "records its model, which is used; drop these options")
+            raise ValueError("--model/--intercept/--coded/--columns/--categorical/--contrasts: "
+                             "--weights is a design JSON that records its model, which is "
+                             "used; drop these options")
         return design_cli.regressors_of(args.arms, args.id_column, spec)
     if chosen:  # a weights CSV or column: the model the design was computed for
         return design_cli.regressors_of(args.arms, args.id_column, {
-            "model": args.model, "intercept": args.intercept, "coded": args.coded})
+            "model": args.model, "intercept": args.intercept, "coded": args.coded,
+            "factors": columns, "categorical": (args.categorical or "").split(",")
+            if args.categorical else None, "contrasts": args.contrasts})
     described = _RAW_COLUMNS
     if args.id_column is not None:
         from bandits.io import load_candidates
@@ -1145,6 +1151,10 @@ def build_parser() -> argparse.ArgumentParser:
     design_cli.add_model_options(
         r, "add a constant term (as oed design: with --model, unless its terms span one)",
         prefix="with --arms, when --weights records no model (a weights CSV): ")
+    r.add_argument("--columns", help="with --arms, when --weights records no model: the "
+                   "factor columns of --arms the design was computed on (as oed design "
+                   "--columns; default every column but --id-column)")
+    design_cli.add_categorical_option(r)
     r.add_argument("--eps", type=_POS, default=None,
                    help="round with the (1+eps) guarantee (Caratheodory reduction + efficient "
                         "rounding; needs --arms and n >= r(eps))")

@@ -290,3 +290,21 @@ def test_mixture_with_a_categorical_process_factor():
     np.testing.assert_array_equal(r.at(F), r.X)
     lin = design.regressors(F, "linear", names=["a", "b", "c", "proc"])
     assert lin.terms == ["a", "b", "c", "proc[B]"]
+
+
+def test_round_a_weights_csv_on_the_designs_columns(runs_csv, tmp_path, capsys):
+    """An 'id,weight' CSV records no model: `oed round --arms` takes the design's factor
+    columns (--columns, with the catalyst a categorical factor) and model, so the
+    efficiency loss is for the model the design was computed for (G value p = 4 of the
+    linear model 1, temp, catalyst[Pd], catalyst[Pt] at the approximate optimum, Kiefer-
+    Wolfowitz), not for a model of every column of the file (cost and batch too)."""
+    w = tmp_path / "w.csv"
+    assert main(["design", "d", "--arms", str(runs_csv), "--id-column", "id", "--columns",
+                 "temp,catalyst", "--model", "linear", "--out", str(w)]) == 0
+    capsys.readouterr()
+    assert main(["round", "--weights", str(w), "--n", "24", "--arms", str(runs_csv),
+                 "--id-column", "id", "--model", "linear", "--columns",
+                 "temp,catalyst"]) == 0
+    loss = json.loads(capsys.readouterr().out)["loss"]
+    assert loss["model"].startswith("linear model in 2 factors; categorical: catalyst")
+    assert abs(loss["approx_value"] - 4) < 1e-4
