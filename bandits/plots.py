@@ -509,7 +509,10 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     if np.any(outside):
         ax.scatter(X[outside, 0], X[outside, 1], s=40, facecolors="none",
                    edgecolors="tab:red", zorder=4)
-    if annotate:
+    # equal weights (an exact design of one run per point, a uniform design): the legend
+    # says the weight once instead of a label at every point, which overlap for many points
+    equal_w = float(np.ptp(w[support])) <= 1e-9 * float(w.max())
+    if annotate and not equal_w:
         for i, r in zip(np.flatnonzero(support), np.sqrt(area / np.pi), strict=True):
             off = 0.75 * r + 2.0
             ax.annotate(f"{w[i]:.3f}", X[i], xytext=(off, off), textcoords="offset points",
@@ -520,7 +523,8 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     handles = [Line2D([], [], ls="", marker="o", ms=3, color="0.6"),
                Line2D([], [], ls="", marker="o", ms=10, color="tab:blue", alpha=0.55),
                Line2D([], [], color="tab:red", lw=1.4)]
-    labels = [f"{point} (weight 0)", f"support {point}\n(area ∝ weight)",
+    labels = [f"{point} (weight 0)", f"support {point}\n(area ∝ weight)" if not equal_w
+              else f"support {point}\n(equal weights {float(w[support][0]):.3g})",
               (f"$x^T A(w)^{{-1}} x \\leq$ {c_text}" if model is None
                else f"$f(x)^T A(w)^{{-1}} f(x) \\leq$ {c_text}")]
     if np.any(outside):

@@ -153,3 +153,26 @@ def test_design_picture_rejects_bad_input():
         plot_design(np.eye(2), [1.0, 0.0])
     with pytest.raises(ValueError, match="level"):
         plot_design(np.eye(2), [0.5, 0.5], level=-1.0)
+
+
+def test_design_picture_of_equal_weights_says_the_weight_once():
+    """An exact design of one run per point (or a uniform design) has equal weights: the
+    legend states the weight once instead of a label at every support point (18 labels of
+    '0.056' overlapped on a sensor-placement design); unequal weights keep their labels."""
+    X = np.random.default_rng(4).standard_normal((12, 2))
+    w = np.zeros(12)
+    w[:6] = 1 / 6
+    ax = plot_design(X, w)
+    assert len(ax.texts) == 0
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "equal weights 0.167" in legend[1]
+    w[:6] = [0.3, 0.2, 0.2, 0.1, 0.1, 0.1]
+    labelled = plot_design(X, w)
+    assert sorted(t.get_text() for t in labelled.texts) == sorted(
+        f"{v:.3f}" for v in w[:6])
+    with pytest.raises(ValueError, match="categorical factor has no continuous axis"):
+        from design import regressors
+
+        F = np.array([[t, c] for t in (-1.0, 0.0, 1.0) for c in "ab"], dtype=object)
+        plot_design(np.c_[F[:, 0].astype(float), np.r_[0:6]], np.full(6, 1 / 6),
+                    model=regressors(F, "linear"))
