@@ -432,7 +432,9 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     X : array of shape (K, 2)
         Arms, one per row.
     weights : array of shape (K,)
-        Design weights (non-negative, summing to 1), e.g. ``g_optimal(X).weights``.
+        Design weights (non-negative, summing to 1), e.g. ``g_optimal(X).weights``, or
+        the run counts of an exact design (an integer array, e.g. ``exact(X, n).counts``):
+        drawn as the weights ``counts / n``, each support point labelled with its runs.
     path : str or path-like, optional
         Also save the figure here.
     ax : matplotlib Axes, optional
@@ -468,6 +470,14 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     X = as_arms(X, "X")
     if X.shape[1] != 2:
         raise ValueError(f"X must have shape (K, 2) for a 2-D picture; got {X.shape}")
+    raw = np.asarray(weights)
+    runs = None  # run counts of an exact design (integers), read as weights runs / total
+    if raw.dtype.kind in "iu":
+        if raw.shape != (X.shape[0],) or np.any(raw < 0) or int(raw.sum()) < 1:
+            raise ValueError(f"weights: run counts must be {X.shape[0]} non-negative "
+                             f"integers, not all zero; got shape {raw.shape}")
+        runs = raw.astype(np.int64)
+        weights = runs / runs.sum()
     w = as_weights(weights, X.shape[0], "weights")
     F = X if model is None else _model_regressors_at(model, X)
     A = (F * w[:, None]).T @ F
@@ -515,16 +525,24 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     if annotate and not equal_w:
         for i, r in zip(np.flatnonzero(support), np.sqrt(area / np.pi), strict=True):
             off = 0.75 * r + 2.0
-            ax.annotate(f"{w[i]:.3f}", X[i], xytext=(off, off), textcoords="offset points",
-                        fontsize=7)
+            text = f"{w[i]:.3f}" if runs is None else f"×{runs[i]}"
+            ax.annotate(text, X[i], xytext=(off, off), textcoords="offset points",
+                        fontsize=7 if runs is None else 8)
     from matplotlib.lines import Line2D
 
     point = "arm" if model is None else "candidate"
     handles = [Line2D([], [], ls="", marker="o", ms=3, color="0.6"),
                Line2D([], [], ls="", marker="o", ms=10, color="tab:blue", alpha=0.55),
                Line2D([], [], color="tab:red", lw=1.4)]
-    labels = [f"{point} (weight 0)", f"support {point}\n(area ∝ weight)" if not equal_w
-              else f"support {point}\n(equal weights {float(w[support][0]):.3g})",
+    if runs is not None:
+        one = int(runs[support][0])
+        held = ("\n(area ∝ runs, ×k: k runs)" if not equal_w
+                else f"\n({one} run{'s' if one > 1 else ''} each)")
+    else:
+        held = ("\n(area ∝ weight)" if not equal_w
+                else f"\n(equal weights {float(w[support][0]):.3g})")
+    labels = [f"{point} ({'no run' if runs is not None else 'weight 0'})",
+              f"support {point}{held}",
               (f"$x^T A(w)^{{-1}} x \\leq$ {c_text}" if model is None
                else f"$f(x)^T A(w)^{{-1}} f(x) \\leq$ {c_text}")]
     if np.any(outside):
@@ -564,8 +582,9 @@ def plot_design(X: Any, weights: Any, path: str | os.PathLike | None = None, *,
     ax.set_ylabel(names[1])
     _legend_outside(ax, handles, labels)
     what = "" if model is None else "\n" + model.description.split(";")[0]
-    _title(ax, title or f"design on {X.shape[0]} {point}s: support {int(support.sum())}, "
-                        f"max variance {var.max():.4g}{what}")
+    runs_text = "" if runs is None else f"{int(runs.sum())} runs "
+    _title(ax, title or f"design {runs_text}on {X.shape[0]} {point}s: support "
+                        f"{int(support.sum())}, max variance {var.max():.4g}{what}")
     save(ax, path, dpi=dpi)
     return ax
 

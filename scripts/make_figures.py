@@ -46,7 +46,7 @@ def surface_2d(path: Path) -> None:
     F = box_grid(5, 2) * np.array([20.0, 1.5]) + np.array([60.0, 7.0])
     model = regressors(F, "quadratic", names=["temperature", "pH"], code=True)
     res = exact(model.X, 12, criterion="i")
-    plot_design(F, res.counts / 12, path, model=model,
+    plot_design(F, res.counts, path, model=model,
                 title="exact I-optimal design, 12 runs, quadratic in temperature and pH")
 
 

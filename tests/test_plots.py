@@ -176,3 +176,21 @@ def test_design_picture_of_equal_weights_says_the_weight_once():
         F = np.array([[t, c] for t in (-1.0, 0.0, 1.0) for c in "ab"], dtype=object)
         plot_design(np.c_[F[:, 0].astype(float), np.r_[0:6]], np.full(6, 1 / 6),
                     model=regressors(F, "linear"))
+
+
+def test_design_picture_of_run_counts_labels_the_runs():
+    """Run counts of an exact design (integers) are drawn as counts / n, each support point
+    labelled with its runs; bad counts are refused by name."""
+    X = np.random.default_rng(5).standard_normal((8, 2))
+    counts = np.array([2, 1, 0, 3, 0, 0, 1, 1])
+    ax = plot_design(X, counts)
+    assert sorted(t.get_text() for t in ax.texts) == ["×1", "×1", "×1", "×2", "×3"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[0] == "arm (no run)" and "area ∝ runs" in legend[1]
+    assert "design 8 runs on 8 arms" in ax.get_title()
+    A = (X * (counts / 8)[:, None]).T @ X  # the ellipse of the weights counts / n
+    curve = ax.lines[0].get_xydata()
+    np.testing.assert_allclose(np.einsum("ij,jk,ik->i", curve, np.linalg.inv(A), curve),
+                               2.0, rtol=1e-9)
+    with pytest.raises(ValueError, match="run counts must be 8 non-negative integers"):
+        plot_design(X, -counts)
