@@ -275,8 +275,9 @@ def regressors(F: object, model: str | int | None = None,
         text (or a non-numeric column of a DataFrame) is categorical without being named
         here; name a numeric column to treat its values as labels (e.g. batch 1, 2, 3).
         A categorical factor enters by **treatment coding**: its levels sorted (numbers
-        numerically, text alphabetically, as R's ``factor``), the first one the
-        baseline, one 0/1 column per other level (``catalyst[Pt]``). In a model, a
+        numerically, text alphabetically, as R's ``factor``; a pandas Categorical keeps
+        its own order of categories), the first one the baseline, one 0/1 column per
+        other level (``catalyst[Pt]``). In a model, a
         categorical factor appears wherever a numeric one would at power one (its main
         effect and its interactions, e.g. ``temp*catalyst[Pt]`` in ``"interactions"``
         and ``"quadratic"``), never squared. Without an intercept, the first categorical
@@ -425,10 +426,18 @@ def _split_factors(F: object, categorical: Sequence[int | str] | None,
     names it or when its values are not numbers (text, a DataFrame's object, string,
     category or boolean column)."""
     cols = list(F.columns) if hasattr(F, "columns") else None
+    ordered: dict[int, tuple] = {}  # a pandas Categorical's own level order
     if cols is not None:
         arr = np.empty((len(F), len(cols)), dtype=object)
         for j, c in enumerate(cols):
             arr[:, j] = np.asarray(F[c], dtype=object)
+            cat = getattr(F[c], "cat", None)
+            if cat is not None:
+                present = set(arr[:, j].tolist())
+                lv = [v for v in cat.categories if v in present]
+                nums = [_as_number(v) for v in lv]
+                ordered[j] = tuple(nums) if all(v is not None for v in nums) \
+                    else tuple(str(v) for v in lv)
         kinds = [np.asarray(F[c]).dtype.kind for c in cols]
     else:
         arr = np.asarray(F)
@@ -455,11 +464,12 @@ def _split_factors(F: object, categorical: Sequence[int | str] | None,
     levels: list = [None] * k
     for j in range(k):
         col = arr[:, j]
-        values = None if j in chosen or kinds[j] == "b" else [_as_number(v) for v in col]
+        values = None if j in chosen or kinds[j] == "b" or j in ordered \
+            else [_as_number(v) for v in col]
         if values is not None and all(v is not None for v in values):
             out[:, j] = values
             continue
-        lv = _sorted_levels(col)
+        lv = ordered[j] if j in ordered else _sorted_levels(col)
         if len(lv) < 2:
             name = names[j] if names is not None else f"x{j + 1}"
             raise ValueError(f"categorical factor {name!r} has a single level "

@@ -308,3 +308,20 @@ def test_round_a_weights_csv_on_the_designs_columns(runs_csv, tmp_path, capsys):
     loss = json.loads(capsys.readouterr().out)["loss"]
     assert loss["model"].startswith("linear model in 2 factors; categorical: catalyst")
     assert abs(loss["approx_value"] - 4) < 1e-4
+
+
+def test_a_pandas_categorical_keeps_its_level_order():
+    """A pandas Categorical's own order decides the levels (its first category present is
+    the baseline), as patsy and statsmodels read it; plain text is sorted."""
+    pd = pytest.importorskip("pandas")
+    F = _grid()
+    df = pd.DataFrame({"temp": F[:, 0].astype(float),
+                       "cat": pd.Categorical(F[:, 1], categories=["Pt", "Cu", "Ni", "Pd"])})
+    r = design.regressors(df, "linear")
+    assert r.levels[1] == ("Pt", "Ni", "Pd")  # Cu is not among the candidates
+    assert r.terms == ["1", "temp", "cat[Ni]", "cat[Pd]"]
+    batch = pd.DataFrame({"x": [-1.0, 1.0] * 3,
+                          "b": pd.Categorical([3, 3, 1, 1, 2, 2], categories=[3, 1, 2])})
+    rb = design.regressors(batch, "linear")
+    assert rb.levels[1] == (3.0, 1.0, 2.0) and rb.terms == ["1", "x", "b[1]", "b[2]"]
+    np.testing.assert_array_equal(rb.at(batch), rb.X)
