@@ -231,6 +231,13 @@ def test_observe_refuses_bad_arms() -> None:
         pol.observe(["a"], [1.0])
 
 
+def _assert_same_end(pol, ref) -> None:
+    """Two runs of a policy ended alike: the same stop, samples, counts and answer."""
+    assert pol.stopped_by == ref.stopped_by and pol.samples == ref.samples
+    assert np.array_equal(pol.counts, ref.counts)
+    assert np.array_equal(pol.recommendation, ref.recommendation)
+
+
 @pytest.mark.parametrize("name", BATCHED)
 def test_save_and_load_resume_exactly(name: str, tmp_path) -> None:
     """A run saved and reloaded on many days (outstanding asks included) asks exactly what
@@ -260,9 +267,7 @@ def test_save_and_load_resume_exactly(name: str, tmp_path) -> None:
             pol.tell(a_pol[half:], rest_pol)
         day += 1
     assert ref.done and pol.done
-    assert pol.stopped_by == ref.stopped_by and pol.samples == ref.samples
-    assert np.array_equal(pol.counts, ref.counts)
-    assert np.array_equal(pol.recommendation, ref.recommendation)
+    _assert_same_end(pol, ref)
     doc = json.loads(path.read_text())
     assert doc["version"] == 1 and doc["algorithm"] == name
 
@@ -302,9 +307,7 @@ def test_cancelled_asks_leave_the_run_as_if_never_asked(name: str, tmp_path) -> 
         pol.tell(a_pol, [draws["lossy"](a) for a in a_pol])
         day += 1
     assert ref.done and pol.done
-    assert pol.stopped_by == ref.stopped_by and pol.samples == ref.samples
-    assert np.array_equal(pol.counts, ref.counts)
-    assert np.array_equal(pol.recommendation, ref.recommendation)
+    _assert_same_end(pol, ref)
 
 
 def test_cancel_refuses_arms_that_are_not_outstanding() -> None:
@@ -558,9 +561,7 @@ def test_subset_cancelled_asks_are_asked_again_in_their_place(name: str, tmp_pat
         ref.tell(a_ref, [draws["ref"](a) for a in a_ref])
     # the subsets told, in ask order (the cancelled asks left out): the same schedule
     assert asked_pol == asked_ref
-    assert pol.stopped_by == ref.stopped_by and pol.samples == ref.samples
-    assert np.array_equal(pol.counts, ref.counts)
-    assert np.array_equal(pol.recommendation, ref.recommendation)
+    _assert_same_end(pol, ref)
 
 
 def test_subset_cancel_refuses_what_is_not_outstanding() -> None:
