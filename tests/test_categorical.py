@@ -325,3 +325,40 @@ def test_a_pandas_categorical_keeps_its_level_order():
     rb = design.regressors(batch, "linear")
     assert rb.levels[1] == (3.0, 1.0, 2.0) and rb.terms == ["1", "x", "b[1]", "b[2]"]
     np.testing.assert_array_equal(rb.at(batch), rb.X)
+
+
+def test_lab_screen_with_a_catalyst_reaches_the_right_candidate(runs_csv, tmp_path,
+                                                                 capsys):
+    """`oed experiment` on a candidate file with a catalyst column: daily batches of 6
+    (ask, the lab's results, tell) under LinGapE's proven threshold until the stop; the
+    certified best candidate is the true one (means from the treatment-coded model)."""
+    model = design.regressors(
+        np.array([[r["temp"], r["pH"], r["catalyst"]] for r in csv.DictReader(
+            runs_csv.open())], dtype=object), "linear", names=["temp", "pH", "catalyst"],
+        code=True)
+    theta = np.array([1.0, 0.8, 0.4, -0.5, 0.9])  # 1, temp, pH, catalyst[Pd], catalyst[Pt]
+    means = model.X @ theta
+    ids = [r["id"] for r in csv.DictReader(runs_csv.open())]
+    state = str(tmp_path / "screen.json")
+    assert main(["experiment", "new", "--state", state, "--arms", str(runs_csv),
+                 "--id-column", "id", "--columns", "temp,pH,catalyst", "--model", "linear",
+                 "--coded", "--algorithm", "lingape", "--S", "3", "--sigma", "0.5"]) == 0
+    capsys.readouterr()
+    rng = np.random.default_rng(11)
+    for day in range(400):
+        sheet = tmp_path / f"day{day}.csv"
+        assert main(["experiment", "ask", "--n", "6", "--out", str(sheet), "--state",
+                     state]) == 0
+        asked = [row["id"] for row in csv.DictReader(sheet.open())]
+        with sheet.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "reward"])
+            for name in asked:
+                w.writerow([name, means[ids.index(name)] + 0.5 * rng.standard_normal()])
+        assert main(["experiment", "tell", str(sheet), "--state", state]) == 0
+        told = capsys.readouterr().out
+        if "stopped after" in told:
+            break
+    line = next(t for t in told.splitlines() if t.startswith("stopped after"))
+    assert "certified" in line
+    assert line.rsplit(": ", 1)[1] == ids[int(np.argmax(means))]
