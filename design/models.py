@@ -452,7 +452,9 @@ def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | Non
         Levels per factor: an integer (that many equally spaced levels in ``[low, high]``)
         or explicit level values, one entry per factor; a single integer with
         ``n_factors`` gives every factor that many levels (``box_grid(3, 2)``: the 3^2
-        grid on ``[-1, 1]^2``).
+        grid on ``[-1, 1]^2``). A factor whose level values are text (e.g. ``["Pd",
+        "Pt", "Ni"]``) is categorical: the grid is then an object array, the labels kept,
+        which :func:`regressors` codes.
     n_factors : int, optional
         Number of factors when ``levels`` is a single integer.
     low, high : float
@@ -461,7 +463,8 @@ def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | Non
     Returns
     -------
     ndarray, shape (prod n_levels, k)
-        Rows in lexicographic order (the first factor varies slowest).
+        Rows in lexicographic order (the first factor varies slowest); float64, or object
+        with a categorical factor.
     """
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
         raise ValueError(f"low < high must be finite; got low={low}, high={high}")
@@ -480,6 +483,14 @@ def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | Non
             if lev < 2:
                 raise ValueError(f"levels[{i}] must be >= 2 levels; got {lev}")
             axes.append(np.linspace(low, high, int(lev)))
+        elif isinstance(lev, str):
+            raise ValueError(f"levels[{i}] must be a number of levels or a sequence of "
+                             f"level values; got the text {lev!r}")
+        elif any(isinstance(x, str) for x in lev):  # a categorical factor: its labels
+            labels = [str(x) for x in lev]
+            if not labels or len(set(labels)) != len(labels):
+                raise ValueError(f"levels[{i}] must be distinct labels; got {labels}")
+            axes.append(np.array(labels, dtype=object))
         else:
             v = np.asarray(lev, dtype=np.float64).ravel()
             if v.size < 1 or not np.all(np.isfinite(v)):
@@ -489,6 +500,12 @@ def box_grid(levels: int | Sequence[int | Sequence[float]], n_factors: int | Non
             axes.append(v)
     if not axes:
         raise ValueError("levels is empty")
+    if any(a.dtype == object for a in axes):  # labels: the grid of indices, then values
+        idx = np.meshgrid(*[np.arange(a.size) for a in axes], indexing="ij")
+        out = np.empty((idx[0].size, len(axes)), dtype=object)
+        for j, (a, m) in enumerate(zip(axes, idx, strict=True)):
+            out[:, j] = a[m.ravel()]
+        return out
     mesh = np.meshgrid(*axes, indexing="ij")
     return np.stack([m.ravel() for m in mesh], axis=1)
 

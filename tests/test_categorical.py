@@ -362,3 +362,17 @@ def test_lab_screen_with_a_catalyst_reaches_the_right_candidate(runs_csv, tmp_pa
     line = next(t for t in told.splitlines() if t.startswith("stopped after"))
     assert "certified" in line
     assert line.rsplit(": ", 1)[1] == ids[int(np.argmax(means))]
+
+
+def test_box_grid_with_a_categorical_factor():
+    """box_grid takes a factor's labels: an object grid, the first factor varying slowest,
+    which regressors codes (the numeric columns stay numbers)."""
+    F = design.box_grid([3, ["Pd", "Pt"]])
+    assert F.dtype == object and F.shape == (6, 2)
+    assert [tuple(r) for r in F[:3]] == [(-1.0, "Pd"), (-1.0, "Pt"), (0.0, "Pd")]
+    r = design.regressors(F, "linear", names=["temp", "cat"])
+    assert r.terms == ["1", "temp", "cat[Pt]"]
+    with pytest.raises(ValueError, match="distinct labels"):
+        design.box_grid([2, ["a", "a"]])
+    with pytest.raises(ValueError, match="got the text 'abc'"):
+        design.box_grid([2, "abc"])
