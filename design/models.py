@@ -140,7 +140,12 @@ def model_matrix(F: object, terms: str | int | Sequence[Sequence[int]] = "linear
     ndarray, shape (n, p)
         Columns in the order of :func:`model_terms`.
     """
-    Fa = np.asarray(F, dtype=np.float64) if not isinstance(F, np.ndarray) else F
+    try:
+        Fa = np.asarray(F, dtype=np.float64) if not isinstance(F, np.ndarray) \
+            else F.astype(np.float64) if F.dtype == object else F
+    except (TypeError, ValueError):
+        raise ValueError("F: a factor of labels (text) is categorical: build its model "
+                         "with design.regressors(F, terms), which codes it") from None
     if Fa.ndim == 1:
         Fa = Fa[:, None]
     Fa = as_arms(Fa, "F", need_span=False)

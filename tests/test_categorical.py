@@ -376,3 +376,5 @@ def test_box_grid_with_a_categorical_factor():
         design.box_grid([2, ["a", "a"]])
     with pytest.raises(ValueError, match="got the text 'abc'"):
         design.box_grid([2, "abc"])
+    with pytest.raises(ValueError, match="categorical: build its model with design.regressors"):
+        design.model_matrix(F, "linear")
