@@ -465,9 +465,10 @@ def test_d_kernel_from_many_starts_in_one_call():
 def test_d_kernel_check_ends_where_the_steps_do(budget):
     """``check`` (:func:`design._exact_numba._no_gain` before forming the cross-variances)
     changes no result: from local optima (which it passes), from random starts (which it
-    fails, then stops testing) and from a mix in one stack, the designs, exchanges and
-    ``log det M`` are those of the run without it, bit for bit, with and without a
-    budget; its test agrees with a scan of every pair's gain on the exact inverse."""
+    fails, then stops testing), from a mix in one stack and from a stack with a singular
+    design, the designs, exchanges and ``log det M`` are those of the run without it, bit
+    for bit, with and without a budget; its test agrees with a scan of every pair's gain
+    on the exact inverse."""
     from design import _exact_numba as kern
 
     rng = np.random.default_rng(5)
@@ -480,7 +481,10 @@ def test_d_kernel_check_ends_where_the_steps_do(budget):
     ends = starts.copy()
     kern.fedorov_d_starts(X, ends, cap, np.zeros((d, d)), 10_000, 1000, costs, budget,
                           np.zeros(8, dtype=np.int64), np.empty(8), verify=True)
-    for C0 in (ends, starts, np.concatenate([ends[:3], starts[:2], ends[3:]])):
+    single = np.zeros((1, K), dtype=np.int64)
+    single[0, 7] = n  # singular: not PD, -inf with and without the test
+    for C0 in (ends, starts, np.concatenate([ends[:3], starts[:2], ends[3:]]),
+               np.concatenate([ends[:2], single, ends[2:4]])):
         out = []
         for check in (False, True):
             C, n_ex, ld = C0.copy(), np.zeros(C0.shape[0], dtype=np.int64), np.empty(
