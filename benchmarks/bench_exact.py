@@ -47,7 +47,7 @@ at N = 2p, 0.82-0.92x on 5^6 at N >= 2p, 0.94-1.06x elsewhere, with the same des
 I, Ds (unchanged) 0.92-1.03x with the same designs (quick grids). ``--stages``: the
 certified approximate optimum is 32-65% of our call on the 3-level grids and 5^3, the
 exchange 52-73% on 5^5 and 5^6. The measured floor: in 14 of 24 cells (the 3-level grids
-except 3^6 at N = 3p, 5^3 at N <= 2p, 5^4 at N = p) the certified approximate optimum
+except 3^6 at N = 3p and 3^4 at N = 2p, 5^3, 5^4 at N = p) the certified approximate optimum
 alone costs more than a tenth of the whole plain run, so 10x is impossible there at
 ``tol=1e-6``. The plain exchange's time varies between runs (1.6-2.0 s on 5^6 at N = p in
 three runs, one spike of 3x on 3^4 at N = 2p): compare revisions side by side with
