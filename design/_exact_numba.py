@@ -340,20 +340,14 @@ def _inverse_stack(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return Minv, dg, ok
 
 
-def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
+def _d_base(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
     """The exact states of :func:`fedorov_d_steps` for the rows of ``C`` (LAPACK and BLAS on
-    the stack): ``(Minv, om, H, sup, S, logdet, ok)``; ``ok[i]`` False if ``M_i`` is not
+    the stack) but their cross-variances (:func:`_d_cross`): ``(Minv, Z, om, sup, S, logdet,
+    ok)``, ``Z = X M^{-1}`` per design (``(B, K, d)``); ``ok[i]`` False if ``M_i`` is not
     numerically PD (a Cholesky pivot ``L_jj^2 <= 1e-300``) or numerically singular: a
     support point has ``n_r om_r <= 1`` (``M >= n_r x_r x_r^T``), so ``n_r om_r > 1 +
     1e-6`` means ``M^{-1}`` is wrong beyond that (a start on a nearly singular design, whose
-    exchanges would follow noise). :func:`_d_base`, then :func:`_d_cross` for ``H``."""
-    Minv, Z, om, sup, S, logdet, ok = _d_base(X, C, Mfix, n_max)
-    return Minv, om, _d_cross(X, Z, sup, S, n_max), sup, S, logdet, ok
-
-
-def _d_base(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
-    """:func:`_d_states` without the cross-variances ``H``: ``(Minv, Z, om, sup, S, logdet,
-    ok)``, ``Z = X M^{-1}`` per design (``(B, K, d)``)."""
+    exchanges would follow noise)."""
     B, K = C.shape
     totals = C.sum(axis=1)
     if (totals == totals[0]).all():  # the runs' rows: O(B n d^2), not O(B K d^2)
