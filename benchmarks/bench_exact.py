@@ -8,7 +8,8 @@ The issue's benchmark: the full quadratic model in ``k = 3..6`` factors on the 3
   certificate and the rounding start), its ``S`` starts (rounding, greedy, ``restarts``
   perturbations of the rounding, ``restarts`` randomised greedy and ``restarts`` uniform
   random designs), the exchange from every start, the efficiency bound. The whole call is
-  timed (the mean of repeated calls where one takes a few ms). ``approx``: the certified
+  timed (the mean of 3 to 20 repeated warm calls, at least 0.05 s in all where one takes a
+  few ms). ``approx``: the certified
   approximate optimum alone (``design.d_optimal`` at ``exact``'s ``tol``), part of it.
 * ``plain`` -- Fedorov's exchange written straightforwardly in numpy (``plain_fedorov``):
   at each step the inverse of ``X_d^T X_d`` is recomputed, the variances of all candidates
@@ -32,24 +33,25 @@ Reported: CPU time (``time.process_time``; BLAS single-threaded for every method
 certified D-efficiency lower bound ``phi_LB / det(M/N)^{-1/p}`` of every method's design
 against the same ``phi_LB`` (the approximate optimum's certified bound; higher is better).
 
-Results (2026-11-23, shared 2-core machine under a load of 3.6-4.5; the full table is in
+Results (2026-11-23, shared 2-core machine under a load of 1.1-1.7; the full table is in
 docs/exact.md), with the default ``exchange="reduced"`` (the D exchange first among the
-candidates of largest approximate variance, then among all): ``ratio`` median 2.9x,
-0.8x-42.5x, >= 10x in 4 of 24 cells (5^5 at N = 3p 15.3x; 5^6 11.1x, 26.7x, 42.5x; 9.9x on
-5^5 at N = 2p; the previous round 1 of 24, median 2.7x); per start (same starts) ours is
-1.8x-27.9x faster (median 4.2x). Ours >= plain's best of 17 random starts in 17 of 24 cells
-at this seed, worse in 7 (by 0.00326 on 5^6 at N = p, by at most 0.00082 elsewhere); over
-seeds 0..9 on the nine 5-level cells with k >= 4 the reduced exchange is as efficient as
-the full one (mean efficiency +2.6e-4, standard error 2.8e-4) at 2.7x less time
-(docs/exact.md). ``--ref main`` (same process): a D call takes 0.28-0.50x main's time on
-5^6, 0.50-0.67x on 5^5, 0.85-0.95x on 5^4, 0.97-1.03x elsewhere (the same designs where no
-reduced set is used); A, I, Ds 0.96-1.03x with the same designs (quick grids).
-``--stages``: the certified approximate optimum is 32-65% of our call on the 3-level grids
-and 5^3, the exchange 53-78% on 5^5 and 5^6. The measured floor: in 14 of 24 cells (the
-3-level grids except 3^6 at N = 3p, 5^3 at N <= 2p, 5^4 at N = p) the certified approximate
-optimum alone costs more than a tenth of the whole plain run, so 10x is impossible there at
-``tol=1e-6``. The plain exchange's time varies between runs (1.9-2.9 s on 5^6 at N = p):
-compare revisions side by side with ``--ref``.
+candidates of largest approximate variance, then among all, where each end design is first
+tested for a gain from its fresh exact state): ``ratio`` median 2.9x, 0.7x-61.1x, >= 10x in
+5 of 24 cells (5^5 at N = 2p, 3p: 11.5x, 16.0x; 5^6: 15.3x, 32.1x, 61.1x; the previous
+round's code with this bench, just before: 5 of 24, 5^5 at N = 2p at 10.1x); ours at least
+as efficient as plain's best of 17 random starts in 17 of 24 cells at this seed (on 5^6
+plain's best is higher by 4e-5 to 3e-3), the designs unchanged from the previous round;
+per start (same starts) ours is 2.0x-46.2x faster (median 4.2x). ``--ref main`` (same
+process, best of 3): a D call takes 0.77-0.79x main's time on 5^4 at N >= 2p, 0.84x on 5^5
+at N = 2p, 0.82-0.92x on 5^6 at N >= 2p, 0.94-1.06x elsewhere, with the same designs; A,
+I, Ds (unchanged) 0.92-1.03x with the same designs (quick grids). ``--stages``: the
+certified approximate optimum is 32-65% of our call on the 3-level grids and 5^3, the
+exchange 52-73% on 5^5 and 5^6. The measured floor: in 14 of 24 cells (the 3-level grids
+except 3^6 at N = 3p and 3^4 at N = 2p, 5^3, 5^4 at N = p) the certified approximate optimum
+alone costs more than a tenth of the whole plain run, so 10x is impossible there at
+``tol=1e-6``. The plain exchange's time varies between runs (1.6-2.0 s on 5^6 at N = p in
+three runs, one spike of 3x on 3^4 at N = 2p): compare revisions side by side with
+``--ref``.
 
 Usage: ``python benchmarks/bench_exact.py [--quick] [--no-pydoe] [--restarts R]
 [--plain-starts S]``, ``python benchmarks/bench_exact.py --ref main [--criteria d,a]
@@ -194,9 +196,10 @@ def run(configs: list[tuple[int, int]], restarts: int, plain_starts: int, pydoe:
         K, p = X.shape
         for N in (p, 2 * p, 3 * p):
             res, t_ours = cpu(exact, X, N, restarts=restarts)
-            reps = int(min(20, 0.05 // max(t_ours, 1e-4)))
-            if reps > 1:  # a few ms: the mean over repeated calls (as plain's 17 starts)
-                t_ours = sum(cpu(exact, X, N, restarts=restarts)[1] for _ in range(reps)) / reps
+            # the mean over 3-20 repeated warm calls (one call varies by up to 1.5x on the
+            # shared machine; plain's time is a sum over its 17 starts)
+            reps = max(3, int(min(20, 0.05 // max(t_ours, 1e-4))))
+            t_ours = sum(cpu(exact, X, N, restarts=restarts)[1] for _ in range(reps)) / reps
             t_apx = approx_time(X)
             lb = res.lower_bound
             t_kern = kernel_time(X, N, res, restarts)

@@ -340,9 +340,10 @@ def _inverse_stack(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return Minv, dg, ok
 
 
-def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
+def _d_base(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
     """The exact states of :func:`fedorov_d_steps` for the rows of ``C`` (LAPACK and BLAS on
-    the stack): ``(Minv, om, H, sup, S, logdet, ok)``; ``ok[i]`` False if ``M_i`` is not
+    the stack) but their cross-variances (:func:`_d_cross`): ``(Minv, Z, om, sup, S, logdet,
+    ok)``, ``Z = X M^{-1}`` per design (``(B, K, d)``); ``ok[i]`` False if ``M_i`` is not
     numerically PD (a Cholesky pivot ``L_jj^2 <= 1e-300``) or numerically singular: a
     support point has ``n_r om_r <= 1`` (``M >= n_r x_r x_r^T``), so ``n_r om_r > 1 +
     1e-6`` means ``M^{-1}`` is wrong beyond that (a start on a nearly singular design, whose
@@ -361,18 +362,62 @@ def _d_states(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
     ok &= (C * om <= 1.0 + 1e-6).all(axis=1)
     S = np.count_nonzero(C, axis=1)
     sup = np.argsort(C == 0, axis=1, kind="stable")[:, :n_max]  # the support first, in order
-    s_max = int(S.max())
-    H = np.empty((B, K, n_max))  # columns >= S[i]: room for the support to grow
-    H[:, :, :s_max] = np.matmul(Z, X[sup[:, :s_max]].transpose(0, 2, 1))
     with np.errstate(divide="ignore", invalid="ignore"):
         logdet = 2.0 * np.log(dg).sum(axis=1)
-    return Minv, om, H, sup, S, logdet, ok
+    return Minv, Z, om, sup, S, logdet, ok
+
+
+def _d_cross(X: np.ndarray, Z: np.ndarray, sup: np.ndarray, S: np.ndarray, n_max: int
+             ) -> np.ndarray:
+    """The cross-variances ``H[i, a, j] = x_a^T M_i^{-1} x_{sup[i, j]}`` (``j < S[i]``;
+    columns up to ``n_max``: room for the support to grow) from ``Z = X M^{-1}``."""
+    B, K, _ = Z.shape
+    s_max = int(S.max())
+    H = np.empty((B, K, n_max))
+    H[:, :, :s_max] = np.matmul(Z, X[sup[:, :s_max]].transpose(0, 2, 1))
+    return H
+
+
+NO_GAIN = 0.5e-10
+""":func:`_no_gain`'s threshold: half the exchange's (``1e-10``), far above the rounding of
+the gains on the basis ``Q``, so a design it passes is one the steps would end on."""
+
+
+def _no_gain(X: np.ndarray, C: np.ndarray, cap: np.ndarray, Z: np.ndarray, om: np.ndarray,
+             sup: np.ndarray, S: np.ndarray, tally: list[int]) -> np.ndarray:
+    """For each design ``i`` of a fresh exact state (:func:`_d_base`), whether no exchange
+    gains more than :data:`NO_GAIN`: then :func:`fedorov_d_steps` (threshold ``1e-10``)
+    would end on it at once, so its cross-variances need not be formed. The gain of a pair
+    is at most ``om_a - om_r`` (``H^2 <= om_a om_r``); only the candidates above ``min_r
+    om_r + NO_GAIN`` (on the 5-level grids 40-60% of them at the end designs of the reduced
+    phase) get their row of ``H`` (``O(S d)`` each) and their gains. Budgets are ignored
+    (a pair refused by the budget only makes this answer False: the steps then run as
+    before; their ``H`` is then formed in full by :func:`_d_cross`, as without the test,
+    for the same rounding). ``tally``: designs passed and failed so far in the call
+    (updated); it stops testing when more failed than passed (then it mostly costs: at ``N
+    = p`` on the 5-level grids most end designs of the reduced phase still gain)."""
+    done = np.zeros(C.shape[0], dtype=bool)
+    free = C < cap
+    for i in range(C.shape[0]):
+        if tally[1] > tally[0]:
+            break
+        s = sup[i, :S[i]]
+        omr = om[i, s]
+        rows = np.flatnonzero(free[i] & (om[i] > float(omr.min()) + NO_GAIN))
+        h = Z[i, rows] @ X[s].T
+        # gain + 1 = (1 + om_a)(1 - om_r) + h^2
+        g = np.multiply.outer(1.0 + om[i, rows], 1.0 - omr)
+        g += h * h
+        done[i] = rows.size == 0 or float(g.max()) <= 1.0 + NO_GAIN
+        tally[0 if done[i] else 1] += 1
+    return done
 
 
 def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: np.ndarray,
                      max_steps: int, refresh: int, costs: np.ndarray, budget: float,
                      n_ex: np.ndarray, logdet: np.ndarray, XT: np.ndarray | None = None,
-                     verify: bool = False, resume: bool = False) -> None:
+                     verify: bool = False, resume: bool = False, check: bool = False
+                     ) -> None:
     """Fedorov's exchange for D from every row of ``starts`` (counts, in place):
     :func:`fedorov_d_steps` between exact states recomputed here (at the start and every
     ``refresh`` exchanges; a batch of starts at a time). ``n_ex[i]`` the exchanges of start
@@ -390,7 +435,13 @@ def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: n
     by more than ``1e-10``).
 
     ``resume``: ``n_ex`` holds the exchanges already made on each start (an earlier phase,
-    e.g. on a subset of the candidates), counted against ``max_steps``; else it is reset."""
+    e.g. on a subset of the candidates), counted against ``max_steps``; else it is reset.
+
+    ``check``: for starts likely to be local optima already (the end designs of an earlier
+    phase, the design to verify), each exact state is first tested by :func:`_no_gain`,
+    and the designs it passes end there (what the steps would do) without their
+    cross-variances ``H``, the largest part of a state (``K S`` against ``K d``): the same
+    designs, exchanges and ``logdet``."""
     B, K = starts.shape
     XT = _transposed(X) if XT is None else XT
     n_max = min(K, int(starts.sum(axis=1).max()) + 1)
@@ -398,15 +449,24 @@ def fedorov_d_starts(X: np.ndarray, starts: np.ndarray, cap: np.ndarray, Mfix: n
     if not resume:
         n_ex[:] = 0
     logdet[:] = -np.inf
+    tally = [0, 0]  # designs passed by _no_gain, and not: it stops when most fail
     for lo in range(0, B, chunk):
         todo = np.arange(lo, min(B, lo + chunk))
         while todo.size:
             C = starts[todo]
-            Minv, om, H, sup, S, ld, ok = _d_states(X, C, Mfix, n_max)
-            if not ok.all():  # the dead ones are left out (copies: not on the common path)
-                logdet[todo[~ok]] = -np.inf
-                todo, C, Minv, om, H, sup, S, ld = (v[ok] for v in (todo, C, Minv, om, H, sup,
-                                                                     S, ld))
+            Minv, Z, om, sup, S, ld, ok = _d_base(X, C, Mfix, n_max)
+            done = np.zeros_like(ok)
+            if check and tally[0] >= tally[1]:
+                done = ok & _no_gain(X, C, cap, Z, om, sup, S, tally)
+            logdet[todo[done]] = ld[done]  # at a local optimum: ended here, as in the steps
+            logdet[todo[~ok]] = -np.inf
+            keep = ok & ~done
+            if not keep.all():  # copies: not on the common path without check
+                todo, C, Minv, Z, om, sup, S, ld = (v[keep] for v in (todo, C, Minv, Z, om,
+                                                                       sup, S, ld))
+                if not todo.size:
+                    break
+            H = _d_cross(X, Z, sup, S, n_max)
             sup = np.ascontiguousarray(sup)
             ne = n_ex[todo]
             st = np.full(todo.size, REFRESH, dtype=np.int64)
@@ -430,7 +490,7 @@ def fedorov_d(X: np.ndarray, counts: np.ndarray, cap: np.ndarray, Mfix: np.ndarr
     n_ex = np.zeros(1, dtype=np.int64)
     logdet = np.empty(1)
     fedorov_d_starts(X, C, cap, Mfix, max_steps, refresh, costs, budget, n_ex, logdet, XT,
-                     True)
+                     True, check=True)
     counts[:] = C[0]
     return int(n_ex[0]), bool(np.isfinite(logdet[0]))
 

@@ -587,7 +587,7 @@ def _best_d(Xq: np.ndarray, starts: list[tuple[str, np.ndarray]], cap: np.ndarra
         C[:] = 0
         C[:, sub] = Cs
     kern.fedorov_d_starts(Xq, C, cap, Mq, max_exchanges, refresh, cost_v, budget_k, n_ex,
-                          logdet, XT, resume=True)
+                          logdet, XT, resume=True, check=k_sub > 0)
     # by log det, ties (within 1e-9: mirror images, equal up to rounding) to the first start
     key = np.where(np.isfinite(logdet), logdet, -np.inf)
     top_ld = float(key.max())

@@ -461,6 +461,55 @@ def test_d_kernel_from_many_starts_in_one_call():
     assert logdet[0] == -np.inf
 
 
+@pytest.mark.parametrize("budget", [np.inf, 6.0])
+def test_d_kernel_check_ends_where_the_steps_do(budget):
+    """``check`` (:func:`design._exact_numba._no_gain` before forming the cross-variances)
+    changes no result: from local optima (which it passes), from random starts (which it
+    fails, then stops testing), from a mix in one stack and from a stack with a singular
+    design, the designs, exchanges and ``log det M`` are those of the run without it, bit
+    for bit, with and without a budget; its test agrees with a scan of every pair's gain
+    on the exact inverse."""
+    from design import _exact_numba as kern
+
+    rng = np.random.default_rng(5)
+    X = model_matrix(rng.uniform(-1, 1, (120, 3)), "quadratic")
+    K, d = X.shape
+    n = 14
+    cap, costs = np.full(K, n), rng.uniform(0.2, 0.6, K) if budget < np.inf else np.zeros(K)
+    starts = np.stack([np.bincount(rng.choice(K, size=n, replace=False), minlength=K)
+                       for _ in range(8)])
+    ends = starts.copy()
+    kern.fedorov_d_starts(X, ends, cap, np.zeros((d, d)), 10_000, 1000, costs, budget,
+                          np.zeros(8, dtype=np.int64), np.empty(8), verify=True)
+    single = np.zeros((1, K), dtype=np.int64)
+    single[0, 7] = n  # singular: not PD, -inf with and without the test
+    for C0 in (ends, starts, np.concatenate([ends[:3], starts[:2], ends[3:]]),
+               np.concatenate([ends[:2], single, ends[2:4]])):
+        out = []
+        for check in (False, True):
+            C, n_ex, ld = C0.copy(), np.zeros(C0.shape[0], dtype=np.int64), np.empty(
+                C0.shape[0])
+            kern.fedorov_d_starts(X, C, cap, np.zeros((d, d)), 10_000, 1000, costs, budget,
+                                  n_ex, ld, check=check)
+            out.append((C, n_ex, ld))
+        for a, b in zip(*out, strict=True):
+            np.testing.assert_array_equal(a, b)
+    # the test itself, against every pair's gain (1 + om_a)(1 - om_r) + d_ar^2 - 1
+    C = np.concatenate([ends[:2], starts[:2]])
+    Minv, Z, om, sup, S, _, ok = kern._d_base(X, C, np.zeros((d, d)), n + 1)
+    done = kern._no_gain(X, C, cap, Z, om, sup, S, [0, 0])
+    for i in range(C.shape[0]):
+        Mi = np.linalg.inv((X * C[i][:, None]).T @ X)
+        V = X @ Mi @ X.T
+        o = np.diag(V)
+        s = np.flatnonzero(C[i])
+        gain = (1 + o[:, None]) * (1 - o[s][None, :]) + V[:, s] ** 2 - 1
+        assert done[i] == (gain.max() <= kern.NO_GAIN)
+    # local optima pass; under a budget they are local optima among the affordable
+    # exchanges only, which the test (blind to costs) does not see: they fail
+    assert done.tolist() == [budget == np.inf] * 2 + [False, False]
+
+
 @pytest.mark.parametrize("budget", [None, 14.0])
 def test_greedy_mode_is_one_algorithm_in_every_kernel(budget):
     """The sequential D-greedy starts run in the greedy mode of the exchange kernel of the
