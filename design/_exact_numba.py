@@ -350,7 +350,9 @@ def _d_base(X: np.ndarray, C: np.ndarray, Mfix: np.ndarray, n_max: int):
     exchanges would follow noise)."""
     B, K = C.shape
     totals = C.sum(axis=1)
-    if (totals == totals[0]).all():  # the runs' rows: O(B n d^2), not O(B K d^2)
+    if (totals == totals[0]).all() and totals[0] <= 4 * K:  # the runs' rows: O(B n d^2)
+        # instead of O(B K d^2), for n up to 4 K (beyond, the counts' form is cheaper and
+        # the runs' rows would take n d floats: 800 MB for n = 1e7, d = 10)
         runs = np.repeat(np.tile(np.arange(K), B), C.ravel()).reshape(B, int(totals[0]))
         R = X[runs]
         M = np.matmul(R.transpose(0, 2, 1), R) + Mfix

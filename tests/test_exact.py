@@ -130,7 +130,8 @@ def test_bad_input():
         exact(X, 4, "ds")
     with pytest.raises(ValueError, match="caps must be non-negative integers"):
         exact(X, 4, caps=[1, 1, -1, 1, 1])
-    with pytest.raises(ValueError, match="fixed has more runs on candidate 0"):
+    with pytest.raises(ValueError, match=r"fixed has 2 run\(s\) on candidate 0, more than its "
+                       "cap of 1"):
         exact(X, 4, fixed=[2, 0, 0, 0, 0], bin=True)
     with pytest.raises(ValueError, match="do not span"):
         exact(X, 4, caps=[2, 2, 0, 0, 0])
@@ -662,3 +663,21 @@ def test_result_carries_the_fixed_runs_its_value_includes():
     assert "(+3 fixed runs)" in repr(res) and "3 fixed runs" in res.message
     plain = exact(X, 8)
     assert not plain.fixed.any() and "fixed" not in repr(plain)
+
+
+@pytest.mark.parametrize("criterion", ["d", "a"])
+def test_many_runs_start_from_the_rounding_alone(criterion):
+    """n far above the number of parameters (n > MANY_RUNS d, no constraints): the exchange
+    starts from the efficient rounding only (the other starts cost time proportional to n:
+    10^7 runs took minutes), and the design is still certified near optimal: its
+    efficiency bound is at least the rounding's 1 - d / n (Pukelsheim & Rieder 1992) and
+    the counts are n runs."""
+    from design import box_grid, model_matrix
+    from design.exact import MANY_RUNS
+
+    X = model_matrix(box_grid(3, 3), "quadratic")
+    d = X.shape[1]
+    for n in (MANY_RUNS * d + 1, 10**7):
+        res = exact(X, n, criterion)
+        assert res.start == "rounding" and int(res.counts.sum()) == n
+        assert res.efficiency_bound >= 1 - d / n
