@@ -124,7 +124,11 @@ def add_design_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--costs", help="cost of a run on each candidate: 'c1,...', a file, or a "
                    "column name of --arms (with --budget)")
     g.add_argument("--budget", type=float, help="most average cost per run "
-                   "(costs @ weights <= budget); a total budget T for N runs is T/N")
+                   "(costs @ weights <= budget); a total budget T for N runs is T/N, or "
+                   "--total-budget T")
+    g.add_argument("--total-budget", type=float, metavar="T",
+                   help="with --exact N: most total cost of the N runs (costs @ counts <= "
+                   "T); the same as --budget T/N, without the division")
     g.add_argument("--fixed", help="runs already made: an 'id,runs' CSV (as oed design "
                    "--exact and oed round write), a file of counts per candidate "
                    "(one column, K rows) or of settings/regressor rows")
@@ -323,7 +327,8 @@ def _interest(spec: str | None, labels: list[str]) -> list[int]:
 def handles(args: argparse.Namespace) -> bool:
     """Whether the request needs this module (new criterion, exact, constraints)."""
     return (args.criterion in NEW_CRITERIA or args.exact is not None or args.caps is not None
-            or args.costs is not None or args.budget is not None or args.fixed is not None)
+            or args.costs is not None or args.budget is not None or args.fixed is not None
+            or getattr(args, "total_budget", None) is not None)
 
 
 def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
@@ -361,8 +366,20 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
             fixed = rows[:, 0].astype(np.int64)
         else:
             fixed = settings_regressors(args.fixed, "--fixed", reg)
-    if (args.costs is None) != (args.budget is None):
-        raise ValueError("--costs and --budget go together")
+    total_budget = getattr(args, "total_budget", None)
+    if total_budget is not None:
+        if args.budget is not None:
+            raise ValueError("--budget/--total-budget: give one (--budget is per run, "
+                             "--total-budget for the N runs of --exact N)")
+        if args.exact is None:
+            raise ValueError("--total-budget is for exact designs (--exact N: the most "
+                             "total cost of the N runs); an approximate design takes "
+                             "--budget, the most average cost per run")
+        if not np.isfinite(total_budget) or total_budget <= 0:
+            raise ValueError(f"--total-budget must be positive; got {total_budget}")
+    per_run = args.budget if total_budget is None else total_budget / args.exact
+    if (args.costs is None) != (args.budget is None and total_budget is None):
+        raise ValueError("--costs and --budget (or --total-budget) go together")
     costs = columns.get("costs")
     if costs is not None:
         if costs.shape != (K,):
@@ -374,21 +391,21 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         caps = np.full(K, float(caps[0]))
     if args.exact is not None:
         # --budget is the most average cost per run: the total for N runs is budget * N
+        total = total_budget if total_budget is not None else (
+            None if costs is None else args.budget * args.exact)
         res = design.exact(X, args.exact, crit, bin=args.bin, fixed=fixed, caps=caps,
-                           costs=costs,
-                           budget=None if costs is None else args.budget * args.exact,
-                           **kw)
+                           costs=costs, budget=None if costs is None else total, **kw)
         out = {"criterion": res.criterion, "n": res.n, "value": res.value,
                "efficiency_bound": res.efficiency_bound, "lower_bound": res.lower_bound,
                "counts": res.counts.tolist(), "support": res.support.tolist(),
                "start": res.start, "message": res.message,
                "constraints": {"bin": bool(args.bin), "caps": caps is not None,
                                "fixed": fixed is not None,
-                               "budget_per_run": None if costs is None else args.budget}}
+                               "budget_per_run": None if costs is None else per_run}}
         if costs is not None:
-            total = float(costs @ res.counts)
-            out["cost"] = {"total": total, "per_run": total / res.n,
-                           "budget_per_run": args.budget, "budget_total": args.budget * res.n}
+            spent = float(costs @ res.counts)
+            out["cost"] = {"total": spent, "per_run": spent / res.n,
+                           "budget_per_run": per_run, "budget_total": total}
         return res, out
     if args.bin:
         raise ValueError("--bin is for exact designs (with --exact N)")

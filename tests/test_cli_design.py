@@ -122,6 +122,27 @@ def test_exact_with_costs_and_budget(grid, tmp_path):
                                   "budget_per_run": 1.4}
 
 
+def test_total_budget_of_an_exact_design(grid, tmp_path, capsys):
+    """--total-budget T with --exact N bounds the total cost of the N runs exactly (T, not
+    (T/N) N), gives the design of --budget T/N where that is exact, and is refused without
+    --exact or beside --budget."""
+    from fractions import Fraction
+
+    cost = np.loadtxt(grid, delimiter=",", skiprows=1)[:, 2]
+    args = ["design", "d", "--arms", str(grid), "--model", "quadratic", "--exact", "8",
+            "--costs", "cost"]
+    res = run([*args, "--total-budget", "11"], tmp_path)
+    per_run = run([*args, "--budget", "1.375"], tmp_path)  # 11 / 8 exactly in binary
+    assert res["counts"] == per_run["counts"]
+    spent = sum(Fraction(float(c)) * int(k) for c, k in zip(cost, res["counts"], strict=True))
+    assert spent <= 11
+    assert res["cost"]["budget_total"] == 11 and res["cost"]["budget_per_run"] == 1.375
+    assert main([*args[:6], "--costs", "cost", "--total-budget", "11"]) == 2
+    assert "--total-budget is for exact designs" in capsys.readouterr().err
+    assert main([*args, "--total-budget", "11", "--budget", "2"]) == 2
+    assert "give one" in capsys.readouterr().err
+
+
 def test_cost_line_in_the_summary(grid, tmp_path, capsys):
     """The printed summary of a design under --costs/--budget has its cost: the exact
     design's total and per-run cost, the approximate design's costs @ weights."""
