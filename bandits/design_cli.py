@@ -379,7 +379,8 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
             raise ValueError(f"--total-budget must be positive; got {total_budget}")
     per_run = args.budget if total_budget is None else total_budget / args.exact
     if (args.costs is None) != (args.budget is None and total_budget is None):
-        raise ValueError("--costs and --budget (or --total-budget) go together")
+        raise ValueError("--costs and --budget go together (or --costs and --total-budget "
+                         "with --exact N)")
     costs = columns.get("costs")
     if costs is not None:
         if costs.shape != (K,):
