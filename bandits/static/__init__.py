@@ -424,8 +424,8 @@ def recommend(Z: np.ndarray, theta: np.ndarray, blocks: bool) -> int:
     """``argmax_z z^T theta`` (first index on ties): :func:`~bandits.static._kernels.argmax_all`,
     or after the block simulation the same argmax by ``argmax_active`` with every target
     active, which that simulation compiled (its stopping test) and ``argmax_all`` would
-    add to a first call (issue 16). They differ only when no value exceeds ``-inf``
-    (``argmax_all``: 0)."""
+    add to a first call (issue 16); where no value exceeds ``-inf`` it says -1, read as
+    ``argmax_all``'s 0."""
     if not blocks:
         return int(S.argmax_all(Z, theta))
     best = int(S.argmax_active(Z, theta, np.ones(Z.shape[0], dtype=np.bool_)))
