@@ -17,6 +17,7 @@ from bandits.static import (
     StaticPolicy,
     confidence_constants,
     pair_targets,
+    recommend,
     run_static,
     static_design,
 )
@@ -438,3 +439,18 @@ def test_state_saved_before_the_rule_was_recorded_gets_a_hint(tmp_path):
     doc["arguments"]["method"] = "greedy"
     (tmp_path / "old.json").write_text(json.dumps(doc))
     assert load_policy(tmp_path / "old.json").ask() == pol.ask()
+
+
+def test_recommend_after_blocks_is_argmax_all():
+    """run_static's recommendation after the block simulation (argmax_active, every target
+    active) is argmax_all's, ties (first index) and values of -inf included."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        Z = rng.integers(-2, 3, size=(int(rng.integers(1, 8)), 3)).astype(float)
+        th = rng.integers(-2, 3, size=3).astype(float)
+        if rng.random() < 0.2:
+            th[0] = -np.inf
+        with np.errstate(invalid="ignore"):
+            expected = int(S.argmax_all(Z, th))
+        assert recommend(Z, th, True) == expected
+        assert recommend(Z, th, False) == expected

@@ -163,7 +163,7 @@ def check_stop_active(Z, active, Ainv, th, b) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ratio_counts_at(w, m, out) -> None:
     """``out``: the counts after ``m`` pulls of the ratio rule from zero counts (``m`` at
     least the support size of ``w``), in the order in which
@@ -213,20 +213,13 @@ def ratio_counts_at(w, m, out) -> None:
 
 
 @inner
-def _counts_to(w, buf, off, cs, s, ns, ne, out) -> None:
-    """The counts at pull ``ne`` (blocks from pull ``s``), from the counts ``cs`` at pull
-    ``ns``: ``cs`` plus the greedy rule's arms ``buf[off + ns - s:off + ne - s]`` (``w``
-    None), or the ratio rule's closed form (:func:`ratio_counts_at`; ``buf`` None). Each
-    rule's argument is None under the other rule, a type: numba prunes ``if ARG is not
-    None`` on an argument typed None, so each rule compiles only its own branch (it
-    cannot prune on an array-typed argument, hence one None argument per rule)."""
-    if buf is not None:
-        for a in range(out.shape[0]):
-            out[a] = cs[a]
-        for i in range(off + ns - s, off + ne - s):
-            out[buf[i]] += 1
-    if w is not None:
-        ratio_counts_at(w, ne, out)
+def _greedy_counts(buf, off, cs, s, ns, ne, out) -> None:
+    """The greedy rule's counts at pull ``ne`` (blocks from pull ``s``), from the counts
+    ``cs`` at pull ``ns``: ``cs`` plus the arms ``buf[off + ns - s:off + ne - s]``."""
+    for a in range(out.shape[0]):
+        out[a] = cs[a]
+    for i in range(off + ns - s, off + ne - s):
+        out[buf[i]] += 1
 
 
 @njit(cache=True, inline="always")
@@ -466,14 +459,16 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     if not refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta, st.g):
         ints[T_STATUS] = STATUS_SINGULAR
         return INIT_STOP
-    leverages(X, Ainv, st.lev)
+    if greedy:  # the ratio rule never reads the leverages (no kernel to compile for it)
+        leverages(X, Ainv, st.lev)
     s = int(ints[T_PULLS])
     best = check_stop_active(test.Z, test.active, Ainv, theta,
                              beta(test.t_off + s, test.c, test.log_const, test.fixed))
     if best >= 0:
         ints[T_BEST] = best
         return STATUS_RULE
-    if length_rule(vals, ints[T_M], s, alloc.min_len, alloc.target, alloc.fig3):
+    if s >= alloc.min_len and length_rule(vals, ints[T_M], s, alloc.min_len, alloc.target,
+                                          alloc.fig3):
         return BLOCKS_END
     if s >= t_max:
         return STATUS_BUDGET
@@ -498,7 +493,8 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     sums[:] = cnt * means + sigma * W
     if status == STATUS_RULE or not greedy or ints[T_PULLS] != t_stop:
         refresh(X, Y, ints[T_M], counts, sums, Ainv, vals, theta, st.g)
-        leverages(X, Ainv, st.lev)
+        if greedy:
+            leverages(X, Ainv, st.lev)
     else:  # theta only
         refresh(X, X, NO_TARGETS, counts, sums, carry.wk[0], carry.wk[2], theta, st.g)
     ints[T_PULLS] = t_stop
@@ -507,7 +503,7 @@ def run_blocks(st, alloc: BlockAlloc, test: BlockTest, env, rng_pol: np.ndarray,
     return status
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", no_cfunc_wrapper=True)
 def block_steps(st, alloc, w, buf, test, env, rng_pol, rng_env, stats, carry) -> int:
     """:func:`run_blocks`' blocks from the state in ``carry`` (the first block's start
     ``s``, the counts and Brownian values there): returns how the allocation ended
@@ -530,7 +526,7 @@ def block_steps(st, alloc, w, buf, test, env, rng_pol, rng_env, stats, carry) ->
     sF, sC = carry.si[S_F], carry.si[S_C]
     s, t_last, end = ci[C_S], ci[C_TLAST], ci[C_END]
     L = 1
-    off = np.int64(0)  # an int64 (a literal 0 would specialise _counts_to twice)
+    off = np.int64(0)  # an int64 (a literal 0 would specialise _greedy_counts twice)
     nseq = 0  # greedy arms generated ahead: buf[off:off + nseq] are the pulls after s
     cap = MAX_BLOCK if buf is not None else MAX_BLOCK_RATIO
     while True:
@@ -561,7 +557,10 @@ def block_steps(st, alloc, w, buf, test, env, rng_pol, rng_env, stats, carry) ->
         while top >= 0:
             ns, ne = n_s[top], n_e[top]
             Ws, We, fl, lo, hi, cs = sWs[top], sWe[top], sF[top], sLo[top], sHi[top], sC[top]
-            _counts_to(w, buf, off, cs, s, ns, ne, cnt_e)
+            if buf is not None:  # each rule's argument is None under the other rule
+                _greedy_counts(buf, off, cs, s, ns, ne, cnt_e)
+            if w is not None:
+                ratio_counts_at(w, ne, cnt_e)
             leave = False
             for a in range(K):
                 if fl[a] == FLAG_LEAVE and not (lo[a] < Ws[a] < hi[a] and lo[a] < We[a] < hi[a]):
@@ -622,7 +621,10 @@ def block_steps(st, alloc, w, buf, test, env, rng_pol, rng_env, stats, carry) ->
             bisected = True
             stats[3] += 1
             mid = (ns + ne) // 2
-            _counts_to(w, buf, off, cs, s, ns, mid, cnt_m)
+            if buf is not None:
+                _greedy_counts(buf, off, cs, s, ns, mid, cnt_m)
+            if w is not None:
+                ratio_counts_at(w, mid, cnt_m)
             # left child (ns, mid] above the right one (mid, ne], which takes the parent's
             # slot: arm by arm, each row entry written after its own reads
             n_s[top + 1], n_e[top + 1] = ns, mid

@@ -254,7 +254,7 @@ def _ratio_plan(kind: str, X: np.ndarray, Z: np.ndarray | None,
         cnt = np.zeros(X.shape[0], dtype=np.int64)
         order = []
         for _ in range(int(np.count_nonzero(w))):
-            a = int(track_ratio(cnt, w))
+            a = int(track_ratio.py_func(cnt, w))  # Python: once per plan, nothing to compile
             order.append(a)
             cnt[a] += 1
         hit = (w, np.asarray(order, dtype=np.int64))
@@ -380,7 +380,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     if status == S.STATUS_SINGULAR:
         raise singular_pulls_error(st.X, "instance", "the initial pulls")
     theta, counts = state.theta, state.counts
-    rec = np.array([int(S.argmax_all(st.Z, theta))])
+    rec = np.array([recommend(st.Z, theta, blocks)])
     n = int(state.ints[S.T_PULLS])
     return RunResult(
         algorithm=algorithm, instance=getattr(instance, "name", "instance"), seed=seed,
@@ -418,6 +418,18 @@ def simulate_blocks(st, cfg: S.StaticConfig, env, rng_pol: np.ndarray, rng_env: 
         return int(st.ints[S.T_STATUS])
     st.ints[S.T_STATUS] = status
     return status
+
+
+def recommend(Z: np.ndarray, theta: np.ndarray, blocks: bool) -> int:
+    """``argmax_z z^T theta`` (first index on ties): :func:`~bandits.static._kernels.argmax_all`,
+    or after the block simulation the same argmax by ``argmax_active`` with every target
+    active, which that simulation compiled (its stopping test) and ``argmax_all`` would
+    add to a first call (issue 16); where no value exceeds ``-inf`` it says -1, read as
+    ``argmax_all``'s 0."""
+    if not blocks:
+        return int(S.argmax_all(Z, theta))
+    best = int(S.argmax_active(Z, theta, np.ones(Z.shape[0], dtype=np.bool_)))
+    return best if best >= 0 else 0
 
 
 def distinct_rows(Z: np.ndarray) -> bool:

@@ -32,6 +32,7 @@ from bandits._core.targets import (  # noqa: F401  (re-exported for the static m
     T_SINCE,
     T_STATUS,
     TargetState,
+    argmax_active,
     argmax_all,
     beta,
     check_stop,
