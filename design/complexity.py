@@ -96,7 +96,11 @@ def _quiet_c_stdout() -> Iterator[None]:
     in the user's output (`oed experiment plan`, `oed complexity`). Python's own
     ``sys.stdout`` is flushed first; descriptor 1 is restored after."""
     sys.stdout.flush()
-    saved = os.dup(1)
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1 (a detached process): nothing to keep clean
+        yield
+        return
     null = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(null, 1)
