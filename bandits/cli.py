@@ -899,7 +899,9 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         print(f"samples so far   {st.samples}")
         print(f"outstanding      {len(st.outstanding)}")
         label = "recommended" if st.stopped else "current best"
-        print(f"{label:<16} {', '.join(st.best)}")
+        guess = "" if st.identified else (" (a guess: the measurements do not determine the "
+                                          "model yet, minimum-norm estimate)")
+        print(f"{label:<16} {', '.join(st.best)}{guess}")
         rule = ex.stop_phrase("rule", st.heuristic)[0].removeprefix(
             "the stopping rule ") if st.stopped else (
             f"ended by {st.stopped_by}" if st.stopped_by else "does not hold yet")

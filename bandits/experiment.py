@@ -308,6 +308,9 @@ class Status:
     basis: str
     model: str = ""
     heuristic: bool = False
+    identified: bool = True
+    """Whether the measured candidates determine the model's parameters (else the current
+    best comes from the minimum-norm estimate: a guess, not an estimate)."""
 
 
 def status(state: str | Path, *, simulations: int = 5) -> Status:
@@ -316,19 +319,24 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
     current estimate, minus the samples so far)."""
     pol, extra, algorithm, heuristic = _load(state)
     m = int(extra.get("m", 1))
-    theta, mu, _ = pol.estimate()
+    theta, mu, identified = pol.estimate()
     if pol.done:
         best = [int(a) for a in np.ravel(pol.recommendation)]
     else:
         best = sorted(int(a) for a in np.argsort(-mu, kind="stable")[:m])
     remaining, basis = None, "the run has stopped"
-    if not pol.done:
+    if not pol.done and not identified:
+        basis = (f"not yet estimable: the {pol.samples} measurements do not determine the "
+                 f"model's {theta.size} parameters; use `oed experiment plan` with a "
+                 "plausible theta")
+    elif not pol.done:
         remaining, basis = _predict_remaining(pol, algorithm, theta, m, simulations)
     model = extra.get("model", {}).get("description", "the features as given (a state "
                                        "written before models were recorded)")
     return Status(algorithm, pol.samples, [pol.ids[a] for a in pol.outstanding],
                   [pol.ids[a] for a in sorted(best)], pol.done and pol.stopped_by == "rule",
-                  pol.stopped_by, remaining, basis, model, heuristic)
+                  pol.stopped_by, remaining, basis, model, heuristic,
+                  bool(identified) or pol.done)
 
 
 def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,

@@ -474,3 +474,26 @@ def test_highs_banner_does_not_reach_the_output(capfd) -> None:
     X = np.random.default_rng(0).normal(size=(6, 3))
     l1_weights_all_pairs(X, method="highspy")
     assert "HiGHS" not in capfd.readouterr().out
+
+
+def test_status_before_the_model_is_determined_says_it_is_a_guess(tmp_path, capsys) -> None:
+    """With fewer measured candidates than the model's 9 parameters the fit is the
+    minimum-norm solution: `status` calls its best set a guess and predicts nothing (a
+    simulation on that theta would be a number with no basis); once the measurements
+    determine the model, both come back."""
+    path, ids, X, theta = _screen(tmp_path)
+    state = str(tmp_path / "s.json")
+    _oed("experiment", "new", "--state", state, "--arms", str(path), "--id-column", "name",
+         "--m", "3", "--S", "5", capsys=capsys)
+    sheet = tmp_path / "hist.csv"
+    rng = np.random.default_rng(3)
+    _fill_in(sheet, ids[:4], ids, X @ theta, rng)
+    _oed("experiment", "observe", str(sheet), "--state", state, capsys=capsys)
+    out = _oed("experiment", "status", "--state", state, capsys=capsys)
+    assert "(a guess: the measurements do not determine the model yet" in out
+    assert "unknown (not yet estimable: the 4 measurements do not determine the model's 9 " \
+           "parameters" in out
+    _fill_in(sheet, ids[4:20], ids, X @ theta, rng)
+    _oed("experiment", "observe", str(sheet), "--state", state, capsys=capsys)
+    out = _oed("experiment", "status", "--state", state, capsys=capsys)
+    assert "a guess" not in out and "not yet estimable" not in out
