@@ -282,7 +282,7 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
     with ``--id-column``; no settings, the columns being the regressors)."""
     from bandits import design_cli
 
-    columns = design_cli._factor_columns(args)
+    columns = design_cli.factor_columns(args)
     chosen = args.model is not None or args.intercept is not None or args.coded \
         or columns is not None or args.categorical is not None or args.contrasts is not None
     if spec is not None:
@@ -294,8 +294,8 @@ def _round_arms(args: argparse.Namespace, spec: dict | None
     if chosen:  # a weights CSV or column: the model the design was computed for
         return design_cli.regressors_of(args.arms, args.id_column, {
             "model": args.model, "intercept": args.intercept, "coded": args.coded,
-            "factors": columns, "categorical": (args.categorical or "").split(",")
-            if args.categorical else None, "contrasts": args.contrasts})
+            "factors": columns, "categorical": args.categorical,
+            "contrasts": args.contrasts})
     described = _RAW_COLUMNS
     if args.id_column is not None:
         from bandits.io import load_candidates

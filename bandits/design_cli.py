@@ -77,15 +77,14 @@ def model_regressors(F: np.ndarray, model: str | None, intercept: bool | str | N
         raise ValueError(f"--intercept/--model/--coded/--categorical: {exc}") from None
 
 
-def categorical_request(option: str | None, columns: Sequence[str] | str | None
-                        ) -> dict[str, Any]:
+def categorical_request(option: str | Sequence[str] | None,
+                        columns: Sequence[str] | str | None) -> dict[str, Any]:
     """What :func:`bandits.io.load_candidates` reads as categorical for a command (its
-    keyword arguments): the columns of ``--categorical``, and with ``--columns`` every
-    text column among them (the user chose them as factors); without ``--columns`` a text
-    column is refused with a message saying how to declare it (a free-text column is not
-    made a factor unasked)."""
-    named = [c.strip() for c in (option or "").split(",") if c.strip()]
-    return {"categorical": named, "text_categorical": bool(columns)}
+    keyword arguments): the columns of ``--categorical`` (comma-separated, or a list as a
+    design JSON records them), and with ``--columns`` every text column among them (the
+    user chose them as factors); without ``--columns`` a text column is refused with a
+    message saying how to declare it (a free-text column is not made a factor unasked)."""
+    return {"categorical": option or (), "text_categorical": bool(columns)}
 
 
 def add_categorical_option(g: Any) -> None:
@@ -157,7 +156,7 @@ def _header(path: str) -> list[str] | None:
     return None
 
 
-def _factor_columns(args: argparse.Namespace) -> list[str] | None:
+def factor_columns(args: argparse.Namespace) -> list[str] | None:
     """The names given with ``--columns`` (None: not given)."""
     spec = getattr(args, "columns", None)
     if spec is None:
@@ -197,11 +196,12 @@ def _column_or_vector(spec: str, name: str, header: list[str] | None, raw: np.nd
 def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
     """The regressor matrix, a description of the model, and per-candidate columns."""
 
-    factors = _factor_columns(args)
+    factors = factor_columns(args)
     categorical = categorical_request(getattr(args, "categorical", None), factors)
     categorical_columns: list[str] = []
+    header = _header(args.arms)
     if factors is not None or getattr(args, "id_column", None) is not None \
-            or (_header(args.arms) is not None
+            or (header is not None
                 and Path(args.arms).suffix.lower() in (".csv", ".tsv", ".tab")):
         # a file with a header: its categorical factors keep their labels
         cand = load_candidates(args.arms, id_column=getattr(args, "id_column", None),
@@ -212,7 +212,6 @@ def arms_and_model(args: argparse.Namespace) -> tuple[np.ndarray, dict, dict]:
         categorical_columns = cand.categorical
     else:
         raw = load_matrix(args.arms, "--arms")
-        header = _header(args.arms)
         ids = row_ids(raw.shape[0])
         if getattr(args, "categorical", None):
             raise ValueError("--categorical: the --arms file has no header naming its "
@@ -301,7 +300,7 @@ def regressors_of(arms: str, id_column: str | None, spec: dict
                             columns=None if not factors else ",".join(factors),
                             model=spec.get("model"), intercept=spec.get("intercept"),
                             coded=bool(spec.get("coded", False)), caps=None, costs=None,
-                            categorical=",".join(spec.get("categorical") or ()) or None,
+                            categorical=spec.get("categorical"),
                             contrasts=spec.get("contrasts"))
     X, model, columns = arms_and_model(ns)
     return X, model["description"], list(columns["ids"]), columns["settings"]
@@ -392,10 +391,10 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         caps = np.full(K, float(caps[0]))
     if args.exact is not None:
         # --budget is the most average cost per run: the total for N runs is budget * N
-        total = total_budget if total_budget is not None else (
-            None if costs is None else args.budget * args.exact)
+        total = None if costs is None else (
+            total_budget if total_budget is not None else args.budget * args.exact)
         res = design.exact(X, args.exact, crit, bin=args.bin, fixed=fixed, caps=caps,
-                           costs=costs, budget=None if costs is None else total, **kw)
+                           costs=costs, budget=total, **kw)
         out = {"criterion": res.criterion, "n": res.n, "value": res.value,
                "efficiency_bound": res.efficiency_bound, "lower_bound": res.lower_bound,
                "counts": res.counts.tolist(), "support": res.support.tolist(),

@@ -46,8 +46,6 @@ def candidate_model(arms: str | Path, *, id_column: str | None = None,
     """
     from bandits.design_cli import categorical_request, model_regressors
 
-    if isinstance(categorical, list):
-        categorical = ",".join(categorical)
     cand = load_candidates(arms, id_column=id_column, columns=columns,
                            allow_no_features=True,
                            **categorical_request(categorical, columns))
@@ -340,7 +338,10 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
 
 
 def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,
-              runs: int, max_samples: int) -> list[Any]:
+              runs: int, max_samples: int) -> tuple[list[int], int]:
+    """The samples of ``runs`` simulated runs on ``theta`` (seeds 0, 1, ...), and how many
+    of them reached ``max_samples`` without the stopping rule (their counts are lower
+    bounds)."""
     from bandits.instances import Instance
     from bandits.registry import run
 
@@ -348,8 +349,9 @@ def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: di
                     m=m)
     opts = {k: v for k, v in args.items() if k not in ("delta", "seed", "max_samples",
                                                         "m", "epsilon")}
-    return [run(algorithm, inst, delta=float(args.get("delta", 0.05)), seed=s,
-                max_samples=max_samples, **opts) for s in range(runs)]
+    results = [run(algorithm, inst, delta=float(args.get("delta", 0.05)), seed=s,
+                   max_samples=max_samples, **opts) for s in range(runs)]
+    return [r.samples for r in results], sum(r.stopped_by != "rule" for r in results)
 
 
 def _predict_remaining(pol: Any, algorithm: str, theta: np.ndarray, m: int, runs: int
@@ -362,12 +364,11 @@ def _predict_remaining(pol: Any, algorithm: str, theta: np.ndarray, m: int, runs
                       "`oed experiment plan` with a plausible theta")
     cap = 10**6
     try:
-        results = _simulate(algorithm, X, theta, m, dict(pol._config["arguments"]), runs,
-                            cap)
+        got, hit = _simulate(algorithm, X, theta, m, dict(pol._config["arguments"]), runs,
+                             cap)
     except ValueError as exc:
         return None, f"no simulation possible on the current estimate ({exc})"
-    med = int(np.median([r.samples for r in results]))
-    hit = sum(r.stopped_by != "rule" for r in results)
+    med = int(np.median(got))
     capped = (f"; {hit} of {runs} simulated runs reached their budget of {cap:,} samples "
               "without stopping, so the median is a lower bound" if hit else "")
     return max(med - pol.samples, 0), (
@@ -415,7 +416,7 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
                          "difference you need to detect)")
     out: dict[str, Any] = {"K": X.shape[0], "d": X.shape[1], "m": m,
                            "model": _model_record(reg, model)["description"],
-                           "top": [cand.ids[a] for a in np.argsort(-mu, kind="stable")[:m]],
+                           "top": [cand.ids[a] for a in order[:m]],
                            "constants": complexity_constants(X, mu, m, sigma=sigma)}
     args: dict[str, Any] = {"delta": delta, "sigma": sigma}
     e = entry(algorithm)
@@ -427,12 +428,10 @@ def plan(arms: str | Path, theta: np.ndarray, *, algorithm: str = "m-lingape",
             a["threshold"] = thr
             if thr in THRESHOLDS_NEEDING_S:
                 a["S"] = float(np.linalg.norm(theta)) if S is None else S
-        results = _simulate(algorithm, X, theta, m, a, runs, max_samples)
-        got = [r.samples for r in results]
+        got, hit = _simulate(algorithm, X, theta, m, a, runs, max_samples)
         # a run that hit max_samples did not stop: its count is a lower bound, said so
         sims[thr or "default"] = {"median": int(np.median(got)), "min": int(min(got)),
-                                  "max": int(max(got)), "runs": runs,
-                                  "budget_hit": sum(r.stopped_by != "rule" for r in results),
+                                  "max": int(max(got)), "runs": runs, "budget_hit": hit,
                                   "max_samples": int(max_samples)}
     out["simulations"] = sims
     out["guarantees"] = {thr: GUARANTEES[thr] for thr in sims if thr in GUARANTEES}

@@ -328,18 +328,14 @@ def load_candidates(path: str | Path, *, id_column: str | None = None,
     X = np.empty((len(cells), len(columns)))
     labels: dict[str, list[str]] = {}
     for j, c in enumerate(columns):
-        if c in named:
-            labels[c] = [r[pos[c]] for r in cells]
-            X[:, j] = np.nan
-            continue
-        for i, r in enumerate(cells):
+        is_label = c in named
+        for i, r in enumerate(cells if not is_label else ()):
             v = r[pos[c]]
             try:
                 X[i, j] = float(v)
             except ValueError:
                 if text_categorical and v.strip():
-                    labels[c] = [r[pos[c]] for r in cells]
-                    X[:, j] = np.nan
+                    is_label = True
                     break
                 hint = ("; if it is a factor of labels (a categorical factor), name it in "
                         "--categorical or --columns" if not text_categorical else "")
@@ -347,6 +343,9 @@ def load_candidates(path: str | Path, *, id_column: str | None = None,
                                  f"(row {i + 1}: {v!r}); choose the feature columns with "
                                  f"--columns and the name column with --id-column{hint}") \
                     from None
+        if is_label:  # a categorical factor: its labels, NaN in X
+            labels[c] = [r[pos[c]] for r in cells]
+            X[:, j] = np.nan
     num = [j for j, c in enumerate(columns) if c not in labels]
     if not np.all(np.isfinite(X[:, num])):
         raise ValueError(f"{name} file {str(p)!r} contains NaN or inf in {columns}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +36,15 @@ def _as_number(v: object) -> float | None:
     return x
 
 
+def _object_columns(F: Any) -> np.ndarray:
+    """A pandas DataFrame's columns side by side as an object array (n, k), each entry its
+    own value (a label stays a label, a number a number)."""
+    arr = np.empty((len(F), len(F.columns)), dtype=object)
+    for j, c in enumerate(F.columns):
+        arr[:, j] = np.asarray(F[c], dtype=object)
+    return arr
+
+
 def split_factors(F: object, categorical: Sequence[int | str] | None,
                    names: Sequence[str] | None) -> tuple[np.ndarray, list | None]:
     """Factor settings ``F`` as floats, a categorical factor as its level codes
@@ -45,9 +55,8 @@ def split_factors(F: object, categorical: Sequence[int | str] | None,
     cols = list(F.columns) if hasattr(F, "columns") else None
     ordered: dict[int, tuple] = {}  # a pandas Categorical's own level order
     if cols is not None:
-        arr = np.empty((len(F), len(cols)), dtype=object)
+        arr = _object_columns(F)
         for j, c in enumerate(cols):
-            arr[:, j] = np.asarray(F[c], dtype=object)
             cat = getattr(F[c], "cat", None)
             if cat is not None:
                 present = set(arr[:, j].tolist())
@@ -94,14 +103,10 @@ def split_factors(F: object, categorical: Sequence[int | str] | None,
                              "candidates: its effect cannot be estimated; drop the column")
         levels[j] = lv
         out[:, j] = _codes(col, lv, names[j] if names is not None else f"x{j + 1}", "F")
-    if all(lv is None for lv in levels):
-        if not np.all(np.isfinite(out)):
-            raise ValueError("F contains NaN or inf")
-        return out, None
     num = [j for j in range(k) if levels[j] is None]
     if not np.all(np.isfinite(out[:, num])):
         raise ValueError("F contains NaN or inf")
-    return out, levels
+    return out, None if len(num) == k else levels
 
 
 def _sorted_levels(col: np.ndarray) -> tuple:
@@ -134,9 +139,7 @@ def level_codes(F: object, levels: Sequence[tuple | None], name: str,
     """Settings ``F`` (m, k) with labels in the categorical columns as floats and codes
     (:meth:`Regressors.at`), with the candidates' levels."""
     if hasattr(F, "columns"):
-        arr = np.empty((len(F), len(F.columns)), dtype=object)
-        for j, c in enumerate(F.columns):
-            arr[:, j] = np.asarray(F[c], dtype=object)
+        arr = _object_columns(F)
     else:
         arr = np.asarray(F, dtype=object)
         if arr.ndim == 1:

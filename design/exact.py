@@ -761,7 +761,7 @@ def _exact(X: object, n: int, criterion: str, *, bin: bool, fixed: object,  # no
         raise ValueError(f"caps/bin allow only {int(cap.sum())} new runs, fewer than n={n}")
     cost_v, budget_k = _as_costs(costs, budget, K, n, cap)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    plain = caps is None and not bin and fixed is None and costs is None
+    unconstrained = caps is None and not bin and fixed is None and costs is None
     approx = _approximate(Xa, crit, L, region, interest, tol)
 
     # work in the well-conditioned basis X = Q R (exact designs are invariant under X -> X T)
@@ -776,12 +776,12 @@ def _exact(X: object, n: int, criterion: str, *, bin: bool, fixed: object,  # no
     ridge = 1e-8 * float(np.trace(Xq.T @ Xq)) / K
 
     XT = np.ascontiguousarray(Xq.T)  # the kernels' products X u read it column by column
-    top = _high_variance(Xq, approx.weights) if crit == "d" and plain \
+    top = _high_variance(Xq, approx.weights) if crit == "d" and unconstrained \
         and exchange == "reduced" else None
     starts = _make_starts(Xq, n, approx.weights, cap, Mq, ridge, cost_v, budget_k,
                           budget, restarts, rng, caps is None and not bin and fixed is None,
                           XT, "d" if crit == "d" else ("ds" if crit == "ds" else "linear"),
-                          top, rounding_only=plain and n > MANY_RUNS * d)
+                          top, rounding_only=unconstrained and n > MANY_RUNS * d)
     rounding_value = float("nan")
     if starts and starts[0][0] == "rounding":
         rounding_value = _value(Xq, starts[0][1], Mq, nfix, crit, Lq, idq) * cb.value_scale
