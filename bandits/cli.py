@@ -868,13 +868,16 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         told = ex.tell(args.state, args.results, observe=args.action == "observe",
                        id_column=args.id_column, reward_column=args.reward_column)
         print(f"{told.taken} results taken")
+        rejected = told.check is not None and told.check.rejected
         if told.stopped_by is not None:
-            how, label = ex.stop_phrase(told.stopped_by, told.heuristic)
+            how, label = ex.stop_phrase(told.stopped_by, told.heuristic, rejected)
             print(f"stopped after {told.samples} samples ({how}); {label}: "
                   f"{', '.join(told.recommended) or 'none'}")
             if told.unused:
                 print(f"{told.unused} of these results came after the stop: recorded in the "
                       "state, not used")
+        if rejected:
+            print(f"model check REJECTED: {told.check.message}")
         return 0
     if args.action == "cancel":
         if (args.sheet is None) == (not args.all):
@@ -887,6 +890,12 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         print(f"{len(gone)} outstanding measurements withdrawn (the next ask asks the "
               "planned ones again)")
         return 0
+    if args.action == "export":
+        rows = ex.measurements(args.state)
+        write_id_table(args.out, ("id", "reward"), rows)
+        print(f"{len(rows)} measurements written to {args.out} (id, reward; `oed experiment "
+              "observe` reads it)")
+        return 0
     if args.action == "status":
         st = ex.status(args.state, simulations=args.simulations)
         if args.json:
@@ -898,14 +907,18 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         print(f"model            {st.model}")
         print(f"samples so far   {st.samples}")
         print(f"outstanding      {len(st.outstanding)}")
-        label = "recommended" if st.stopped else "current best"
+        label = ("recommended" if not st.model_rejected else "recommended (not certified)"
+                 ) if st.stopped else "current best"
         guess = "" if st.identified else (" (a guess: the measurements do not determine the "
                                           "model yet, minimum-norm estimate)")
         print(f"{label:<16} {', '.join(st.best)}{guess}")
-        rule = ex.stop_phrase("rule", st.heuristic)[0].removeprefix(
+        rule = ex.stop_phrase("rule", st.heuristic, st.model_rejected)[0].removeprefix(
             "the stopping rule ") if st.stopped else (
             f"ended by {st.stopped_by}" if st.stopped_by else "does not hold yet")
         print(f"stopping rule    {rule}")
+        if st.model_check:
+            print(f"model check      {'REJECTED: ' if st.model_rejected else ''}"
+                  f"{st.model_check}")
         if not st.stopped_by:
             left = "unknown" if st.remaining is None else f"about {st.remaining}"
             print(f"still needed     {left} ({st.basis})")
@@ -1232,9 +1245,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "are given with -p KEY=VALUE)")
     sb.set_defaults(func=_cmd_subset)
     ex = sub.add_parser("experiment", help="run a lab experiment from a state file: new, "
-                        "ask, tell, observe, cancel, status, plan")
+                        "ask, tell, observe, cancel, status, export, plan")
     exs = ex.add_subparsers(dest="action", required=True, metavar="ACTION",
-                            help="new | ask | tell | observe | cancel | status | plan (see "
+                            help="new | ask | tell | observe | cancel | status | export | plan "
+                            "(see "
                             "oed experiment ACTION --help)")
     e_new = exs.add_parser("new", help="start an experiment on a candidate file")
     e_new.add_argument("--arms", required=True, help="candidates (CSV/TSV/NPY/Parquet)")
@@ -1292,7 +1306,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="simulated runs on the current estimate behind the estimate of "
                       "the samples still needed (default 5)")
     e_st.add_argument("--json", action="store_true", help="print JSON")
-    for q in (e_ask, e_st):
+    e_ex = exs.add_parser("export", help="every measurement so far as a CSV (id, reward) "
+                          "that `observe` reads: to carry the data into a new experiment "
+                          "(e.g. with a richer --model after a rejected model check)")
+    e_ex.add_argument("--out", required=True, help="CSV file to write")
+    for q in (e_ask, e_st, e_ex):
         q.add_argument("--state", required=True, help="state file of the experiment")
     e_pl = exs.add_parser("plan", help="predicted budget on a plausible theta, the "
                           "algorithm's proven threshold vs the heuristic one")

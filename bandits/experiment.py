@@ -12,6 +12,7 @@ a temporary file and ``os.replace``), so an interrupted call loses nothing.
 from __future__ import annotations
 
 import csv
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from bandits._core.model_check import ModelCheck, ModelCheckWarning
 from bandits._core.state import load_policy, read_state, save_policy
 from bandits.io import load_candidates
 
@@ -141,31 +143,45 @@ def _load(state: str | Path) -> _Loaded:
                    record.get("arguments", {}).get("threshold") == "heuristic")
 
 
+def _model_check(pol: Any) -> ModelCheck | None:
+    """The policy's model check (:meth:`AskTellProtocol.model_check`), None where it does
+    not apply."""
+    try:
+        return pol.model_check()
+    except ValueError:
+        return None
+
+
 def ask(state: str | Path, n: int) -> list[str]:
     """Ask a batch of ``n`` arms; returns their IDs (the state file records them)."""
     pol, extra, _, heuristic = _load(state)
     if pol.done:
-        _stopped(pol, state, heuristic)
+        _stopped(pol, state, heuristic, _model_check(pol))
     arms = pol.ask(n)
     save_policy(pol, state, extra)
     return [pol.ids[a] for a in arms]
 
 
-def stop_phrase(stopped_by: str, heuristic: bool) -> tuple[str, str]:
+def stop_phrase(stopped_by: str, heuristic: bool, rejected: bool = False
+                ) -> tuple[str, str]:
     """``(how, label)`` of a stopped experiment: how it ended, and what its set is called.
-    A rule stop is "certified" only under a proven threshold."""
+    A rule stop is "certified" only under a proven threshold, and never when the
+    measurements reject the model the rule assumes (``rejected``: the model check)."""
     if stopped_by != "rule":
         return f"the run ended by its {stopped_by}, not certified", "best so far"
+    if rejected:
+        return ("the stopping rule holds, but the measurements reject the model it "
+                "assumes: the set is NOT certified", "recommended (not certified)")
     if heuristic:
         return ("the stopping rule holds with the heuristic threshold: no proof that "
                 "P(wrong set) <= delta", "recommended")
     return "the stopping rule holds: the set is certified", "recommended"
 
 
-def _stopped(pol: Any, state: str | Path, heuristic: bool) -> None:
+def _stopped(pol: Any, state: str | Path, heuristic: bool, check: ModelCheck | None) -> None:
     """The ValueError of an ask or tell on an experiment that has ended."""
     best = [] if pol.recommendation is None else [pol.ids[a] for a in sorted(pol.recommendation)]
-    how, label = stop_phrase(pol.stopped_by, heuristic)
+    how, label = stop_phrase(pol.stopped_by, heuristic, check is not None and check.rejected)
     raise ValueError(f"state {str(state)!r}: the experiment has stopped ({how}); "
                      f"{label}: {', '.join(best) or 'none'}; nothing more to measure "
                      "(`oed experiment status` shows it)")
@@ -267,6 +283,8 @@ class Told(NamedTuple):
     """The recommended IDs once stopped (empty before)."""
     heuristic: bool = False
     """The stopping rule uses the heuristic threshold (a rule stop is not certified)."""
+    check: ModelCheck | None = None
+    """The model check on the rewards used so far (None where it does not apply)."""
 
 
 def tell(state: str | Path, results: str | Path, *, observe: bool = False,
@@ -279,17 +297,37 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
     ids, rewards = read_results(results, id_column, reward_column)
     arms = _indices(pol, ids, f"results file {str(results)!r}")
     late_before = len(pol.late)
-    if observe:
-        pol.observe(arms, rewards)
-    else:
-        if pol.done and not pol.outstanding:
-            _stopped(pol, state, heuristic)
-        pol.tell(arms, rewards)
+    if not observe and pol.done and not pol.outstanding:
+        _stopped(pol, state, heuristic, _model_check(pol))
+    with warnings.catch_warnings():  # the check is reported in Told (the CLI says it)
+        warnings.simplefilter("ignore", ModelCheckWarning)
+        if observe:
+            pol.observe(arms, rewards)
+        else:
+            pol.tell(arms, rewards)
     save_policy(pol, state, extra)
     best = ([] if not pol.done or pol.recommendation is None
             else [pol.ids[a] for a in sorted(np.ravel(pol.recommendation))])
     return Told(len(arms), len(pol.late) - late_before, pol.stopped_by if pol.done else None,
-                int(pol.samples), best, heuristic)
+                int(pol.samples), best, heuristic, _model_check(pol))
+
+
+def measurements(state: str | Path) -> list[tuple[str, float]]:
+    """Every measurement of the experiment as ``(id, reward)``, in the order given: the
+    told and observed results, then those that arrived after the stop (recorded, not used
+    by the algorithm). What ``oed experiment export`` writes and ``observe`` reads: to
+    carry the data into a new experiment, e.g. with a richer model after a rejected model
+    check (the new experiment's rule then uses them as a warm start, ``docs/choices.md``,
+    "Warm start")."""
+    doc = read_state(state)
+    ids = doc.get("ids")
+    if ids is None:
+        raise ValueError(f"state {str(state)!r} has no candidate IDs (not written by "
+                         "`oed experiment new`)")
+    rows = [(ids[a], float(r)) for ev in doc["events"] if ev["kind"] in ("tell", "observe")
+            for a, r in zip(ev["arms"], ev["rewards"], strict=True)]
+    rows += [(ids[int(a)], float(r)) for a, r in doc.get("late", [])]
+    return rows
 
 
 @dataclass
@@ -309,6 +347,12 @@ class Status:
     identified: bool = True
     """Whether the measured candidates determine the model's parameters (else the current
     best comes from the minimum-norm estimate: a guess, not an estimate)."""
+    model_check: str = ""
+    """The model check's finding (:meth:`AskTellProtocol.model_check`), empty where it
+    does not apply."""
+    model_rejected: bool = False
+    """The measurements reject the model or the noise level the stopping rule assumes:
+    a stop is then not a certificate."""
 
 
 def status(state: str | Path, *, simulations: int = 5) -> Status:
@@ -331,10 +375,12 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
         remaining, basis = _predict_remaining(pol, algorithm, theta, m, simulations)
     model = extra.get("model", {}).get("description", "the features as given (a state "
                                        "written before models were recorded)")
+    check = _model_check(pol)
     return Status(algorithm, pol.samples, [pol.ids[a] for a in pol.outstanding],
                   [pol.ids[a] for a in sorted(best)], pol.done and pol.stopped_by == "rule",
                   pol.stopped_by, remaining, basis, model, heuristic,
-                  bool(identified) or pol.done)
+                  bool(identified) or pol.done, "" if check is None else check.message,
+                  check is not None and check.rejected)
 
 
 def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import copy
 import math
+import warnings
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
+from bandits._core.model_check import MODEL_CHECK_ALPHA, ModelCheck, ModelCheckWarning, check_model
 
 
 class ArmQueue:
@@ -180,6 +183,9 @@ class AskTellProtocol:
     _config: dict | None = None
     #: Optional names of the arms, carried to saved states and outputs.
     ids: list[str] | None = None
+    #: The noise standard deviation the stopping rule assumes (Gaussian-linear policies
+    #: set it; None: :meth:`model_check` does not apply, e.g. a logistic model).
+    _noise_sd: float | None = None
     @property
     def late(self) -> list:
         """Rewards told after the policy stopped, ``[arm, reward]`` (kept, not used: the
@@ -196,6 +202,34 @@ class AskTellProtocol:
         if "_arm_reward_sums" not in self.__dict__:
             self._arm_reward_sums = np.zeros(self._n_arms())
         return self._arm_reward_sums
+
+    def _arm_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-arm number, running mean and within-arm sum of squared deviations of the
+        used rewards (Welford's update, :meth:`_feed`)."""
+        if "_arm_mean" not in self.__dict__:
+            self._arm_n = np.zeros(self._n_arms(), dtype=np.int64)
+            self._arm_mean = np.zeros(self._n_arms())
+            self._arm_ss = np.zeros(self._n_arms())
+        return self._arm_n, self._arm_mean, self._arm_ss
+
+    def model_check(self, alpha: float = MODEL_CHECK_ALPHA) -> ModelCheck:
+        r"""Test the model and the noise level the stopping rule assumes on the rewards
+        used so far: the lack-of-fit chi-square ``sum_a n_a (ybar_a - x_a^T
+        theta_hat)^2 / sigma^2`` on ``k - r`` degrees of freedom and the pure-error
+        chi-square ``sum_a SS_a / sigma^2`` on ``N - k`` (``k`` arms measured, ``r`` their
+        rank, ``N`` measurements), each rejecting at ``alpha``
+        (:mod:`bandits._core.model_check`, Draper & Smith Sec. 2.1). A rejected check
+        means the set a stopping rule certifies is *not* certified: the measurements
+        refute what the certificate assumes. A policy that stops by its rule on a
+        rejected check also emits a :class:`ModelCheckWarning`.
+
+        ``ValueError`` for a policy without a Gaussian noise level (logistic models).
+        """
+        if self._noise_sd is None:
+            raise ValueError("model_check: this policy has no Gaussian noise level to "
+                             "check (a logistic or subset model)")
+        n, mean, ss = self._arm_moments()
+        return check_model(self.features, n, mean, ss, self._noise_sd, alpha)
 
     def estimate(self) -> Estimate:
         r"""The current estimate of the model from every reward the policy used.
@@ -416,12 +450,23 @@ class AskTellProtocol:
             return
         self._reward_sum = self.reward_sum + r
         self._arm_sums()[arm] += r
+        n, mean, ss = self._arm_moments()
+        n[arm] += 1
+        step = r - mean[arm]  # Welford's update of the mean and sum of squares
+        mean[arm] += step / n[arm]
+        ss[arm] += step * (r - mean[arm])
         if unasked:
             self._queue.remove(arm)
         self._outstanding, self._outstanding_real = outstanding
         self._unasked = unasked
         self._observe(int(arm), r)
         self._outstanding, self._outstanding_real, self._unasked = 0, 0, False
+        if self.done and self.stopped_by == "rule" and self._noise_sd is not None:
+            check = self.model_check()
+            if check.rejected:
+                warnings.warn(f"the stopping rule holds, but the measurements reject "
+                              f"what it assumes: {check.message}; the set is not "
+                              "certified", ModelCheckWarning, stacklevel=4)
 
     def _observe(self, arm: int, reward: float) -> None:  # pragma: no cover - abstract
         """The subclass's step: update with ``reward`` of ``arm``, then decide."""

@@ -246,6 +246,7 @@ class GamePolicy(AskTellProtocol):
         self._eng = _Engine(X, delta=delta, sigma=sigma, glr_sigma=glr_sigma, bonus=bonus,
                             threshold=threshold, S=S, seed=seed, max_samples=max_samples,
                             refresh_every=refresh_every)
+        self._noise_sd = float(sigma)  # validated by the engine; see model_check
         self._queue = ArmQueue(np.arange(self._eng.K))
         self._in_init = True
 

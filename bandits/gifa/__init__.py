@@ -345,6 +345,7 @@ class Policy(AskTellProtocol):
         self.algorithm = make_algorithm(algorithm, **overrides)
         self._eng = _Engine(self.algorithm, X, m=m, delta=delta, epsilon=epsilon,
                             sigma=sigma, S=S, seed=seed, max_samples=max_samples)
+        self._noise_sd = float(sigma)  # validated by the engine; see model_check
         self._queue = ArmQueue(np.arange(self._eng.K) if self.algorithm.init else ())
         self._in_init = self.algorithm.init
         if not self._queue:

@@ -404,6 +404,7 @@ class AdaptivePolicy(_PhasePolicy):
         self._refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every",
                                         1)
         self._eng = _adaptive_engine(X, Z, delta, sigma, options)
+        self._noise_sd = float(sigma)  # validated by the engine; see model_check
         self._rng = _rng.make_state(check_seed(seed), 0)
         self._max = NO_BUDGET if max_samples is None else check_budget(max_samples)
         K, d = self._eng.X.shape
@@ -767,6 +768,7 @@ class RagePolicy(_PhasePolicy):
                  sigma: float = 1.0, max_samples: int | None = None,
                  **options: object) -> None:
         self._eng = _rage_engine(X, Z, delta, sigma, options)
+        self._noise_sd = self._eng.sigma  # see model_check
         self._max = None if max_samples is None else check_budget(max_samples)
         K = self._eng.X.shape[0]
         self._counts = np.zeros(K, dtype=np.int64)

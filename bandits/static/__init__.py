@@ -591,6 +591,7 @@ class StaticPolicy(AskTellProtocol):
         self.resolved_options = {"method": method}
         self._st = _setup(algorithm, X, Z, theta, method=method, init=init,
                           confidence=confidence, c=c, sigma=sigma, delta=delta)
+        self._noise_sd = float(sigma)  # validated by _setup; see model_check
         self._rng = _rng.make_state(_seed(seed), 0)
         budget = NO_BUDGET if max_samples is None else _budget(max_samples)
         self._cfg = _config(self._st, check_int(refresh_every, "refresh_every", 1), budget)
