@@ -129,7 +129,8 @@ def add_design_arguments(g: argparse.ArgumentParser) -> None:
                    help="with --exact N: most total cost of the N runs (costs @ counts <= "
                    "T); the same as --budget T/N, without the division")
     g.add_argument("--fixed", help="runs already made: an 'id,runs' CSV (as oed design "
-                   "--exact and oed round write), a file of counts per candidate "
+                   "--exact and oed round write; the ID column may also carry the "
+                   "--id-column name, e.g. 'site,runs'), a file of counts per candidate "
                    "(one column, K rows) or of settings/regressor rows")
     g.add_argument("--runs", type=int, help="number of new runs planned (approximate design "
                    "with --fixed)")
@@ -354,7 +355,7 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         raise ValueError("--region is only used by the i criterion")
     fixed = None
     if args.fixed is not None:
-        by_id = read_runs_csv(args.fixed, columns["ids"])
+        by_id = read_runs_csv(args.fixed, columns["ids"], id_column=args.id_column)
         reg = columns["regressors"]
         rows = None if by_id is not None or reg.levels is not None \
             else load_matrix(args.fixed, "--fixed")
@@ -571,11 +572,13 @@ def is_runs_csv(path: str) -> bool:
     return [c.strip() for c in head[:2]] == ["id", "runs"]
 
 
-def read_runs_csv(path: str, ids: Sequence[str], flag: str = "--fixed") -> np.ndarray | None:
+def read_runs_csv(path: str, ids: Sequence[str], flag: str = "--fixed",
+                  id_column: str | None = None) -> np.ndarray | None:
     """Counts per candidate (in the order of ``ids``) from an ``id,runs`` CSV, as written by
-    ``oed design --exact N --out x.csv`` and ``oed round --out x.csv``; None for any other
-    file. An ID that is not a candidate is a ValueError naming it."""
-    read = _read_id_values(path, "runs", flag)
+    ``oed design --exact N --out x.csv`` and ``oed round --out x.csv`` (the ID column may
+    also carry the candidate file's own ID column name ``id_column``, e.g. ``site,runs``);
+    None for any other file. An ID that is not a candidate is a ValueError naming it."""
+    read = _read_id_values(path, "runs", flag, id_column)
     if read is None:
         return None
     where = {name: i for i, name in enumerate(ids)}
@@ -592,16 +595,23 @@ def read_runs_csv(path: str, ids: Sequence[str], flag: str = "--fixed") -> np.nd
     return counts
 
 
-def _read_id_values(path: str, kind: str, flag: str) -> tuple[list[str], np.ndarray] | None:
-    """``(ids, values)`` of an ``id,<kind>`` CSV (values finite and >= 0, IDs distinct);
-    None when the file is not such a CSV."""
+def _read_id_values(path: str, kind: str, flag: str, id_column: str | None = None
+                    ) -> tuple[list[str], np.ndarray] | None:
+    """``(ids, values)`` of an ``id,<kind>`` CSV (values finite and >= 0, IDs distinct; the
+    ID column named ``id`` or ``id_column``); None when the file is not such a CSV."""
     p = Path(path)
     if p.suffix.lower() != ".csv" or not p.is_file():
         return None
     with p.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    if not rows or [c.strip() for c in rows[0][:2]] != ["id", kind]:
+    head = [c.strip() for c in rows[0][:2]] if rows else []
+    if len(head) != 2 or head[1] != kind:
         return None
+    if head[0] not in ("id", id_column):
+        raise ValueError(f"{flag} file {str(p)!r}: its header is {head[0]!r},{kind!r}; the "
+                         f"IDs' column must be named 'id'"
+                         + (f" or {id_column!r} (--id-column)" if id_column else
+                            " (or the candidates' --id-column)"))
     width = len(rows[0])  # id, kind, then optionally the factor settings (a run sheet)
     ids, values = [], []
     for line, row in enumerate(rows[1:], start=2):

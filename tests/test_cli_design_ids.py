@@ -284,6 +284,18 @@ def test_fixed_runs_by_id_augment_an_earlier_exact_design(screen, tmp_path, caps
     capsys.readouterr()
     assert main([*base, "--exact", "3", "--fixed", str(bad)]) == 2
     assert "unknown ID(s) ['nope']" in capsys.readouterr().err
+    # the file may name its ID column as the candidates' --id-column does ('name,runs');
+    # another name is refused by name (it used to be read as a numeric matrix and refused so)
+    named = tmp_path / "named.csv"
+    named.write_text(day1.read_text().replace("id,runs", "name,runs", 1))
+    by_name = tmp_path / "c.json"
+    assert main([*base, "--exact", "3", "--fixed", str(named), "--out", str(by_name)]) == 0
+    assert json.loads(by_name.read_text())["counts"] == a["counts"]
+    other = tmp_path / "other.csv"
+    other.write_text(day1.read_text().replace("id,runs", "site,runs", 1))
+    capsys.readouterr()
+    assert main([*base, "--exact", "3", "--fixed", str(other)]) == 2
+    assert "its header is 'site','runs'" in capsys.readouterr().err
 
 
 def test_run_sheets_carry_settings_and_read_back(screen, tmp_path, capsys):
