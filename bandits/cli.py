@@ -161,6 +161,12 @@ def _cmd_design(args: argparse.Namespace) -> int:
               f"model: {model['description']}: {', '.join(model['terms'])}\n"
               f"{design_cli.cost_line(out)}"
               f"{len(rows)} of {len(ids)} candidates to run; written to {files}")
+        constrained = design_cli.constraints_of(out)
+        if kind == "weight" and constrained:
+            print(f"oed design: note: these weights satisfy the constraints "
+                  f"({', '.join(constrained)}); rounding them to runs (oed round) does not "
+                  "keep them, and the CSV does not record them: for N runs under the same "
+                  "constraints use --exact N", file=sys.stderr)
     else:
         print(text)
     return 0

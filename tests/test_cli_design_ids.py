@@ -260,6 +260,15 @@ def test_round_warns_that_a_constrained_design_loses_its_constraints(screen, tmp
     capsys.readouterr()
     assert main(["round", "--weights", str(free), "--n", "10"]) == 0
     assert "constraints" not in capsys.readouterr().err
+    # a CSV does not record the constraints: `oed design` says so when it writes one
+    csv_out = tmp_path / "c.csv"
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "linear", "--costs", costs, "--budget", "1.3", "--out", str(csv_out)]) == 0
+    err = capsys.readouterr().err
+    assert "satisfy the constraints (linear)" in err and "--exact N" in err
+    assert main(["design", "d", "--arms", str(path), "--id-column", "name", "--model",
+                 "linear", "--out", str(tmp_path / "f.csv")]) == 0
+    assert "constraints" not in capsys.readouterr().err
 
 
 def test_fixed_runs_by_id_augment_an_earlier_exact_design(screen, tmp_path, capsys):
