@@ -625,6 +625,9 @@ the whole call summed over the cells with 8 rounds, 1.4x with 12."""
 ILS_BATCH = 4
 """Perturbations of the current design per round of the iterated local search
 (:func:`_ils_d`), exchanged as one stack."""
+ILS_BATCH_KL = 2
+"""Perturbations per round of the iterated local search of A, I and Ds (each exchanged by
+the KL exchange in turn, moved to at once when better: the first improvement)."""
 ILS_KICK = 24
 """Most runs moved by one perturbation of the iterated local search: ``1..min(ILS_KICK, n //
 2)`` runs, uniform (large moves pay: with at most 3 runs moved the search found little, with
@@ -923,15 +926,33 @@ def _exact(X: object, n: int, criterion: str, *, bin: bool, fixed: object,  # no
         if out is not None:
             best, k_sub, ils_better = out[:4], out[4], out[5]
     n_top = _n_top(d, K)
-    for name, c in starts if crit != "d" else []:
-        c = c.copy()
+
+    def kl(c: np.ndarray) -> tuple[float, int]:
+        """The KL exchange from ``c`` (in place): ``(value, exchanges)``, ``inf`` when
+        singular or (not expected: the kernel keeps a margin) over the budget."""
         n_ex, ok = kern.exchange(Xq, XN, Lk, c, cap, Mq, MfixN, kcrit, max_exchanges,
                                  refresh, cost_v, budget_k, n_top)
         if not ok or (costs is not None and not _within(cost_v, c, budget)):
-            continue  # singular start; the kernel keeps a margin below the budget
-        v = _value(Xq, c, Mq, nfix, crit, Lq, idq) * cb.value_scale
+            return float("inf"), int(n_ex)
+        return _value(Xq, c, Mq, nfix, crit, Lq, idq) * cb.value_scale, int(n_ex)
+
+    for name, c in starts if crit != "d" else []:
+        c = c.copy()
+        v, n_ex = kl(c)
         if np.isfinite(v) and (best is None or v < best[0]):
-            best = (v, name, c, int(n_ex))
+            best = (v, name, c, n_ex)
+    if best is not None and crit != "d" and ils_rounds and not rounding_only:
+        # iterated local search: ILS_BATCH_KL perturbations of the current design per
+        # round, each exchanged, moved to when better (the first improvement)
+        allowed = np.flatnonzero(cap > 0)
+        for _ in range(int(ils_rounds) * ILS_BATCH_KL):
+            c = _kick(best[2], rng, allowed, cap, cost_v, budget_k, n < 2 * d)
+            if c is None:
+                continue
+            v, n_ex = kl(c)
+            if v < best[0] * (1.0 - 1e-10):
+                best = (v, best[1], c, n_ex)
+                ils_better += 1
     if best is None:
         raise _no_start_error(Xq, n, cap, cost_v, Mq, budget)
     value, name, counts, n_ex = best
@@ -949,8 +970,8 @@ def _exact(X: object, n: int, criterion: str, *, bin: bool, fixed: object,  # no
            f"({name}); "
            + (f"{nfix} fixed runs included in the value; " if nfix else "")
            + (f"D exchange first among {k_sub} of {K} candidates, then all; " if k_sub else "")
-           + (f"improved by iterated local search ({ils_better} of {ils_rounds} rounds); "
-              if ils_better else "")
+           + (f"improved by iterated local search ({ils_better} moves in {ils_rounds} "
+              "rounds); " if ils_better else "")
            + f"efficiency >= {eff:.6f} relative to the approximate optimum")
     return ExactDesign(
         counts=counts, n=n, criterion=label, value=value, efficiency_bound=float(eff),
