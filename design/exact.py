@@ -634,20 +634,30 @@ ILS_KICK = 24
 6, 10, 24 more each time)."""
 
 
-def _kick(c: np.ndarray, rng: np.random.Generator, pool: np.ndarray, cap: np.ndarray,
-          cost_v: np.ndarray, budget_k: float, spread: bool) -> np.ndarray | None:
-    """A perturbation of the design ``c`` (counts): ``j`` of its runs (``j`` uniform in
-    ``1..min(ILS_KICK, n // 2)``, the runs drawn uniformly) moved to candidates drawn
-    uniformly from ``pool``, each within its cap and the budget (``spread``: only to
-    candidates without a run, where a repeated run makes the design nearly singular).
-    None when the draws found no room for all ``j`` runs (a tight cap or budget)."""
-    n = int(c.sum())
+def _kick(c: np.ndarray, runs: np.ndarray, rng: np.random.Generator, pool: np.ndarray,
+          cap: np.ndarray, cost_v: np.ndarray, budget_k: float, spread: bool, free: bool
+          ) -> np.ndarray | None:
+    """A perturbation of the design ``c`` (counts; ``runs`` its runs' candidates): ``j`` of
+    its runs (``j`` uniform in ``1..min(ILS_KICK, n // 2)``, the runs drawn uniformly)
+    moved to candidates drawn uniformly from ``pool``, in the order drawn, each taken when
+    within its cap and the budget (``spread``: only candidates without a run, where a
+    repeated run makes the design nearly singular; ``free``: no cap below ``n`` and no
+    budget, so every draw fits). None when the draws found no room for all ``j`` runs (a
+    tight cap or budget)."""
+    n = runs.size
     j = int(rng.integers(1, max(1, min(ILS_KICK, n // 2)) + 1))
-    runs = np.repeat(np.arange(c.size), c)
-    out = c - np.bincount(runs[rng.choice(runs.size, size=j, replace=False)],
-                          minlength=c.size)
+    out = c - np.bincount(runs[np.argsort(rng.random(n))[:j]], minlength=c.size)
+    draws = pool[rng.integers(0, pool.size, 4 * j + 8)]
+    if free:  # vectorised: the same choice as the loop below
+        if spread:
+            draws = draws[out[draws] == 0]
+            _, first = np.unique(draws, return_index=True)
+            draws = draws[np.sort(first)]
+        if draws.size < j:
+            return None
+        return out + np.bincount(draws[:j], minlength=c.size)
     spent = float(cost_v @ out)
-    for a in pool[rng.integers(0, pool.size, 4 * j + 8)].tolist():
+    for a in draws.tolist():
         if j == 0:
             break
         if out[a] < cap[a] and not (spread and out[a] > 0) and spent + cost_v[a] <= budget_k:
@@ -673,11 +683,13 @@ def _ils_d(Xq: np.ndarray, c0: np.ndarray, rounds: int, rng: np.random.Generator
     allowed = np.flatnonzero(cap > 0)
     n = int(c0.sum())
     spread = n < 2 * Xq.shape[1]
+    free = bool(np.all(cap >= n)) and not np.isfinite(budget_k)
     cur, cur_ld = c0, _logdet(Xq, c0, Mq)
     better = 0
     for _ in range(rounds):
-        kicks = [k for k in (_kick(cur, rng, allowed, cap, cost_v, budget_k, spread)
-                             for _ in range(ILS_BATCH)) if k is not None]
+        runs = np.repeat(np.arange(cur.size), cur)
+        kicks = [k for k in (_kick(cur, runs, rng, allowed, cap, cost_v, budget_k, spread,
+                                   free) for _ in range(ILS_BATCH)) if k is not None]
         if not kicks:
             continue
         C = np.ascontiguousarray(np.stack(kicks))
@@ -945,8 +957,10 @@ def _exact(X: object, n: int, criterion: str, *, bin: bool, fixed: object,  # no
         # iterated local search: ILS_BATCH_KL perturbations of the current design per
         # round, each exchanged, moved to when better (the first improvement)
         allowed = np.flatnonzero(cap > 0)
+        free = bool(np.all(cap >= n)) and costs is None
         for _ in range(int(ils_rounds) * ILS_BATCH_KL):
-            c = _kick(best[2], rng, allowed, cap, cost_v, budget_k, n < 2 * d)
+            c = _kick(best[2], np.repeat(np.arange(K), best[2]), rng, allowed, cap, cost_v,
+                      budget_k, n < 2 * d, free)
             if c is None:
                 continue
             v, n_ex = kl(c)

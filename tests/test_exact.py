@@ -796,3 +796,27 @@ def test_ils_rounds_validated():
     for bad in (-1, True, 1.5):
         with pytest.raises(ValueError, match="ils_rounds"):
             exact(X, 4, ils_rounds=bad)
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_kick_vectorised_path_is_the_loop(spread):
+    """The perturbation of the iterated local search takes its draws in order; without caps
+    below n and a budget every draw fits and it is vectorised: the same design as the loop
+    (for the same random numbers), on 200 random designs."""
+    mod = sys.modules["design.exact"]
+    K = 40
+    pool = np.arange(K)
+    cap, costs = np.full(K, 100), np.zeros(K)
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        c = np.bincount(rng.integers(0, K, 12), minlength=K)
+        runs = np.repeat(np.arange(K), c)
+        seed = int(rng.integers(1 << 30))
+        fast = mod._kick(c, runs, np.random.default_rng(seed), pool, cap, costs, np.inf,
+                         spread, True)
+        slow = mod._kick(c, runs, np.random.default_rng(seed), pool, cap, costs, np.inf,
+                         spread, False)
+        assert (fast is None) == (slow is None)
+        if fast is not None:
+            np.testing.assert_array_equal(fast, slow)
+            assert int(fast.sum()) == 12
