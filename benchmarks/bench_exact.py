@@ -258,6 +258,58 @@ def run(configs: list[tuple[int, int]], restarts: int, plain_starts: int, pydoe:
           f"{int(floor.sum())}/{floor.size} cells (10x impossible there)")
 
 
+def plain_best(X: np.ndarray, N: int, starts: int, seed: int) -> float:
+    """D-criterion of the plain exchange's best design from ``starts`` uniform random starts
+    (``default_rng(seed)``; the table's plain column is ``seed = 1``)."""
+    rng = np.random.default_rng(seed)
+    return min(d_value(X[plain_fedorov(X, random_start(X, N, rng))]) for _ in range(starts))
+
+
+def run_seeds(configs: list[tuple[int, int]], seeds: list[int], plain_seeds: list[int],
+              plain_starts: int) -> None:
+    """Efficiency over seeds, with and without the iterated local search: per cell, the
+    plain exchange's best of ``plain_starts`` random starts at each of ``plain_seeds``, and
+    ``design.exact`` at each of ``seeds`` with its default ``ils_rounds`` and with
+    ``ils_rounds=0``: how many (seed, plain seed) pairs have ours at least plain's best
+    (within 1e-9 relative), our mean certified efficiency, CPU ms per call."""
+    import inspect
+
+    rounds = inspect.signature(exact).parameters["ils_rounds"].default
+    modes = {"ils 0": 0, f"ils {rounds}": rounds}
+    exact(model_matrix(box_grid(3, 2), "quadratic"), 6)
+    print(f"ours at seeds {seeds} against plain's best of {plain_starts} random starts at "
+          f"seeds {plain_seeds}: pairs with ours >= plain, mean efficiency, CPU ms per call")
+    print(f"{'k':>2} {'lev':>3} {'K':>6} {'p':>3} {'N':>4} {'eff plain':>9}  "
+          + "  ".join(f"{m + ': >=':>10} {'eff':>8} {'ms':>7}" for m in modes))
+    tot = {m: [0, 0, 0.0, []] for m in modes}
+    for k, lev in configs:
+        X = model_matrix(box_grid(lev, k), "quadratic")
+        K, p = X.shape
+        for N in (p, 2 * p, 3 * p):
+            plain = [plain_best(X, N, plain_starts, ps) for ps in plain_seeds]
+            line, lb = "", None
+            for m, r in modes.items():
+                cnt, effs, t = 0, [], 0.0
+                for sd in seeds:
+                    res, dt = cpu(exact, X, N, seed=sd, ils_rounds=r)
+                    lb, t = res.lower_bound, t + dt
+                    effs.append(res.efficiency_bound)
+                    for v in plain:
+                        cnt += res.value <= v * (1 + 1e-9)
+                        tot[m][3].append(lb / res.value - lb / v)
+                tot[m][0] += cnt
+                tot[m][1] += len(seeds) * len(plain)
+                tot[m][2] += t
+                line += (f"  {cnt:>6}/{len(seeds) * len(plain):<3} {np.mean(effs):>8.5f} "
+                         f"{1e3 * t / len(seeds):>7.1f}")
+            print(f"{k:>2} {lev:>3} {K:>6} {p:>3} {N:>4} {np.mean([lb / v for v in plain]):>9.5f}"
+                  + line, flush=True)
+    for m, (cnt, n, t, diff) in tot.items():
+        print(f"{m}: ours >= plain's best in {cnt}/{n} ({len(configs) * 3 * cnt / n:.2f} of "
+              f"{len(configs) * 3} cells on average), efficiency ours - plain mean "
+              f"{np.mean(diff):+.6f}, CPU {t:.2f} s in all")
+
+
 STAGES = {"approx": "_approximate", "basis": "criterion_basis", "starts": "_make_starts",
           "exchange": "_best_d", "value": ("_value", "_info_error", "_a_value_x")}
 """Stages of a D call of ``design.exact``: the module functions that make each one."""
@@ -378,6 +430,10 @@ def main() -> None:
     ap.add_argument("--ref", default=None, help="revision to compare warm calls with")
     ap.add_argument("--criteria", default="d", help="with --ref: e.g. d,a,i,ds")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seeds", default=None,
+                    help="e.g. 0,1,2,3,4: efficiency over our seeds, with and without the "
+                    "iterated local search, against plain's best (see --plain-seeds)")
+    ap.add_argument("--plain-seeds", default="1", help="with --seeds: e.g. 1,2,3")
     ap.add_argument("--stages", action="store_true",
                     help="CPU time per stage of our call, per cell (where the time goes)")
     args = ap.parse_args()
@@ -392,6 +448,10 @@ def main() -> None:
         return
     if args.stages:
         run_stages(configs)
+        return
+    if args.seeds is not None:
+        run_seeds(configs, [int(v) for v in args.seeds.split(",")],
+                  [int(v) for v in args.plain_seeds.split(",")], args.plain_starts)
         return
     run(configs, restarts, args.plain_starts, not args.no_pydoe)
 
