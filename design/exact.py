@@ -73,14 +73,17 @@ class ExactDesign:
     start : str
         Which start gave the returned design (``"rounding"`` or ``"largest-weights"``,
         ``"greedy"``, ``"perturbed"``, ``"random"``, ``"uniform"``; see the starts in the
-        module's exchange description).
+        module's exchange description; when the iterated local search improved on it, the
+        start it began from: the message says so).
     rounding_value : float
         Criterion of the efficient rounding of the approximate optimum (``nan`` when it was
         not a start: ``n`` below its support size, caps, or fixed runs).
     starts : int
         Number of starts tried.
     exchanges : int
-        Exchanges made on the returned design's run.
+        Exchanges made on the returned design's run (when the iterated local search
+        improved it: D, those of the start it began from; A/I/Ds, those from the last
+        perturbation it moved to).
     message : str
         What was done.
     fixed : ndarray of int64, shape (K,)
