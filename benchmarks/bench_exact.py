@@ -7,7 +7,8 @@ The issue's benchmark: the full quadratic model in ``k = 3..6`` factors on the 3
 * ``ours`` -- :func:`design.exact` with its defaults: the approximate optimum (needed for the
   certificate and the rounding start), its ``S`` starts (rounding, greedy, ``restarts``
   perturbations of the rounding, ``restarts`` randomised greedy and ``restarts`` uniform
-  random designs), the exchange from every start, the efficiency bound. The whole call is
+  random designs), the exchange from every start, the iterated local search from the best
+  (``ils_rounds``), the efficiency bound. The whole call is
   timed (the mean of 3 to 20 repeated warm calls, at least 0.05 s in all where one takes a
   few ms). ``approx``: the certified
   approximate optimum alone (``design.d_optimal`` at ``exact``'s ``tol``), part of it.
@@ -33,28 +34,29 @@ Reported: CPU time (``time.process_time``; BLAS single-threaded for every method
 certified D-efficiency lower bound ``phi_LB / det(M/N)^{-1/p}`` of every method's design
 against the same ``phi_LB`` (the approximate optimum's certified bound; higher is better).
 
-Results (2026-11-23, shared 2-core machine under a load of 1.1-1.7; the full table is in
-docs/exact.md), with the default ``exchange="reduced"`` (the D exchange first among the
-candidates of largest approximate variance, then among all, where each end design is first
-tested for a gain from its fresh exact state): ``ratio`` median 2.9x, 0.7x-61.1x, >= 10x in
-5 of 24 cells (5^5 at N = 2p, 3p: 11.5x, 16.0x; 5^6: 15.3x, 32.1x, 61.1x; the previous
-round's code with this bench, just before: 5 of 24, 5^5 at N = 2p at 10.1x); ours at least
-as efficient as plain's best of 17 random starts in 17 of 24 cells at this seed (on 5^6
-plain's best is higher by 4e-5 to 3e-3), the designs unchanged from the previous round;
-per start (same starts) ours is 2.0x-46.2x faster (median 4.2x). ``--ref main`` (same
-process, best of 3): a D call takes 0.77-0.79x main's time on 5^4 at N >= 2p, 0.84x on 5^5
-at N = 2p, 0.82-0.92x on 5^6 at N >= 2p, 0.94-1.06x elsewhere, with the same designs; A,
-I, Ds (unchanged) 0.92-1.03x with the same designs (quick grids). ``--stages``: the
-certified approximate optimum is 32-65% of our call on the 3-level grids and 5^3, the
-exchange 52-73% on 5^5 and 5^6. The measured floor: in 14 of 24 cells (the 3-level grids
-except 3^6 at N = 3p and 3^4 at N = 2p, 5^3, 5^4 at N = p) the certified approximate optimum
-alone costs more than a tenth of the whole plain run, so 10x is impossible there at
-``tol=1e-6``. The plain exchange's time varies between runs (1.6-2.0 s on 5^6 at N = p in
-three runs, one spike of 3x on 3^4 at N = 2p): compare revisions side by side with
-``--ref``.
+Results (2026-11-23 16:27 UTC, shared 2-core machine under a load of 5-6; the full table
+is in docs/exact.md), with the defaults (``exchange="reduced"``, ``ils_rounds=8``: the
+iterated local search after the starts): ``ratio`` median 2.0x, 0.8x-44.3x, >= 10x in 4
+of 24 cells, 3 of them with ours at least plain's best (5^5 at N = 3p: 15.7x, 5^6 at N =
+2p, 3p: 24.3x, 44.3x; 5^5 at N = 2p fell to 9.4x from 11.5x); ours at least as efficient
+as plain's best of 17 random starts in 20 of 24 cells at seed 0 (17 before the search).
+``--seeds 0,1,2,3,4 --plain-seeds 1,2,3``: at least plain's best in 21.2 of 24 cells on
+average (17.8 with ``ils_rounds=0``), efficiency minus plain's best +8.9e-4 on average
+(+2.2e-4), 1.25x the CPU time summed over the cells. ``--ref main`` (same process, best of
+3): a D call takes 0.98-1.04x main's time where the search is skipped (4+ starts agree),
+1.14-1.38x on the 5-level grids with k >= 4, 1.45-1.77x on the other small and mid grids
+(a few ms; 3^6: +12-25 ms), median 1.25x, the designs better in 8 of 24 and the same in
+the others; A, I, Ds 1.28-1.61x (quick grids), better in 5 of 18, the same in the others.
+The measured floor: in 14 of 24 cells (the 3-level grids except 3^6 at N = 3p and 3^4 at
+N = 2p, 5^3, 5^4 at N = p) the certified approximate optimum alone costs more than a tenth
+of the whole plain run, so 10x is impossible there at ``tol=1e-6``. The plain exchange's
+time varies between runs (1.6-2.0 s on 5^6 at N = p in three runs, one spike of 3x on 3^4
+at N = 2p): compare revisions side by side with ``--ref``.
 
 Usage: ``python benchmarks/bench_exact.py [--quick] [--no-pydoe] [--restarts R]
-[--plain-starts S]``, ``python benchmarks/bench_exact.py --ref main [--criteria d,a]
+[--plain-starts S]``, ``python benchmarks/bench_exact.py --seeds 0,1,2,3,4 [--plain-seeds
+1,2,3] [--quick]`` (efficiency over seeds with and without the iterated local search),
+``python benchmarks/bench_exact.py --ref main [--criteria d,a]
 [--repeats 3] [--quick]`` or ``python benchmarks/bench_exact.py --stages [--quick]`` (CPU
 time per stage of our call: the approximate optimum, the basis, the starts, the exchange,
 the values).
@@ -258,6 +260,58 @@ def run(configs: list[tuple[int, int]], restarts: int, plain_starts: int, pydoe:
           f"{int(floor.sum())}/{floor.size} cells (10x impossible there)")
 
 
+def plain_best(X: np.ndarray, N: int, starts: int, seed: int) -> float:
+    """D-criterion of the plain exchange's best design from ``starts`` uniform random starts
+    (``default_rng(seed)``; the table's plain column is ``seed = 1``)."""
+    rng = np.random.default_rng(seed)
+    return min(d_value(X[plain_fedorov(X, random_start(X, N, rng))]) for _ in range(starts))
+
+
+def run_seeds(configs: list[tuple[int, int]], seeds: list[int], plain_seeds: list[int],
+              plain_starts: int) -> None:
+    """Efficiency over seeds, with and without the iterated local search: per cell, the
+    plain exchange's best of ``plain_starts`` random starts at each of ``plain_seeds``, and
+    ``design.exact`` at each of ``seeds`` with its default ``ils_rounds`` and with
+    ``ils_rounds=0``: how many (seed, plain seed) pairs have ours at least plain's best
+    (within 1e-9 relative), our mean certified efficiency, CPU ms per call."""
+    import inspect
+
+    rounds = inspect.signature(exact).parameters["ils_rounds"].default
+    modes = {"ils 0": 0, f"ils {rounds}": rounds}
+    exact(model_matrix(box_grid(3, 2), "quadratic"), 6)
+    print(f"ours at seeds {seeds} against plain's best of {plain_starts} random starts at "
+          f"seeds {plain_seeds}: pairs with ours >= plain, mean efficiency, CPU ms per call")
+    print(f"{'k':>2} {'lev':>3} {'K':>6} {'p':>3} {'N':>4} {'eff plain':>9}  "
+          + "  ".join(f"{m + ': >=':>10} {'eff':>8} {'ms':>7}" for m in modes))
+    tot = {m: [0, 0, 0.0, []] for m in modes}
+    for k, lev in configs:
+        X = model_matrix(box_grid(lev, k), "quadratic")
+        K, p = X.shape
+        for N in (p, 2 * p, 3 * p):
+            plain = [plain_best(X, N, plain_starts, ps) for ps in plain_seeds]
+            line, lb = "", None
+            for m, r in modes.items():
+                cnt, effs, t = 0, [], 0.0
+                for sd in seeds:
+                    res, dt = cpu(exact, X, N, seed=sd, ils_rounds=r)
+                    lb, t = res.lower_bound, t + dt
+                    effs.append(res.efficiency_bound)
+                    for v in plain:
+                        cnt += res.value <= v * (1 + 1e-9)
+                        tot[m][3].append(lb / res.value - lb / v)
+                tot[m][0] += cnt
+                tot[m][1] += len(seeds) * len(plain)
+                tot[m][2] += t
+                line += (f"  {cnt:>6}/{len(seeds) * len(plain):<3} {np.mean(effs):>8.5f} "
+                         f"{1e3 * t / len(seeds):>7.1f}")
+            print(f"{k:>2} {lev:>3} {K:>6} {p:>3} {N:>4} {np.mean([lb / v for v in plain]):>9.5f}"
+                  + line, flush=True)
+    for m, (cnt, n, t, diff) in tot.items():
+        print(f"{m}: ours >= plain's best in {cnt}/{n} ({len(configs) * 3 * cnt / n:.2f} of "
+              f"{len(configs) * 3} cells on average), efficiency ours - plain mean "
+              f"{np.mean(diff):+.6f}, CPU {t:.2f} s in all")
+
+
 STAGES = {"approx": "_approximate", "basis": "criterion_basis", "starts": "_make_starts",
           "exchange": "_best_d", "value": ("_value", "_info_error", "_a_value_x")}
 """Stages of a D call of ``design.exact``: the module functions that make each one."""
@@ -378,6 +432,10 @@ def main() -> None:
     ap.add_argument("--ref", default=None, help="revision to compare warm calls with")
     ap.add_argument("--criteria", default="d", help="with --ref: e.g. d,a,i,ds")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seeds", default=None,
+                    help="e.g. 0,1,2,3,4: efficiency over our seeds, with and without the "
+                    "iterated local search, against plain's best (see --plain-seeds)")
+    ap.add_argument("--plain-seeds", default="1", help="with --seeds: e.g. 1,2,3")
     ap.add_argument("--stages", action="store_true",
                     help="CPU time per stage of our call, per cell (where the time goes)")
     args = ap.parse_args()
@@ -392,6 +450,10 @@ def main() -> None:
         return
     if args.stages:
         run_stages(configs)
+        return
+    if args.seeds is not None:
+        run_seeds(configs, [int(v) for v in args.seeds.split(",")],
+                  [int(v) for v in args.plain_seeds.split(",")], args.plain_starts)
         return
     run(configs, restarts, args.plain_starts, not args.no_pydoe)
 
