@@ -211,3 +211,39 @@ def test_mth_largest_index_equals_the_sorted_order(K):
             for m in range(1, K):
                 got = _mth_largest_other(j, m, X, P, diag, mu, 0.5, True, np.empty(K))
                 assert got == vals[len(vals) - m]
+
+
+#: A lab's raw factors (temperature 60-90, hours 1-5) with an intercept: the ridge prior of
+#: LinGIFA (no initial round, V_0 = (sigma/20)^2 I) decides the unmeasured directions.
+RAW_GRID = np.array([[1.0, t, h] for t in np.linspace(60, 90, 5) for h in np.linspace(1, 5, 5)])
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_threshold_without_s_never_stops_on_unmeasured_directions(seed):
+    """LinGIFA with the heuristic threshold stopped after two measurements of two arms on
+    a 3-parameter model and recommended arm 20 where arm 0 is best (theta chosen at random;
+    seeds 1 and 4 of five): the ridge estimate puts every reward on the measured
+    directions and the heuristic widths have no S term. Now a stop needs the measured arms
+    to span every arm; until then the arm farthest from their span is measured. The same
+    runs end on the true best arm, and at the stop the measured arms span R^3."""
+    theta = np.array([73.36, -0.04, -1.61])
+    mu = RAW_GRID @ theta
+    pol = Policy("lingifa", RAW_GRID, sigma=1.0, threshold="heuristic", seed=seed)
+    rng = np.random.default_rng(seed)
+    while not pol.done:
+        arm = pol.ask()
+        pol.tell(arm, mu[arm] + rng.normal())
+    assert pol.stopped_by == "rule" and int(pol.recommendation[0]) == int(np.argmax(mu)) == 0
+    assert np.linalg.matrix_rank(RAW_GRID[pol.counts > 0]) == 3
+
+
+def test_the_span_guard_needs_only_the_arms_span():
+    """Ten arms in R^71 (Réda et al.'s drug repurposing) never span R^71: the guard asks
+    for the span of the arms, so the heuristic runs still stop by their rule, on the
+    simulation's trajectory (the policy replays it)."""
+    from bandits.instances import drug_repurposing_epilepsy
+
+    inst = drug_repurposing_epilepsy()
+    res = run("lingifa", inst, seed=0, threshold="heuristic")
+    assert res.stopped_by == "rule"
+    assert np.linalg.matrix_rank(inst.X[res.counts > 0]) == np.linalg.matrix_rank(inst.X)

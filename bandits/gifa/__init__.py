@@ -90,7 +90,10 @@ class GIFA:
     compute_jt, compute_bt, stopping, selection, indices, threshold : str
         Rule names (module docstring); ``threshold`` is one of ``"theoretical"``
         (Réda et al. Eq. 2), ``"lingape"`` (Xu et al. Eq. 3 with delta/K^2),
-        ``"heuristic"`` and ``"lucb1"``.
+        ``"heuristic"`` and ``"lucb1"``. The last two have no ``S`` term: with them the
+        rule stops only once the measured arms span every arm (before, the arm farthest
+        from their span is measured; docs/choices.md, "No stop on unmeasured directions
+        without S").
     structured : bool
         Use the arms' features (linear model). False: unstructured, features ``I_K``,
         ``reg = 0``, initialisation required.
