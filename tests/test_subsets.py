@@ -369,3 +369,16 @@ def test_dart_csar_and_ucb_derive_their_sample_sizes_from_one_confidence_rule():
         dart(SubsetEnv.bernoulli(N, K, seed=0), T, c=0.0)
     with pytest.raises(ValueError, match="union must be"):
         DartPolicy(N, K, T, union=-1.0)
+
+
+@pytest.mark.parametrize("reward", ["mean", "quadratic", "max"])
+def test_tied_means_every_optimal_subset_counts_as_correct(reward):
+    """Three arms tie for the two places: every subset of them has the optimal joint reward,
+    so a run that commits to one is correct, not only the lowest-index one (env.optimal)."""
+    env = SubsetEnv.bernoulli(K=2, reward=reward, means=[0.5, 0.5, 0.5, 0.2, 0.2, 0.2])
+    for a in combinations(range(env.N), env.K):
+        assert env.is_optimal(a) == (env.expected_reward(a) == env.mu_star)
+    res = dart(env, 2000, seed=0)
+    assert res.chosen.tolist() == [0, 2] and res.correct
+    with pytest.raises(ValueError, match="action"):
+        env.is_optimal([0, 0])
