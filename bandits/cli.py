@@ -1000,15 +1000,25 @@ def _cmd_subset(args: argparse.Namespace) -> int:
     opts = {k: _param_value(v) for k, v in _key_values(args.param or [], "--param").items()}
     for name in args.algorithms:
         entry(name).check_options(opts)
-    means = None if args.means is None else [float(x) for x in args.means.split(",")]
+    means = None
+    if args.means is not None:
+        try:
+            means = [float(x) for x in args.means.split(",")]
+        except ValueError:
+            raise ValueError(f"--means must be comma-separated numbers; got {args.means!r}"
+                             ) from None
+        if args.N is not None and args.N != len(means):
+            raise ValueError(f"--N {args.N} but --means gives {len(means)} arm means; give "
+                             "one of them, or as many means as arms")
+    N = 45 if args.N is None else args.N
 
     def env(seed: int) -> SubsetEnv:
-        return SubsetEnv.bernoulli(None if means else args.N, args.K, args.reward,
+        return SubsetEnv.bernoulli(None if means else N, args.K, args.reward,
                                    means=means, seed=seed, rho=args.rho)
 
     configs = [(a, a, opts) for a in args.algorithms]
     rc = regret_curves(configs, env, T, runs=args.runs, seed=args.seed, jobs=args.jobs,
-                       title=f"{args.reward} reward, N={len(means) if means else args.N}, "
+                       title=f"{args.reward} reward, N={len(means) if means else N}, "
                              f"K={args.K}")
     summ = rc.summary()
     if args.json:
@@ -1226,7 +1236,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "curves over seeds", epilog=algorithms_help("subsets"),
                         formatter_class=raw)
     sb.add_argument("algorithms", metavar="ALGO", nargs="+", choices=names("subsets"))
-    sb.add_argument("--N", type=_COUNT, default=45, help="number of arms (45)")
+    sb.add_argument("--N", type=_COUNT, default=None,
+                    help="number of arms (45; with --means, the number of means)")
     sb.add_argument("--K", type=_COUNT, default=2, help="subset size (2)")
     sb.add_argument("--T", type=_COUNT, default="1e6", help="horizon (1e6)")
     sb.add_argument("--reward", default="mean", choices=["mean", "quadratic", "max"],

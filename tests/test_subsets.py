@@ -312,6 +312,22 @@ def test_cli_subset(tmp_path, capsys):
     assert main(["subset", "dart", "--N", "8", "--K", "2", "--T", "5"]) == 2
 
 
+def test_cli_subset_means_and_N_must_agree(capsys):
+    """--N 8 with three --means used to run silently on 3 arms; a bad mean named no flag."""
+    from bandits.cli import main
+
+    assert main(["subset", "dart", "--N", "8", "--K", "2", "--T", "500", "--runs", "1",
+                 "--means", "0.9,0.8,0.3"]) == 2
+    assert "--N 8 but --means gives 3" in capsys.readouterr().err
+    assert main(["subset", "dart", "--K", "2", "--T", "500", "--runs", "1",
+                 "--means", "0.9,abc,0.3"]) == 2
+    assert "--means must be comma-separated numbers" in capsys.readouterr().err
+    assert main(["subset", "dart", "--N", "3", "--K", "2", "--T", "500", "--runs", "1",
+                 "--means", "0.9,0.8,0.3", "--json"]) == 0
+    assert main(["subset", "dart", "--K", "2", "--T", "500", "--runs", "1",
+                 "--means", "0.9,0.8,0.3", "--json"]) == 0
+
+
 @pytest.mark.parametrize("name", ["dart", "dart-anytime", "csar", "lints", "lints-unscaled",
                                   "ucb"])
 @pytest.mark.parametrize("T", [7, 60, 3000, 40000])
