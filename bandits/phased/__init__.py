@@ -88,7 +88,7 @@ import numpy as np
 
 from bandits._core import rng as _rng
 from bandits._core.env import ENV_GAUSSIAN, make_environment
-from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.exact import check_resolution, check_unique_best, correct_set, exact_means
 from bandits._core.memo import BoundedMemo
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -322,6 +322,7 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
     sig = float(instance.sigma if sigma is None else sigma)
     refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every", 1)
     check_resolution(instance, 1)  # first: its message names the unresolvable arms
+    check_unique_best(instance)
     eng = _adaptive_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = check_seed(seed), check_budget(max_samples)
     per_sample = check_simulation(simulation)
@@ -731,6 +732,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
     sig = float(instance.sigma if sigma is None else sigma)
     per_sample = check_simulation(simulation)
     check_resolution(instance, 1)  # first: its message names the unresolvable arms
+    check_unique_best(instance)
     eng = _rage_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = check_seed(seed), check_budget(max_samples)
     env = make_environment(instance)
