@@ -166,8 +166,9 @@ class SubsetEnv:
                 or a.max() >= self.N:
             raise ValueError(f"action must be {self.K} distinct arm indices in 0..{self.N - 1}"
                              f"; got {action!r}")
-        kth = np.sort(self.means)[::-1][self.K - 1]
-        return bool(np.all(self.means[a] >= kth))
+        from bandits._core.exact import correct_set
+
+        return correct_set(self.means, a, self.K, 0.0)
 
     def expected_reward(self, action) -> float:
         """Exact expected joint reward ``mu_a`` of a K-subset ``action``."""
