@@ -671,7 +671,10 @@ class _RageEngine:
         self.phases.append(self._current)
         self.active = keep
         self.theta_rec = theta
-        return int(keep.sum()) == 1
+        # done when one target is left, or several identical ones (duplicate rows: one
+        # answer, and their pairwise differences, the next design's targets, are all zero)
+        left = self.Z[keep]
+        return bool(np.all(left == left[0]))
 
     def recommendation(self) -> int:
         a = int(S.argmax_active(self.Z, self.theta_rec, self.active))
