@@ -771,7 +771,9 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                    help="instance parameter, repeatable (e.g. --param K=3 --param "
                         "omega=0.1)")
     p.add_argument("--m", type=_COUNT, default=None, help="size of the top set (instance m)")
-    p.add_argument("--delta", type=_PROB, default=0.05, help="confidence level (0.05)")
+    p.add_argument("--delta", type=_PROB, default=0.05,
+                   help="error probability: a stop by the rule is right with probability at "
+                   "least 1 - delta (0.05)")
     p.add_argument("--epsilon", type=_NONNEG, default=0.0, help="tolerance (0)")
     p.add_argument("--max-samples", type=_COUNT, default=10**7, help="sample budget (1e7)")
     rules = p.add_argument_group("rule overrides (applied to every algorithm)")
@@ -1091,7 +1093,8 @@ def build_parser() -> argparse.ArgumentParser:
     cx.add_argument("--epsilon", type=_NONNEG, default=0.0, help="accuracy epsilon")
     cx.add_argument("--sigma", type=_POS, default=None, help="noise level (default: "
                     "the instance's)")
-    cx.add_argument("--delta", type=_PROB, default=0.05, help="confidence for N*")
+    cx.add_argument("--delta", type=_PROB, default=0.05,
+                    help="error probability delta of the bound N* (0.05)")
     cx.add_argument("--json", action="store_true", help="print JSON")
     cx.set_defaults(func=_cmd_complexity)
 
