@@ -802,7 +802,13 @@ def _cmd_complexity(args: argparse.Namespace) -> int:
     out["Reda et al. (2021) Table 2"] = complexity_constants(inst.X, inst.means, inst.m,
                                                              args.epsilon, sigma=sigma)
     theta = getattr(inst, "theta", None)
-    if inst.m == 1 and theta is not None and inst.Z is None:
+    means = np.asarray(inst.means, dtype=float)
+    if inst.m == 1 and theta is not None and inst.Z is None \
+            and np.count_nonzero(means == means.max()) > 1:
+        # a tie for the best arm: Soare et al.'s constants are infinite, like Table 2's
+        # (soare_constants refuses such a theta)
+        out["Soare et al. (2014)"] = {"H_LB": float("inf"), "N_star": float("inf")}
+    elif inst.m == 1 and theta is not None and inst.Z is None:
         sc = soare_constants(inst.X, theta, sigma=sigma, delta=args.delta)
         out["Soare et al. (2014)"] = {
             "H_LB": sc.H_LB, "H_LB_lower": sc.H_LB_lower, "N_star": sc.N_star,
