@@ -99,9 +99,11 @@ def _wrap(label: str, width: int = 12) -> str:
 
 
 def _title(ax: Any, title: str) -> None:
-    """A title wrapped to the axes' width (about 9 characters per inch at size 10)."""
+    """A title wrapped to the axes' width (about 9 characters per inch at size 10), never
+    inside an assignment such as ``delta = 0.05``."""
     width = ax.figure.get_figwidth() * ax.get_position().width
-    lines = [w for part in title.split("\n")
+    glued = title.replace(" = ", "\0=\0")
+    lines = [w.replace("\0", " ") for part in glued.split("\n")
              for w in textwrap.wrap(part, max(30, int(9.5 * width)), break_on_hyphens=False)]
     ax.set_title("\n".join(lines), fontsize=10)
 

@@ -222,3 +222,15 @@ def test_samples_per_arm_of_many_arms_stays_readable(K):
     assert _overlapping_labels(ax) == []
     heights = [p.get_height() for p in ax.patches]
     np.testing.assert_array_equal(heights, np.r_[counts["a"], counts["b"]])
+
+
+def test_title_is_not_wrapped_inside_an_assignment():
+    """A one-box plot wrapped its default title as '..., delta' / '= 0.05'."""
+    t = _table().select("a")
+    t = ReplicationTable({**{c: t[c] for c in t.columns},
+                          "instance": np.array(["my forty arms in four dims"] * len(t))},
+                         t.meta)
+    ax = boxplot_samples(t)
+    lines = ax.get_title().split("\n")
+    assert len(lines) > 1 and any(line.endswith("delta = 0.1") for line in lines)
+    assert not any(line.startswith("=") or line.endswith("=") for line in lines)
