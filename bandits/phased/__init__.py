@@ -786,6 +786,16 @@ class RagePolicy(_PhasePolicy):
             self._finish("budget")
             return
         alloc = self._eng.plan_phase()
+        # a phase longer than the budget left (minus the asks still out) is cut to its first
+        # pulls in arm-block order, as the simulation's block_phase cuts it: ask(n) never
+        # hands out measurements beyond max_samples, and a cut phase ends by the budget,
+        # never by its elimination test
+        left = None if self._max is None else \
+            max(self._max - self._t - int(getattr(self, "_outstanding", 0)), 0)
+        self._cut = left is not None and int(alloc.sum()) > left
+        if self._cut:
+            start = np.cumsum(alloc) - alloc  # pulls before each arm's block
+            alloc = np.clip(left - start, 0, alloc)
         self._queue = ArmQueue.repeated(alloc)
         self._pc[:] = 0
         self._ps[:] = 0.0
@@ -802,7 +812,8 @@ class RagePolicy(_PhasePolicy):
         self._ps[a] += r
         self._counts[a] += 1
         self._t += 1
-        if self._queue or self._outstanding_real:  # the phase ends when all of it is told
+        # the phase ends when all of it is told (a phase cut by the budget never ends)
+        if self._queue or self._outstanding_real or self._cut:
             if self._max is not None and self._t >= self._max:
                 self._finish("budget")
             return
