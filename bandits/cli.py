@@ -501,14 +501,15 @@ def _options_for(name: str, common: dict[str, Any]) -> dict[str, Any]:
     """The command-line rule flags (``--selection``, ``--reg``, ``--S``...) apply to the
     algorithms that have those options (the GIFA family; ``--sigma`` also to the static
     and phased ones)."""
-    from bandits.registry import entry
+    from bandits.registry import entry, names
 
     e = entry(name)
     extra = sorted(k for k in common if k not in e.option_names())
     if extra:
-        where = "the GIFA algorithms only" if extra[0] != "sigma" else "linear algorithms only"
-        raise ValueError(f"--{extra[0]} applies to {where}, not to {name!r}; "
-                         f"give {name}'s own options as {name}:key=value")
+        having = [n for n in names() if extra[0] in entry(n).option_names()]
+        raise ValueError(f"--{extra[0]} is not an option of {name!r} (it applies to "
+                         f"{', '.join(having)}); give {name}'s own options as "
+                         f"{name}:key=value")
     return dict(common)
 
 
@@ -776,7 +777,9 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                    "least 1 - delta (0.05)")
     p.add_argument("--epsilon", type=_NONNEG, default=0.0, help="tolerance (0)")
     p.add_argument("--max-samples", type=_COUNT, default=10**7, help="sample budget (1e7)")
-    rules = p.add_argument_group("rule overrides (applied to every algorithm)")
+    rules = p.add_argument_group("rule overrides (for each algorithm that has the option: the "
+                                 "GIFA family; --sigma every linear one; --S and --threshold "
+                                 "also lingame)")
     for key in _RULES:
         rules.add_argument(f"--{key.replace('_', '-')}", dest=key,
                            choices=sorted(RULE_CHOICES[key]), default=None)

@@ -141,3 +141,15 @@ def test_cli_complexity_of_a_tie_for_the_best_arm_is_infinite(tmp_path, capsys):
     assert main(["complexity", "--arms", str(arms), "--means", "1,0.9,0.5,0", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert 0 < out["Soare et al. (2014)"]["H_LB"] < float("inf")
+
+
+def test_cli_rule_flag_error_names_the_algorithms_that_take_it(capsys):
+    """'--S applies to the GIFA algorithms only' was said to rage although lingame, not a
+    GIFA algorithm, takes --S; the error lists the algorithms that have the option."""
+    base = ["run", "--instance", "soare", "-p", "d=3", "-p", "omega=0.7", "--max-samples",
+            "50"]
+    assert main([*base[:1], "rage", *base[1:], "--S", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--S is not an option of 'rage'" in err and "lingame" in err
+    assert "GIFA algorithms only" not in err
+    assert main([*base[:1], "lingame", *base[1:], "--S", "2"]) == 0
