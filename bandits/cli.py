@@ -501,14 +501,15 @@ def _options_for(name: str, common: dict[str, Any]) -> dict[str, Any]:
     """The command-line rule flags (``--selection``, ``--reg``, ``--S``...) apply to the
     algorithms that have those options (the GIFA family; ``--sigma`` also to the static
     and phased ones)."""
-    from bandits.registry import entry
+    from bandits.registry import entry, names
 
     e = entry(name)
     extra = sorted(k for k in common if k not in e.option_names())
     if extra:
-        where = "the GIFA algorithms only" if extra[0] != "sigma" else "linear algorithms only"
-        raise ValueError(f"--{extra[0]} applies to {where}, not to {name!r}; "
-                         f"give {name}'s own options as {name}:key=value")
+        having = [n for n in names() if extra[0] in entry(n).option_names()]
+        raise ValueError(f"--{extra[0]} is not an option of {name!r} (it applies to "
+                         f"{', '.join(having)}); give {name}'s own options as "
+                         f"{name}:key=value")
     return dict(common)
 
 
@@ -771,10 +772,14 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                    help="instance parameter, repeatable (e.g. --param K=3 --param "
                         "omega=0.1)")
     p.add_argument("--m", type=_COUNT, default=None, help="size of the top set (instance m)")
-    p.add_argument("--delta", type=_PROB, default=0.05, help="confidence level (0.05)")
+    p.add_argument("--delta", type=_PROB, default=0.05,
+                   help="error probability: a stop by the rule is right with probability at "
+                   "least 1 - delta (0.05)")
     p.add_argument("--epsilon", type=_NONNEG, default=0.0, help="tolerance (0)")
     p.add_argument("--max-samples", type=_COUNT, default=10**7, help="sample budget (1e7)")
-    rules = p.add_argument_group("rule overrides (applied to every algorithm)")
+    rules = p.add_argument_group("rule overrides (for each algorithm that has the option: the "
+                                 "GIFA family; --sigma every linear one; --S and --threshold "
+                                 "also lingame)")
     for key in _RULES:
         rules.add_argument(f"--{key.replace('_', '-')}", dest=key,
                            choices=sorted(RULE_CHOICES[key]), default=None)
@@ -800,7 +805,13 @@ def _cmd_complexity(args: argparse.Namespace) -> int:
     out["Reda et al. (2021) Table 2"] = complexity_constants(inst.X, inst.means, inst.m,
                                                              args.epsilon, sigma=sigma)
     theta = getattr(inst, "theta", None)
-    if inst.m == 1 and theta is not None and inst.Z is None:
+    means = np.asarray(inst.means, dtype=float)
+    if inst.m == 1 and theta is not None and inst.Z is None \
+            and np.count_nonzero(means == means.max()) > 1:
+        # a tie for the best arm: Soare et al.'s constants are infinite, like Table 2's
+        # (soare_constants refuses such a theta)
+        out["Soare et al. (2014)"] = {"H_LB": float("inf"), "N_star": float("inf")}
+    elif inst.m == 1 and theta is not None and inst.Z is None:
         sc = soare_constants(inst.X, theta, sigma=sigma, delta=args.delta)
         out["Soare et al. (2014)"] = {
             "H_LB": sc.H_LB, "H_LB_lower": sc.H_LB_lower, "N_star": sc.N_star,
@@ -1000,15 +1011,25 @@ def _cmd_subset(args: argparse.Namespace) -> int:
     opts = {k: _param_value(v) for k, v in _key_values(args.param or [], "--param").items()}
     for name in args.algorithms:
         entry(name).check_options(opts)
-    means = None if args.means is None else [float(x) for x in args.means.split(",")]
+    means = None
+    if args.means is not None:
+        try:
+            means = [float(x) for x in args.means.split(",")]
+        except ValueError:
+            raise ValueError(f"--means must be comma-separated numbers; got {args.means!r}"
+                             ) from None
+        if args.N is not None and args.N != len(means):
+            raise ValueError(f"--N {args.N} but --means gives {len(means)} arm means; give "
+                             "one of them, or as many means as arms")
+    N = 45 if args.N is None else args.N
 
     def env(seed: int) -> SubsetEnv:
-        return SubsetEnv.bernoulli(None if means else args.N, args.K, args.reward,
+        return SubsetEnv.bernoulli(None if means else N, args.K, args.reward,
                                    means=means, seed=seed, rho=args.rho)
 
     configs = [(a, a, opts) for a in args.algorithms]
     rc = regret_curves(configs, env, T, runs=args.runs, seed=args.seed, jobs=args.jobs,
-                       title=f"{args.reward} reward, N={len(means) if means else args.N}, "
+                       title=f"{args.reward} reward, N={len(means) if means else N}, "
                              f"K={args.K}")
     summ = rc.summary()
     if args.json:
@@ -1081,7 +1102,8 @@ def build_parser() -> argparse.ArgumentParser:
     cx.add_argument("--epsilon", type=_NONNEG, default=0.0, help="accuracy epsilon")
     cx.add_argument("--sigma", type=_POS, default=None, help="noise level (default: "
                     "the instance's)")
-    cx.add_argument("--delta", type=_PROB, default=0.05, help="confidence for N*")
+    cx.add_argument("--delta", type=_PROB, default=0.05,
+                    help="error probability delta of the bound N* (0.05)")
     cx.add_argument("--json", action="store_true", help="print JSON")
     cx.set_defaults(func=_cmd_complexity)
 
@@ -1226,7 +1248,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "curves over seeds", epilog=algorithms_help("subsets"),
                         formatter_class=raw)
     sb.add_argument("algorithms", metavar="ALGO", nargs="+", choices=names("subsets"))
-    sb.add_argument("--N", type=_COUNT, default=45, help="number of arms (45)")
+    sb.add_argument("--N", type=_COUNT, default=None,
+                    help="number of arms (45; with --means, the number of means)")
     sb.add_argument("--K", type=_COUNT, default=2, help="subset size (2)")
     sb.add_argument("--T", type=_COUNT, default="1e6", help="horizon (1e6)")
     sb.add_argument("--reward", default="mean", choices=["mean", "quadratic", "max"],

@@ -25,6 +25,7 @@ arm's weight as marker area and the confidence ellipse of the design.
 
 from __future__ import annotations
 
+import math
 import os
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -98,9 +99,11 @@ def _wrap(label: str, width: int = 12) -> str:
 
 
 def _title(ax: Any, title: str) -> None:
-    """A title wrapped to the axes' width (about 9 characters per inch at size 10)."""
+    """A title wrapped to the axes' width (about 9 characters per inch at size 10), never
+    inside an assignment such as ``delta = 0.05``."""
     width = ax.figure.get_figwidth() * ax.get_position().width
-    lines = [w for part in title.split("\n")
+    glued = title.replace(" = ", "\0=\0")
+    lines = [w.replace("\0", " ") for part in glued.split("\n")
              for w in textwrap.wrap(part, max(30, int(9.5 * width)), break_on_hyphens=False)]
     ax.set_title("\n".join(lines), fontsize=10)
 
@@ -338,7 +341,8 @@ def samples_per_arm(counts: Mapping[str, Any], path: str | os.PathLike | None = 
     ax : matplotlib Axes, optional
         Draw here; default a new figure.
     arm_labels : sequence of str, optional
-        Default ``x1 .. xK``.
+        Default the arm indices ``0 .. K-1``, as in ``counts``, ``recommendation`` and
+        ``oed run`` (Soare et al.'s figure names them ``x1 .. xK``: pass that).
     title : str, optional
     log : bool, default True
         Logarithmic count axis (bars of zero pulls are not drawn).
@@ -362,13 +366,14 @@ def samples_per_arm(counts: Mapping[str, Any], path: str | os.PathLike | None = 
     """
     means = mean_pulls(counts)
     K = next(iter(means.values())).size
-    arm_labels = list(arm_labels) if arm_labels is not None else [f"x{i + 1}" for i in range(K)]
+    arm_labels = [str(a) for a in arm_labels] if arm_labels is not None else \
+        [str(i) for i in range(K)]
     if len(arm_labels) != K:
         raise ValueError(f"arm_labels must have {K} entries; got {len(arm_labels)}")
     for label, pub in (published or {}).items():
         if len(pub) != K:
             raise ValueError(f"published[{label!r}] must have {K} entries; got {len(pub)}")
-    ax = new_axes((max(6.0, 0.9 * K + 4.0), 4.4), ax)
+    ax = new_axes((min(14.0, max(6.0, 0.9 * K + 4.0)), 4.4), ax)
     n = len(means)
     width = 0.8 / n
     for j, (label, m) in enumerate(means.items()):
@@ -379,8 +384,16 @@ def samples_per_arm(counts: Mapping[str, Any], path: str | os.PathLike | None = 
             ok = pub > 0 if log else np.ones(K, dtype=bool)
             ax.hlines(pub[ok], x[ok] - width / 2, x[ok] + width / 2, color="black", lw=2.0,
                       label=published_label)
-    ax.set_xticks(np.arange(K))
-    ax.set_xticklabels(arm_labels)
+    # many arms: vertical labels, and every step-th one once they no longer fit (the
+    # figure is at most 14 inches wide)
+    longest = max(len(label) for label in arm_labels)
+    vertical = K > 16 or longest * K > 120
+    step = max(1, math.ceil(K / 60)) if vertical else 1
+    ax.set_xticks(np.arange(0, K, step))
+    ax.set_xticklabels(arm_labels[::step], rotation=90 if vertical else 0,
+                       fontsize=7 if vertical else None)
+    ax.set_xlim(-0.6, K - 0.4)
+    ax.set_xlabel("arm")
     ax.set_ylabel("pulls (mean over runs)")
     if log:
         readable_log_axis(ax, "y")

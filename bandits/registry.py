@@ -193,7 +193,8 @@ def run(algorithm: Any, instance: Any, *, delta: float = 0.05, epsilon: float = 
         :class:`bandits.logistic.LogisticInstance` (``homer``, ``war``) or a
         :class:`bandits.subsets.SubsetEnv` (subset algorithms).
     delta : float
-        Confidence level in (0, 1) (the subset algorithms have none: leave the default).
+        Error probability in (0, 1): a stop by the rule is right with probability at least
+        ``1 - delta`` (the subset algorithms have none: leave the default).
     epsilon : float
         Tolerance: the answer must be in ``{a : mu_a >= mu_(m) - epsilon}`` (GIFA family;
         the others identify exactly, ``epsilon = 0``).

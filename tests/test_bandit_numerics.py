@@ -21,6 +21,7 @@ from bandits._core.lsq import new_state, refresh
 from bandits.gifa import ALGORITHMS, correct_set, simulated_rewards
 from bandits.gifa import _kernels as G
 from bandits.instances import Instance, reda_classic
+from bandits.registry import entry, names, policy
 from bandits.replicate import replicate
 from bandits.runner import DESIGN_ALGORITHMS
 
@@ -144,6 +145,36 @@ def test_targets_closer_than_resolution_are_refused():
     for algorithm in ("m-lingape", "xy-static"):
         with pytest.raises(ValueError, match=r"arms 1 and 0 differ by 1e-13"):
             run(algorithm, inst, seed=0, max_samples=10)
+
+
+EXACT = [n for n in names() if entry(n).exact]
+
+
+@pytest.mark.parametrize("algorithm", EXACT)
+def test_a_tie_for_the_best_arm_is_refused_by_the_exact_algorithms(algorithm):
+    # e_1 and e_2 tie for the best mean: no stopping rule can fire (the GIFA family says
+    # "pass epsilon > 0"); these used to run silently to the budget, 1e7 by default
+    inst = Instance(name="tie", X=np.eye(3), theta=np.array([1.0, 1.0, 0.0]), sigma=1.0, m=1)
+    with pytest.raises(ValueError, match=r"arms 0 and 1 tie for the best mean"):
+        run(algorithm, inst, seed=0, max_samples=200)
+
+
+@pytest.mark.parametrize("algorithm", sorted(set(EXACT) - {"xy-oracle"}))
+def test_a_duplicated_best_arm_is_one_answer(algorithm):
+    # arms 0 and 1 are the same row: the tie is one answer, the run stops by its rule
+    inst = Instance(name="dup", X=np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+                    theta=np.array([1.0, 0.0]), sigma=1.0, m=1)
+    res = run(algorithm, inst, seed=0, max_samples=20_000)
+    assert res.stopped_by == "rule" and res.correct
+    # the ask/tell policy too (RAGE's last phase used to design for the duplicates'
+    # zero difference: "Y is empty")
+    pol = policy(algorithm, inst.X, sigma=1.0, seed=0, **({"S": 1.0} if algorithm ==
+                                                           "lingame" else {}))
+    draw = simulated_rewards(inst, 0)
+    while not pol.done:
+        arm = pol.ask()
+        pol.tell(arm, draw(arm))
+    assert pol.stopped_by == "rule" and int(pol.recommendation[0]) in (0, 1)
 
 
 def test_resolvable_gap_is_accepted():

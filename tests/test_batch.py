@@ -142,6 +142,26 @@ def test_batch_fills_when_the_algorithm_can_look_ahead(name: str) -> None:
         assert len(pol.ask(10)) == 10
 
 
+@pytest.mark.parametrize("name", BATCHED)
+@pytest.mark.parametrize("cap", [5, 45])
+def test_batches_never_ask_beyond_the_budget(name: str, cap: int) -> None:
+    """samples + outstanding never exceeds max_samples, and a run cut by it ends by the
+    budget with every told result counted (RAGE's ask(100) used to hand out the rest of its
+    phase: 100 measurements under max_samples=45, 15 of them beyond the budget)."""
+    inst = example(name)
+    pol = make(name, seed=0, max_samples=cap)
+    draw = _noisy(inst, 4)
+    while not pol.done:
+        arms = pol.ask(30) or list(pol.outstanding)  # [] until results arrive (LUCB)
+        assert pol.samples + len(pol.outstanding) <= cap
+        pol.tell(arms[:3], [draw(a) for a in arms[:3]])
+        if not pol.done and pol.outstanding:
+            rest = list(pol.outstanding)
+            pol.tell(rest, [draw(a) for a in rest])
+    assert pol.samples <= cap and pol.outstanding == []
+    assert pol.stopped_by in stops(name) | {"budget"}
+
+
 def test_unstructured_init_batch_stops_where_no_prediction_exists() -> None:
     """LUCB's V is singular until every arm is told once: ask(100) returns the K initial
     arms only (nothing can be decided without their rewards)."""

@@ -126,3 +126,30 @@ def test_cli_complexity(capsys):
     text = capsys.readouterr().out
     assert "m-LinGapE (optimized)" in text and "Soare" not in text  # m = 2
     assert main(["complexity", "--instance", "nope"]) == 2
+
+
+def test_cli_complexity_of_a_tie_for_the_best_arm_is_infinite(tmp_path, capsys):
+    """m = 1 with two best arms: Table 2's constants are inf (as for a tie at m = 2), and
+    so are Soare et al.'s; the command used to fail with 'theta: the best arm is not
+    unique' although the user gave --means and no theta."""
+    arms = tmp_path / "arms.csv"
+    arms.write_text("x\n1\n2\n3\n4\n")
+    assert main(["complexity", "--arms", str(arms), "--means", "1,1,0.5,0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["Reda et al. (2021) Table 2"]["LUCB"] == float("inf")
+    assert out["Soare et al. (2014)"] == {"H_LB": float("inf"), "N_star": float("inf")}
+    assert main(["complexity", "--arms", str(arms), "--means", "1,0.9,0.5,0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 0 < out["Soare et al. (2014)"]["H_LB"] < float("inf")
+
+
+def test_cli_rule_flag_error_names_the_algorithms_that_take_it(capsys):
+    """'--S applies to the GIFA algorithms only' was said to rage although lingame, not a
+    GIFA algorithm, takes --S; the error lists the algorithms that have the option."""
+    base = ["run", "--instance", "soare", "-p", "d=3", "-p", "omega=0.7", "--max-samples",
+            "50"]
+    assert main([*base[:1], "rage", *base[1:], "--S", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--S is not an option of 'rage'" in err and "lingame" in err
+    assert "GIFA algorithms only" not in err
+    assert main([*base[:1], "lingame", *base[1:], "--S", "2"]) == 0

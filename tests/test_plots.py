@@ -194,3 +194,43 @@ def test_design_picture_of_run_counts_labels_the_runs():
                                2.0, rtol=1e-9)
     with pytest.raises(ValueError, match="run counts must be 8 non-negative integers"):
         plot_design(X, -counts)
+
+
+def _overlapping_labels(ax) -> list[tuple[str, str]]:
+    fig = ax.figure
+    fig.tight_layout()
+    renderer = fig.canvas.get_renderer()
+    shown = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+    boxes = [t.get_window_extent(renderer) for t in shown]
+    return [(shown[i].get_text(), shown[j].get_text()) for i in range(len(boxes))
+            for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+
+
+@pytest.mark.parametrize("K", [5, 40, 250])
+def test_samples_per_arm_of_many_arms_stays_readable(K):
+    """40 arms drew a 40-inch figure labelled x1..x40 (arm 0 as 'x1'); the labels are the
+    arm indices of counts and recommendations, the width is capped, and no two shown tick
+    labels overlap."""
+    counts = {"a": np.arange(1, K + 1), "b": np.arange(K, 0, -1)}
+    ax = samples_per_arm(counts)
+    assert ax.figure.get_figwidth() <= 14.0
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[0] == "0"
+    assert all(int(lab) == int(x) for lab, x in zip(labels, ax.get_xticks(), strict=True))
+    assert _overlapping_labels(ax) == []
+    ax = samples_per_arm(counts, arm_labels=[f"C{i:03d}" for i in range(K)])
+    assert _overlapping_labels(ax) == []
+    heights = [p.get_height() for p in ax.patches]
+    np.testing.assert_array_equal(heights, np.r_[counts["a"], counts["b"]])
+
+
+def test_title_is_not_wrapped_inside_an_assignment():
+    """A one-box plot wrapped its default title as '..., delta' / '= 0.05'."""
+    t = _table().select("a")
+    t = ReplicationTable({**{c: t[c] for c in t.columns},
+                          "instance": np.array(["my forty arms in four dims"] * len(t))},
+                         t.meta)
+    ax = boxplot_samples(t)
+    lines = ax.get_title().split("\n")
+    assert len(lines) > 1 and any(line.endswith("delta = 0.1") for line in lines)
+    assert not any(line.startswith("=") or line.endswith("=") for line in lines)

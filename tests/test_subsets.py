@@ -312,6 +312,22 @@ def test_cli_subset(tmp_path, capsys):
     assert main(["subset", "dart", "--N", "8", "--K", "2", "--T", "5"]) == 2
 
 
+def test_cli_subset_means_and_N_must_agree(capsys):
+    """--N 8 with three --means used to run silently on 3 arms; a bad mean named no flag."""
+    from bandits.cli import main
+
+    assert main(["subset", "dart", "--N", "8", "--K", "2", "--T", "500", "--runs", "1",
+                 "--means", "0.9,0.8,0.3"]) == 2
+    assert "--N 8 but --means gives 3" in capsys.readouterr().err
+    assert main(["subset", "dart", "--K", "2", "--T", "500", "--runs", "1",
+                 "--means", "0.9,abc,0.3"]) == 2
+    assert "--means must be comma-separated numbers" in capsys.readouterr().err
+    assert main(["subset", "dart", "--N", "3", "--K", "2", "--T", "500", "--runs", "1",
+                 "--means", "0.9,0.8,0.3", "--json"]) == 0
+    assert main(["subset", "dart", "--K", "2", "--T", "500", "--runs", "1",
+                 "--means", "0.9,0.8,0.3", "--json"]) == 0
+
+
 @pytest.mark.parametrize("name", ["dart", "dart-anytime", "csar", "lints", "lints-unscaled",
                                   "ucb"])
 @pytest.mark.parametrize("T", [7, 60, 3000, 40000])
@@ -369,3 +385,16 @@ def test_dart_csar_and_ucb_derive_their_sample_sizes_from_one_confidence_rule():
         dart(SubsetEnv.bernoulli(N, K, seed=0), T, c=0.0)
     with pytest.raises(ValueError, match="union must be"):
         DartPolicy(N, K, T, union=-1.0)
+
+
+@pytest.mark.parametrize("reward", ["mean", "quadratic", "max"])
+def test_tied_means_every_optimal_subset_counts_as_correct(reward):
+    """Three arms tie for the two places: every subset of them has the optimal joint reward,
+    so a run that commits to one is correct, not only the lowest-index one (env.optimal)."""
+    env = SubsetEnv.bernoulli(K=2, reward=reward, means=[0.5, 0.5, 0.5, 0.2, 0.2, 0.2])
+    for a in combinations(range(env.N), env.K):
+        assert env.is_optimal(a) == (env.expected_reward(a) == env.mu_star)
+    res = dart(env, 2000, seed=0)
+    assert res.chosen.tolist() == [0, 2] and res.correct
+    with pytest.raises(ValueError, match="action"):
+        env.is_optimal([0, 0])

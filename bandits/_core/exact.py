@@ -118,3 +118,29 @@ def check_resolution(instance, m: int, epsilon: float = 0.0) -> None:
                 f"features (largest feature {xmax:.3g}) and by {float(mu[a] - mu[b]):.3g} in "
                 "their means; the difference is below float64 resolution "
                 f"({RESOLUTION:.3g} relative), so their confidence width cannot be resolved")
+
+
+def check_unique_best(instance) -> None:
+    """Refuse (``ValueError``) a best-arm instance whose best mean is shared by arms with
+    different decision targets: no stopping rule of an exact (``epsilon = 0``) algorithm
+    can then fire, and every run would silently spend its whole budget. Arms with identical
+    targets (duplicate rows) are the same answer and are allowed. The message names two
+    tied arms (the GIFA family's counterpart, with ``epsilon``, is
+    :func:`bandits.gifa.check_identifiable`)."""
+    mu = exact_means(instance)
+    best = max(mu)
+    tied = [a for a, v in enumerate(mu) if v == best]
+    if len(tied) < 2:
+        return
+    Z = getattr(instance, "Z", None)
+    T = np.asarray(instance.X if Z is None else Z, dtype=np.float64)
+    if T.shape[0] == len(mu):
+        differ = [b for b in tied[1:] if not np.array_equal(T[b], T[tied[0]])]
+    else:  # a reward table over other arms: no feature to compare
+        differ = tied[1:]
+    if differ:
+        raise ValueError(
+            f"instance: arms {tied[0]} and {differ[0]} tie for the best mean "
+            f"({float(best):g}) with different features: the best arm is not unique, so the "
+            "stopping rule can never fire and every run would spend its whole budget "
+            "(the GIFA family accepts epsilon > 0 for such instances)")

@@ -35,7 +35,7 @@ import numpy as np
 
 from bandits._core import rng as _rng
 from bandits._core.env import make_environment
-from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.exact import check_resolution, check_unique_best, correct_set, exact_means
 from bandits._core.lsq import new_state, refresh
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -182,6 +182,7 @@ def run_lingame(name: str, instance, *, delta: float = 0.05, seed: int = 0,
     if instance.m != 1:
         raise ValueError(f"instance: LinGame is a best-arm (m = 1) algorithm; got m={instance.m}")
     check_resolution(instance, 1, 0.0)
+    check_unique_best(instance)
     max_samples = check_budget(max_samples)
     if S is None and threshold == "theoretical":
         S = float(np.linalg.norm(instance.theta))

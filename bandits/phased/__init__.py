@@ -88,7 +88,7 @@ import numpy as np
 
 from bandits._core import rng as _rng
 from bandits._core.env import ENV_GAUSSIAN, make_environment
-from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.exact import check_resolution, check_unique_best, correct_set, exact_means
 from bandits._core.memo import BoundedMemo
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -322,6 +322,7 @@ def run_xy_adaptive(instance, *, delta: float = 0.05, seed: int = 0,
     sig = float(instance.sigma if sigma is None else sigma)
     refresh_every = check_int(options.pop("refresh_every", 1000), "refresh_every", 1)
     check_resolution(instance, 1)  # first: its message names the unresolvable arms
+    check_unique_best(instance)
     eng = _adaptive_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = check_seed(seed), check_budget(max_samples)
     per_sample = check_simulation(simulation)
@@ -670,7 +671,10 @@ class _RageEngine:
         self.phases.append(self._current)
         self.active = keep
         self.theta_rec = theta
-        return int(keep.sum()) == 1
+        # done when one target is left, or several identical ones (duplicate rows: one
+        # answer, and their pairwise differences, the next design's targets, are all zero)
+        left = self.Z[keep]
+        return bool(np.all(left == left[0]))
 
     def recommendation(self) -> int:
         a = int(S.argmax_active(self.Z, self.theta_rec, self.active))
@@ -731,6 +735,7 @@ def run_rage(instance, *, delta: float = 0.05, seed: int = 0, max_samples: int =
     sig = float(instance.sigma if sigma is None else sigma)
     per_sample = check_simulation(simulation)
     check_resolution(instance, 1)  # first: its message names the unresolvable arms
+    check_unique_best(instance)
     eng = _rage_engine(instance.X, getattr(instance, "Z", None), delta, sig, options)
     seed, max_samples = check_seed(seed), check_budget(max_samples)
     env = make_environment(instance)
@@ -781,6 +786,16 @@ class RagePolicy(_PhasePolicy):
             self._finish("budget")
             return
         alloc = self._eng.plan_phase()
+        # a phase longer than the budget left (minus the asks still out) is cut to its first
+        # pulls in arm-block order, as the simulation's block_phase cuts it: ask(n) never
+        # hands out measurements beyond max_samples, and a cut phase ends by the budget,
+        # never by its elimination test
+        left = None if self._max is None else \
+            max(self._max - self._t - int(getattr(self, "_outstanding", 0)), 0)
+        self._cut = left is not None and int(alloc.sum()) > left
+        if self._cut:
+            start = np.cumsum(alloc) - alloc  # pulls before each arm's block
+            alloc = np.clip(left - start, 0, alloc)
         self._queue = ArmQueue.repeated(alloc)
         self._pc[:] = 0
         self._ps[:] = 0.0
@@ -797,7 +812,8 @@ class RagePolicy(_PhasePolicy):
         self._ps[a] += r
         self._counts[a] += 1
         self._t += 1
-        if self._queue or self._outstanding_real:  # the phase ends when all of it is told
+        # the phase ends when all of it is told (a phase cut by the budget never ends)
+        if self._queue or self._outstanding_real or self._cut:
             if self._max is not None and self._t >= self._max:
                 self._finish("budget")
             return

@@ -93,6 +93,7 @@ def soare_figure5(out: Path, runs: int = 5, jobs: int = -1, seed: int = 0,
     samples_per_arm(counts, out / "soare-figure5.png",
                     published=FIG5_PUBLISHED if omega == 0.01 else None,
                     published_label="published (Soare et al. 2014, Fig. 5)",
+                    arm_labels=[f"x{i + 1}" for i in range(inst.K)],
                     title=f"Soare et al. Fig. 5: pulls per arm, d = 5, omega = {omega:g}, "
                           f"{n_ada} runs (xy-adaptive), {n_static} (static)")
     with (out / "soare-figure5-arms.csv").open("w") as fh:

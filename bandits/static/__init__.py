@@ -53,7 +53,7 @@ import numpy as np
 
 from bandits._core import rng as _rng
 from bandits._core.env import ENV_GAUSSIAN, make_environment
-from bandits._core.exact import check_resolution, correct_set, exact_means
+from bandits._core.exact import check_resolution, check_unique_best, correct_set, exact_means
 from bandits._core.memo import BoundedMemo, array_key
 from bandits._core.protocol import ArmQueue, AskTellProtocol
 from bandits._core.result import RunResult
@@ -349,6 +349,7 @@ def run_static(algorithm: str, instance, *, delta: float = 0.05, seed: int = 0,
     sig = float(instance.sigma if sigma is None else sigma)
     method = DEFAULT_METHOD if method is None else method
     check_resolution(instance, 1)  # first: its message names the unresolvable arms
+    check_unique_best(instance)
     st = _setup(algorithm, instance.X, getattr(instance, "Z", None),
                 getattr(instance, "theta", None), method=method, init=init,
                 confidence=confidence, c=c, sigma=sig, delta=delta)

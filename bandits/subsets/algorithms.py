@@ -53,7 +53,8 @@ class SubsetRunResult:
     chosen : ndarray of int64, shape (K,)
         The final (committed or recommended) subset, sorted.
     correct : bool
-        Whether ``chosen`` is the optimal subset.
+        Whether ``chosen`` is an optimal subset (:meth:`SubsetEnv.is_optimal`: with tied
+        means at the K-th place, any of the tied arms).
     stopped_by : str
         Why exploration ended: ``"horizon"`` (the horizon ``T`` was reached while still
         exploring -- ``chosen`` is then only the current best guess), ``"all-decided"``
@@ -127,7 +128,7 @@ def _commit(env: SubsetEnv, curve: tuple, t: int, T: int, work: tuple, decide, c
 
 def _result(name, env, T, seed, cp, curve, chosen, stop, explore, info) -> SubsetRunResult:
     chosen = np.sort(chosen)
-    return SubsetRunResult(name, cp, curve, chosen, bool(np.array_equal(chosen, env.optimal)),
+    return SubsetRunResult(name, cp, curve, chosen, env.is_optimal(chosen),
                            stop, int(explore), int(T), int(seed), info)
 
 

@@ -156,6 +156,20 @@ class SubsetEnv:
         """The optimal action: the K arms with the largest means (ties: lowest index)."""
         return np.sort(np.argsort(-self.means, kind="stable")[: self.K])
 
+    def is_optimal(self, action) -> bool:
+        """Whether the K-subset ``action`` is an optimal action: every arm of it has a mean
+        at least the K-th largest mean (ties at the K-th mean: any such arms). Under
+        Assumption 2 these are exactly the subsets of expected joint reward ``mu_star``;
+        :attr:`optimal` is one of them (the lowest indices among ties)."""
+        a = np.asarray(action, dtype=np.int64)
+        if a.shape != (self.K,) or len(set(a.tolist())) != self.K or a.min() < 0 \
+                or a.max() >= self.N:
+            raise ValueError(f"action must be {self.K} distinct arm indices in 0..{self.N - 1}"
+                             f"; got {action!r}")
+        from bandits._core.exact import correct_set
+
+        return correct_set(self.means, a, self.K, 0.0)
+
     def expected_reward(self, action) -> float:
         """Exact expected joint reward ``mu_a`` of a K-subset ``action``."""
         a = np.asarray(action, dtype=np.int64)
