@@ -138,6 +138,7 @@ def test_run_and_replicate_accept_static_and_phased_algorithms(capsys):
     ref = run("rage", get_instance("soare", d=3, omega=0.3), seed=0)
     assert out["samples"] == ref.samples and out["counts"] == ref.counts.tolist()
     assert main(["run", "rage", "--selection", "greedy", *args]) == 2
-    assert "GIFA algorithms only" in capsys.readouterr().err
+    assert "--selection is not an option of 'rage' (it applies to lingape, m-lingape" \
+        in capsys.readouterr().err
     assert main(["run", "rage:foo=1", *args]) == 2
     assert "unknown option" in capsys.readouterr().err

@@ -273,7 +273,7 @@ def test_war_policy_replays_simulation(S: float, inst_seed: int, seed: int) -> N
     assert sorted(a for a, _ in blocks) == sorted(np.flatnonzero(sim.info["probe_counts"]))
     assert all(n == sim.info["probe_counts"][a] for a, n in blocks)
     res = pol.result
-    assert res is not None and pol.done and pol.stopped_by == "rule"
+    assert res is not None and pol.done and pol.stopped_by == "warm-up"
     for key in ("stages", "probe_counts", "accepted", "rejected", "lower", "upper",
                 "max_abs_pes"):
         assert np.array_equal(res.info[key], sim.info[key]), key

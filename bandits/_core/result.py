@@ -17,6 +17,9 @@ STOP_REASONS: dict[str, str] = {
     "rule": "the stopping rule fired: the recommendation holds with probability >= 1 - delta",
     "budget": "max_samples pulls were spent first: the recommendation is the current "
               "estimate, not certified",
+    "warm-up": "a warm-up's rule fired (WAR): its estimate is within 1 of x^T theta on every "
+               "arm with probability >= 1 - delta (Mason et al. 2022, Definition 1); the "
+               "recommendation argmax x^T theta_hat is not certified",
     "horizon": "a fixed-horizon algorithm used its whole horizon T while still exploring "
                "(HOMER, epsilon-greedy, the subset algorithms)",
     "commit": "elimination left a single arm before the horizon; the remaining pulls go to "

@@ -719,7 +719,8 @@ class WarPolicy(BernoulliProtocol):
     :attr:`allocation`) is the planned warm-up, whose pulls are asked in
     :func:`interleaved_order` and recorded by
     :func:`bandits.logistic._kernels.design_record`; after the last one the policy is
-    ``done`` (``stopped_by = "rule"``), :attr:`result` is the plan with the MLE of the
+    ``done`` (``stopped_by = "warm-up"``: a delta-valid fit, not a certified best arm),
+    :attr:`result` is the plan with the MLE of the
     planning pulls and :attr:`recommendation` the arm maximising ``x^T theta_hat``. Fed
     :func:`bandits.reward_oracle`, it replays ``run_war(..., simulation="per-sample")``.
 
@@ -847,7 +848,7 @@ class WarPolicy(BernoulliProtocol):
         self.result = WarmupResult(**{**res.__dict__, "info": {**res.info, "seed": self.seed}})
         self.phase = "done"
         self.done = True
-        self.stopped_by = "rule"
+        self.stopped_by = "warm-up"
         self._queue = ArmQueue()
 
     def _stop_on_budget(self) -> None:
@@ -891,7 +892,8 @@ def run_war(instance, *, delta: float = DELTA, seed: int = 0, max_samples: int =
     """Simulate WAR alone (the ``"war"`` algorithm of :func:`bandits.run`): probing, then
     the planned allocation, then ``argmax x^T theta_hat`` for the MLE of its pulls.
 
-    Within ``max_samples`` the run stops by its rule (``stopped_by="rule"``).
+    Within ``max_samples`` the run stops by its rule (``stopped_by="warm-up"``: the fit is
+    delta-valid, Mason et al. Definition 1; the recommendation is not certified).
     ``simulation``: see :func:`run_warmup` (``"per-sample"`` is the reference that
     :class:`WarPolicy` fed :func:`bandits.reward_oracle` replays). When WAR needs more
     pulls than ``max_samples``, the run is the :class:`WarPolicy` fed the per-sample
@@ -931,7 +933,7 @@ def run_war(instance, *, delta: float = DELTA, seed: int = 0, max_samples: int =
     return RunResult(algorithm="war", instance=getattr(instance, "name", "logistic"),
                      seed=int(seed), samples=wu.total + wu.probe_samples, recommendation=rec,
                      correct=correct_set(mu_exact, rec, 1, 0.0),
-                     counts=wu.counts + wu.info["probe_counts"], stopped_by="rule",
+                     counts=wu.counts + wu.info["probe_counts"], stopped_by="warm-up",
                      wall_time=time.perf_counter() - t0,
                      extra={"warmup": wu, "theta_hat": wu.theta_hat,
                             "simulation": simulation})
