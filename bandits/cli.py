@@ -642,10 +642,12 @@ def format_result(res, inst=None) -> str:
 
 def _noise_note(inst: Any, specs: list[tuple[str, dict[str, Any]]]) -> None:
     """Say on stderr when an algorithm assumes less noise (``sigma``) than the simulated
-    measurements have (``--noise`` or the instance's): a legitimate robustness study, but
-    the run's delta guarantee does not hold then, and ``--sigma`` is easily taken for the
-    noise of the simulation."""
+    measurements have (``--noise`` or the instance's), or a bound ``S`` below the
+    instance's ``||theta||``: a legitimate robustness study, but the run's delta guarantee
+    does not hold then, and ``--sigma`` is easily taken for the noise of the simulation."""
     noise = getattr(inst, "sigma", None)
+    theta = getattr(inst, "theta", None)
+    norm = None if theta is None else float(np.linalg.norm(theta))
     for label, opts in specs:
         sigma = opts.get("sigma")
         if noise is not None and sigma is not None and sigma < noise:
@@ -653,6 +655,12 @@ def _noise_note(inst: Any, specs: list[tuple[str, dict[str, Any]]]) -> None:
                   f"noise {noise:g} (--noise or the instance's): its delta guarantee does "
                   "not hold in this simulation (--sigma is the noise level the algorithm "
                   "assumes)", file=sys.stderr)
+        S = opts.get("S")
+        if norm is not None and S is not None and S < norm:
+            print(f"note: {label} assumes ||theta|| <= S = {S:g}, below the instance's "
+                  f"||theta|| = {norm:.4g}: its theoretical threshold's delta guarantee "
+                  "does not hold in this simulation (--S bounds the norm of theta)",
+                  file=sys.stderr)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

@@ -46,6 +46,15 @@ def test_an_algorithm_assuming_less_noise_than_simulated_is_noted(capsys):
     assert main(["replicate", "m-lingape", "lingifa", *PI3, "--sigma", str(noise), "--runs",
                  "2", "--no-progress"]) == 0
     assert "note:" not in capsys.readouterr().err
+    # the same for a bound S below the instance's ||theta|| (the theoretical threshold's
+    # bias term): noted; S at the norm is not
+    norm = float(np.linalg.norm(get_instance("reda-classic", omega=np.pi / 3).theta))
+    assert main(["run", "m-lingape", *PI3, "--S", str(norm / 2)]) == 0
+    err = capsys.readouterr().err
+    assert f"m-lingape assumes ||theta|| <= S = {norm / 2:g}, below the instance's " \
+        f"||theta|| = {norm:.4g}" in err
+    assert main(["run", "m-lingape", *PI3, "--S", str(norm)]) == 0
+    assert "note:" not in capsys.readouterr().err
 
 
 def test_run_budget_and_instance_parameters(capsys):
