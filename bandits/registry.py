@@ -92,6 +92,10 @@ class Entry:
     exact : bool
         Best-arm identification with no tolerance: ``run`` refuses ``epsilon != 0`` and
         instances with ``m != 1`` before calling ``simulate``.
+    end : str
+        How a run that is not cut by a budget or horizon ends (a :data:`STOP_REASONS` key):
+        ``"rule"`` (a certified recommendation) for the identification algorithms,
+        ``"warm-up"`` for WAR (a delta-valid fit, not a certified arm).
     """
 
     name: str
@@ -109,6 +113,7 @@ class Entry:
     call: str = "adapter"
     exact: bool = False
     extra: dict = field(default_factory=dict)
+    end: str = "rule"
 
     def option_names(self) -> list[str]:
         """Names of the algorithm's options."""
@@ -605,7 +610,8 @@ def _register_builtin() -> None:
                    _init_args(WarPolicy),
                    instance="logistic", example="bandits.registry:_example_logistic",
                    call="instance",
-                   extra={"policy_for": "bandits.registry:_logistic_policy_for"}))
+                   extra={"policy_for": "bandits.registry:_logistic_policy_for"},
+                   end="warm-up"))
     from bandits.subsets import algorithms as sub
 
     for name, label, summary, ref in (

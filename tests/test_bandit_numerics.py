@@ -224,7 +224,7 @@ def test_war_honours_max_samples(budget):
 
     inst = circle30()
     full = run("war", inst, seed=0)
-    assert full.samples > 5000 and full.stopped_by == "rule"
+    assert full.samples > 5000 and full.stopped_by == "warm-up"
     res = run("war", inst, seed=0, max_samples=budget)
     assert res.samples == budget == int(res.counts.sum())
     assert res.stopped_by == "budget"

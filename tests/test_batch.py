@@ -36,7 +36,7 @@ def budget(name: str) -> int:
 
 def stops(name: str) -> set[str]:
     """How a run of ``name`` ends when nothing goes wrong."""
-    return {"commit", "horizon"} if entry(name).horizon else {"rule"}
+    return {"commit", "horizon"} if entry(name).horizon else {entry(name).end}
 
 
 def reference(name: str) -> dict:
