@@ -237,6 +237,25 @@ def test_a_threshold_without_s_never_stops_on_unmeasured_directions(seed):
     assert np.linalg.matrix_rank(RAW_GRID[pol.counts > 0]) == 3
 
 
+@pytest.mark.parametrize("seed", [1, 4])
+def test_the_span_guard_keeps_the_simulation_and_the_policy_on_one_trajectory(seed):
+    """The guard runs after the kernel's decision in both front-ends: the policy fed the
+    simulation's rewards makes the same pulls (and more than the two it used to stop at)."""
+    from bandits import reward_oracle
+
+    inst = Instance(name="raw", X=RAW_GRID, theta=np.array([73.36, -0.04, -1.61]),
+                    sigma=1.0, m=1)
+    res = run("lingifa", inst, seed=seed, threshold="heuristic")
+    pol = Policy("lingifa", RAW_GRID, sigma=1.0, threshold="heuristic", seed=seed)
+    draw = reward_oracle(inst, seed)
+    while not pol.done:
+        arm = pol.ask()
+        pol.tell(arm, draw(arm))
+    assert res.samples == pol.samples > 2 and res.stopped_by == pol.stopped_by == "rule"
+    assert np.array_equal(res.counts, pol.counts)
+    assert np.array_equal(res.recommendation, pol.recommendation)
+
+
 def test_the_span_guard_needs_only_the_arms_span():
     """Ten arms in R^71 (Réda et al.'s drug repurposing) never span R^71: the guard asks
     for the span of the arms, so the heuristic runs still stop by their rule, on the

@@ -77,6 +77,12 @@ _CHOICES = {
                   "heuristic": G.THR_HEURISTIC, "lucb1": G.THR_LUCB1},
 }
 MAX_OPTIMIZED_K = 300
+#: Thresholds without the ``sqrt(lam) S`` term: a rule stop with them also needs the
+#: measured arms to span every arm (:meth:`_Engine.unseen_arm`).
+THRESHOLDS_WITHOUT_S = ("heuristic", "lucb1")
+#: An arm farther than this (relative to its norm) from the measured arms' span is a
+#: direction no measurement has seen.
+SPAN_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -265,6 +271,28 @@ class _Engine:
     def refresh(self) -> None:
         refresh(self.features, self.lam, self.state)
 
+    def unseen_arm(self) -> int:
+        """After a rule stop: -1 when the stop stands, else the arm to measure first.
+
+        The heuristic and LUCB1 thresholds have no ``sqrt(lam) S`` term, so they bound
+        nothing in a direction no measurement has seen (the ridge estimate is the prior's
+        there). With them a stop needs the measured arms to span every arm; until then the
+        arm farthest from their span (relative to its norm; the first on a tie) is measured
+        (docs/choices.md, "No stop on unmeasured directions without S"). Called by the
+        simulation after its kernel stops and by the ask/tell policy after its decision,
+        so both keep one trajectory; numpy, so nothing more is compiled."""
+        if self.algo.threshold not in THRESHOLDS_WITHOUT_S:
+            return -1
+        X = self.features
+        seen = self.state.counts > 0
+        norms = np.linalg.norm(X, axis=1)
+        rows = X[seen] / norms[seen, None]
+        _, sv, vt = np.linalg.svd(rows, full_matrices=False)
+        basis = vt[sv > SPAN_TOL * max(sv[0], 1.0)]
+        resid = np.linalg.norm(X - (X @ basis.T) @ basis, axis=1) / np.maximum(norms, 1e-300)
+        far = int(np.argmax(resid))
+        return far if resid[far] > SPAN_TOL else -1
+
     @property
     def samples(self) -> int:
         return int(self.state.stats[0])
@@ -302,10 +330,14 @@ def run_gifa(algorithm: str | GIFA, instance, *, delta: float = 0.05, epsilon: f
         status, a, second = G.simulate(eng.features, eng.lam, eng.state, eng.conf,
                                        eng.rng_policy, eng.rng_env, env, resume,
                                        eng.max_samples, algo.refresh_every, eng.work)
-        if status != G.NEED_REFRESH:
+        if status == G.NEED_REFRESH:
+            eng.refresh()
+            resume = (a, second, True)
+            continue
+        arm = eng.unseen_arm() if status == G.STOPPED_BY_RULE else -1
+        if arm < 0:
             break
-        eng.refresh()
-        resume = (a, second, True)
+        resume = (a, arm, True)  # measure it (the decision's "second arm"), then decide
     wall = time.perf_counter() - t0
     rec = np.sort(eng.J.copy())
     return RunResult(
@@ -375,7 +407,11 @@ class Policy(AskTellProtocol):
             return
         eng.decide()
         if eng.out[G.OUT_STOP] == 1:
-            self._finish("rule")
+            arm = eng.unseen_arm()
+            if arm < 0:
+                self._finish("rule")
+                return
+            self._queue = ArmQueue([arm])  # as the simulation measures it
             return
         first, second = int(eng.out[G.OUT_ARM1]), int(eng.out[G.OUT_ARM2])
         self._queue = ArmQueue([first, second] if second >= 0 else [first])

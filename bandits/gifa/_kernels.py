@@ -30,9 +30,6 @@ SEL_LARGEST_VARIANCE, SEL_GREEDY, SEL_OPTIMIZED, SEL_BOTH = 0, 1, 2, 3
 THR_THEORETICAL, THR_LINGAPE, THR_HEURISTIC, THR_LUCB1 = 0, 1, 2, 3
 # float configuration layout
 DELTA, EPS, SIGMA, LAM, S_BOUND, L_BOUND = range(6)
-#: An arm whose distance to the measured arms' span is above this fraction of its norm is
-#: a direction no measurement has seen (the stop guard of the thresholds without S).
-SPAN_TOL = 1e-9
 # decision output layout
 OUT_STOP, OUT_ARM1, OUT_ARM2, OUT_B, OUT_C = range(5)
 
@@ -143,51 +140,6 @@ class GifaWork(NamedTuple):
     out: np.ndarray
 
 
-@inner
-def _span_residuals(X, counts, resid) -> float:
-    """The largest distance of an arm to the span of the arms measured so far (``counts >
-    0``), relative to the arm's norm, and each arm's in ``resid`` (modified Gram-Schmidt,
-    twice; a direction counts when its relative residual exceeds ``SPAN_TOL``); 0 when
-    the measured arms span every arm."""
-    K, d = X.shape
-    Q = np.empty((d, d))
-    v = np.empty(d)
-    r = 0
-    for phase in range(2):  # 0: the span of the measured arms; 1: every arm's residual
-        for a in range(K):
-            if phase == 0 and counts[a] == 0:
-                continue
-            nrm = 0.0
-            for i in range(d):
-                v[i] = X[a, i]
-                nrm += v[i] * v[i]
-            nrm = np.sqrt(nrm)
-            for _ in range(2):
-                for k in range(r):
-                    s = 0.0
-                    for i in range(d):
-                        s += Q[k, i] * v[i]
-                    for i in range(d):
-                        v[i] -= s * Q[k, i]
-            res = 0.0
-            for i in range(d):
-                res += v[i] * v[i]
-            res = np.sqrt(res)
-            rel = res / nrm if nrm > 0.0 else 0.0
-            if phase == 1:
-                resid[a] = rel
-            elif rel > SPAN_TOL and r < d:
-                for i in range(d):
-                    Q[r, i] = v[i] / res
-                r += 1
-        if r == d:  # the measured arms span R^d: every residual is 0
-            return 0.0
-    worst = 0.0
-    for a in range(K):
-        worst = max(worst, resid[a])
-    return worst
-
-
 def new_work(K: int, m: int) -> GifaWork:
     """Fresh decision arrays for K arms and a top-m set."""
     return GifaWork(np.zeros(K), np.zeros(K), np.zeros(K, dtype=np.bool_),
@@ -260,14 +212,6 @@ def decide_inner(X, lsq, conf, rng, work):
         stop = worst <= f[EPS]
     else:
         stop = bcb <= f[EPS]
-    if stop and (cfg[THRESHOLD] == THR_HEURISTIC or cfg[THRESHOLD] == THR_LUCB1) \
-            and _span_residuals(X, counts, buf) > SPAN_TOL:
-        # a threshold without the S term certifies nothing about a direction no
-        # measurement has seen (the ridge prior alone sets it there): measure the arm
-        # farthest from the measured span instead (docs/choices.md, "The model check")
-        out[OUT_STOP] = 0
-        out[OUT_ARM1] = argmax_random_ties(buf, rng, 1.0)
-        return bcb
     out[OUT_STOP] = 1 if stop else 0
     if stop:
         out[OUT_ARM1] = -1
