@@ -118,6 +118,14 @@ def add_design_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--exact", type=int, metavar="N", help="exact design of N runs "
                    "(criteria d, a, i, ds) instead of weights")
     g.add_argument("--bin", action="store_true", help="exact: at most one run per candidate")
+    g.add_argument("--restarts", type=int, help="exact: perturbed, randomised-greedy and "
+                   "random starts of each kind (default 5: 17 starts in all; more can find "
+                   "a better design, at about proportional time)")
+    g.add_argument("--ils-rounds", type=int, help="exact: rounds of the local search after "
+                   "the starts (default 8; 0 switches it off; the design is never worse "
+                   "for more)")
+    g.add_argument("--seed", type=int, help="exact: seed of the randomised starts and the "
+                   "search (default 0; the same seed gives the same design)")
     g.add_argument("--caps", help="most weight (approximate) or runs (--exact) per candidate: "
                    "a number, 'c1,c2,...', a file, or a column name of --arms")
     g.add_argument("--costs", help="cost of a run on each candidate: 'c1,...', a file, or a "
@@ -328,7 +336,9 @@ def handles(args: argparse.Namespace) -> bool:
     """Whether the request needs this module (new criterion, exact, constraints)."""
     return (args.criterion in NEW_CRITERIA or args.exact is not None or args.caps is not None
             or args.costs is not None or args.budget is not None or args.fixed is not None
-            or getattr(args, "total_budget", None) is not None)
+            or getattr(args, "total_budget", None) is not None or args.bin
+            or any(getattr(args, k, None) is not None
+                   for k in ("restarts", "ils_rounds", "seed")))
 
 
 def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
@@ -394,8 +404,11 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         # --budget is the most average cost per run: the total for N runs is budget * N
         total = None if costs is None else (
             total_budget if total_budget is not None else args.budget * args.exact)
+        search = {k: v for k, v in (("restarts", args.restarts),
+                                    ("ils_rounds", args.ils_rounds), ("seed", args.seed))
+                  if v is not None}
         res = design.exact(X, args.exact, crit, bin=args.bin, fixed=fixed, caps=caps,
-                           costs=costs, budget=total, **kw)
+                           costs=costs, budget=total, **kw, **search)
         out = {"criterion": res.criterion, "n": res.n, "value": res.value,
                "efficiency_bound": res.efficiency_bound, "lower_bound": res.lower_bound,
                "counts": res.counts.tolist(), "support": res.support.tolist(),
@@ -410,6 +423,10 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         return res, out
     if args.bin:
         raise ValueError("--bin is for exact designs (with --exact N)")
+    for flag, value in (("--restarts", args.restarts), ("--ils-rounds", args.ils_rounds),
+                        ("--seed", args.seed)):
+        if value is not None:
+            raise ValueError(f"{flag} is for exact designs (with --exact N)")
     tol = args.tol
     if caps is None and costs is None and fixed is None:
         fn = {"a": design.a_optimal, "i": design.i_optimal,

@@ -332,3 +332,25 @@ def test_run_sheets_carry_settings_and_read_back(screen, tmp_path, capsys):
     np.savetxt(matrix, F[:3], delimiter=",")
     assert main(["round", "--weights", str(matrix), "--n", "10"]) == 2
     assert "has 3 rows of 2 columns; weights are one column" in capsys.readouterr().err
+
+
+def test_exact_search_options_and_flags_that_need_exact(screen, tmp_path, capsys):
+    """--seed, --restarts and --ils-rounds reach design.exact (the CLI's design equals the
+    call's); without --exact they, and --bin, are refused by name (--bin was ignored by an
+    unconstrained G/D design)."""
+    import design
+
+    path, ids, F = screen
+    base = ["design", "d", "--arms", str(path), "--id-column", "name", "--model", "linear"]
+    out = tmp_path / "e.json"
+    assert main([*base, "--exact", "5", "--seed", "4", "--restarts", "2", "--ils-rounds",
+                 "0", "--out", str(out)]) == 0
+    ref = design.exact(design.regressors(F, "linear").X, 5, "d", seed=4, restarts=2,
+                       ils_rounds=0)
+    assert json.loads(out.read_text())["counts"] == ref.counts.tolist()
+    for flag, value in (("--seed", "4"), ("--restarts", "2"), ("--ils-rounds", "0"),
+                        ("--bin", None)):
+        capsys.readouterr()
+        args = [*base, flag] + ([] if value is None else [value])
+        assert main(args) == 2
+        assert f"{flag} is for exact designs (with --exact N)" in capsys.readouterr().err
