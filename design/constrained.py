@@ -353,12 +353,14 @@ def _cvxpy_without_residue(Xs: np.ndarray, M0: np.ndarray, crit: str, L: np.ndar
     return full
 
 
-def _make_feasible(w: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray,
-                   on_support: bool = False) -> np.ndarray:
+def _make_feasible(w: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
+                   ) -> np.ndarray:
     """Pull a solver's slightly infeasible ``w`` into ``P`` exactly: mix it with the point of
-    ``P`` with the largest slack (an LP) just enough to satisfy every constraint.
-    ``on_support``: that point among the candidates ``w`` uses (so the mix adds no weight
-    elsewhere), or among all when none is there."""
+    ``P`` with the largest slack (an LP) just enough to satisfy every constraint. That point
+    is sought among the candidates ``w`` uses, so the mix adds no weight elsewhere (an
+    all-candidate point put about ``1e-17`` on every unused candidate of an exchange's
+    design under caps: a run sheet listed all of them), and among all candidates when the
+    support has none."""
     fin = np.isfinite(caps)
     viol = max(float(np.max(A @ w - b)) if A.shape[0] else -1.0,
                float(np.max(w[fin] - caps[fin])) if fin.any() else -1.0)
@@ -384,8 +386,9 @@ def _make_feasible(w: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
                        A_eq=np.r_[np.ones(K), 0.0][None, :], b_eq=[1.0],
                        bounds=bounds + [(None, 1.0)], method="highs")
 
-    res = slack_point(w > 0) if on_support else None
-    if res is None or res.status != 0 or res.x[K] <= 0.0:
+    used = w > 0
+    res = slack_point(used)
+    if (res.status != 0 or res.x[K] <= 0.0) and not used.all():
         res = slack_point(None)
     if res.status != 0 or res.x[K] <= 0.0:
         return w  # no interior point: keep the solver's point (its violation is reported)
@@ -407,12 +410,6 @@ def _make_feasible(w: np.ndarray, caps: np.ndarray, A: np.ndarray, b: np.ndarray
             return out
         theta = min(1.0, 2.0 * theta + 1e-12)
     return out  # pragma: no cover
-
-
-#: Exchange solver: a weight below this fraction of the largest is the residue of the
-#: uniform start on a candidate the optimum does not use (it shrinks geometrically, to
-#: about 1e-17 at convergence, but never reaches 0); ``drop_residue`` zeroes it.
-EXCHANGE_RESIDUE = 1e-12
 
 
 @warns_if_not_converged
@@ -469,11 +466,8 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
         The same for cvxpy (its interior-point solvers leave ``1e-9`` to ``1e-5``), kept
         when certified to ``0.9 tol`` (a singular Ds optimum is not: its certificate needs
         an invertible information matrix, so the solver's point stays). The exchange
-        solver (caps and fixed runs only) starts from uniform weights, which shrink to
-        about ``1e-17`` on the candidates the optimum does not use but never to 0: weights
-        below ``1e-12`` of the largest are set to 0, kept when certified to ``tol``
-        (e.g. an A-design under caps on 200 sites: 26 support points instead of 200).
-        False: the solver's first certified point, as it is.
+        solver (caps and fixed runs only) leaves no residue. False: the solver's first
+        certified point, as it is.
 
     Returns
     -------
@@ -593,13 +587,6 @@ def constrained_optimal(X: object, criterion: str = "d", *, caps: object = None,
                 break
             tol_in /= 10.0
         w = _make_feasible(w, capv, A, b)  # renormalising can leave an ulp above a cap
-        if drop_residue:  # the uniform start's weight shrinks geometrically on unused arms
-            residue = (w > 0) & (w < EXCHANGE_RESIDUE * w.max())  # to 1e-17, never to 0
-            if residue.any():
-                unpruned, lam_unpruned = w, lam
-                w = w.copy()
-                w[residue] = 0.0
-                w = _make_feasible(w / w.sum(), capv, A, b, on_support=True)
     # rounding: the basis' perturbation and the Cholesky of A_Q(w) (relative error
     # d u cond(A_Q)) on the value and the derivatives, and for A/I the error of L's factor
     # (cb.L_error); the certificate widens every quantity by them (_certificate)
