@@ -203,14 +203,14 @@ class AskTellProtocol:
             self._arm_reward_sums = np.zeros(self._n_arms())
         return self._arm_reward_sums
 
-    def _arm_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per-arm number, running mean and within-arm sum of squared deviations of the
-        used rewards (Welford's update, :meth:`_feed`)."""
-        if "_arm_mean" not in self.__dict__:
+    def _arm_moments(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-arm number of used rewards and their within-arm sum of squared deviations
+        from the arm's mean (Welford's update in :meth:`_feed`, the means from
+        :meth:`_arm_sums`)."""
+        if "_arm_ss" not in self.__dict__:
             self._arm_n = np.zeros(self._n_arms(), dtype=np.int64)
-            self._arm_mean = np.zeros(self._n_arms())
             self._arm_ss = np.zeros(self._n_arms())
-        return self._arm_n, self._arm_mean, self._arm_ss
+        return self._arm_n, self._arm_ss
 
     def model_check(self, alpha: float = MODEL_CHECK_ALPHA) -> ModelCheck:
         r"""Test the model and the noise level the stopping rule assumes on the rewards
@@ -228,8 +228,9 @@ class AskTellProtocol:
         if self._noise_sd is None:
             raise ValueError("model_check: this policy has no Gaussian noise level to "
                              "check (a logistic or subset model)")
-        n, mean, ss = self._arm_moments()
-        return check_model(self.features, n, mean, ss, self._noise_sd, alpha)
+        n, ss = self._arm_moments()
+        return check_model(self.features, n, self._arm_sums() / np.maximum(n, 1), ss,
+                           self._noise_sd, alpha)
 
     def estimate(self) -> Estimate:
         r"""The current estimate of the model from every reward the policy used.
@@ -449,12 +450,11 @@ class AskTellProtocol:
             self.late.append([arm, r])
             return
         self._reward_sum = self.reward_sum + r
-        self._arm_sums()[arm] += r
-        n, mean, ss = self._arm_moments()
+        sums, (n, ss) = self._arm_sums(), self._arm_moments()
+        step = r - (sums[arm] / n[arm] if n[arm] else r)  # Welford: from the old mean
+        sums[arm] += r
         n[arm] += 1
-        step = r - mean[arm]  # Welford's update of the mean and sum of squares
-        mean[arm] += step / n[arm]
-        ss[arm] += step * (r - mean[arm])
+        ss[arm] += step * (r - sums[arm] / n[arm])  # ... to the new one
         if unasked:
             self._queue.remove(arm)
         self._outstanding, self._outstanding_real = outstanding
