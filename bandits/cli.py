@@ -893,7 +893,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         told = ex.tell(args.state, args.results, observe=args.action == "observe",
                        id_column=args.id_column, reward_column=args.reward_column)
         print(f"{told.taken} results taken")
-        rejected = told.check is not None and told.check.rejected
+        rejected = told.check.rejected
         if told.stopped_by is not None:
             how, label = ex.stop_phrase(told.stopped_by, told.heuristic, rejected)
             print(f"stopped after {told.samples} samples ({how}); {label}: "
@@ -941,9 +941,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             "the stopping rule ") if st.stopped else (
             f"ended by {st.stopped_by}" if st.stopped_by else "does not hold yet")
         print(f"stopping rule    {rule}")
-        if st.model_check:
-            print(f"model check      {'REJECTED: ' if st.model_rejected else ''}"
-                  f"{st.model_check}")
+        print(f"model check      {'REJECTED: ' if st.model_rejected else ''}{st.model_check}")
         if not st.stopped_by:
             left = "unknown" if st.remaining is None else f"about {st.remaining}"
             print(f"still needed     {left} ({st.basis})")

@@ -143,20 +143,11 @@ def _load(state: str | Path) -> _Loaded:
                    record.get("arguments", {}).get("threshold") == "heuristic")
 
 
-def _model_check(pol: Any) -> ModelCheck | None:
-    """The policy's model check (:meth:`AskTellProtocol.model_check`), None where it does
-    not apply."""
-    try:
-        return pol.model_check()
-    except ValueError:
-        return None
-
-
 def ask(state: str | Path, n: int) -> list[str]:
     """Ask a batch of ``n`` arms; returns their IDs (the state file records them)."""
     pol, extra, _, heuristic = _load(state)
     if pol.done:
-        _stopped(pol, state, heuristic, _model_check(pol))
+        _stopped(pol, state, heuristic, pol.model_check())
     arms = pol.ask(n)
     save_policy(pol, state, extra)
     return [pol.ids[a] for a in arms]
@@ -178,10 +169,10 @@ def stop_phrase(stopped_by: str, heuristic: bool, rejected: bool = False
     return "the stopping rule holds: the set is certified", "recommended"
 
 
-def _stopped(pol: Any, state: str | Path, heuristic: bool, check: ModelCheck | None) -> None:
+def _stopped(pol: Any, state: str | Path, heuristic: bool, check: ModelCheck) -> None:
     """The ValueError of an ask or tell on an experiment that has ended."""
     best = [] if pol.recommendation is None else [pol.ids[a] for a in sorted(pol.recommendation)]
-    how, label = stop_phrase(pol.stopped_by, heuristic, check is not None and check.rejected)
+    how, label = stop_phrase(pol.stopped_by, heuristic, check.rejected)
     raise ValueError(f"state {str(state)!r}: the experiment has stopped ({how}); "
                      f"{label}: {', '.join(best) or 'none'}; nothing more to measure "
                      "(`oed experiment status` shows it)")
@@ -284,7 +275,8 @@ class Told(NamedTuple):
     heuristic: bool = False
     """The stopping rule uses the heuristic threshold (a rule stop is not certified)."""
     check: ModelCheck | None = None
-    """The model check on the rewards used so far (None where it does not apply)."""
+    """The model check on the rewards used so far (:meth:`AskTellProtocol.model_check`:
+    every experiment's algorithm is linear with Gaussian noise)."""
 
 
 def tell(state: str | Path, results: str | Path, *, observe: bool = False,
@@ -298,7 +290,7 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
     arms = _indices(pol, ids, f"results file {str(results)!r}")
     late_before = len(pol.late)
     if not observe and pol.done and not pol.outstanding:
-        _stopped(pol, state, heuristic, _model_check(pol))
+        _stopped(pol, state, heuristic, pol.model_check())
     with warnings.catch_warnings():  # the check is reported in Told (the CLI says it)
         warnings.simplefilter("ignore", ModelCheckWarning)
         if observe:
@@ -309,7 +301,7 @@ def tell(state: str | Path, results: str | Path, *, observe: bool = False,
     best = ([] if not pol.done or pol.recommendation is None
             else [pol.ids[a] for a in sorted(np.ravel(pol.recommendation))])
     return Told(len(arms), len(pol.late) - late_before, pol.stopped_by if pol.done else None,
-                int(pol.samples), best, heuristic, _model_check(pol))
+                int(pol.samples), best, heuristic, pol.model_check())
 
 
 def measurements(state: str | Path) -> list[tuple[str, float]]:
@@ -348,8 +340,7 @@ class Status:
     """Whether the measured candidates determine the model's parameters (else the current
     best comes from the minimum-norm estimate: a guess, not an estimate)."""
     model_check: str = ""
-    """The model check's finding (:meth:`AskTellProtocol.model_check`), empty where it
-    does not apply."""
+    """The model check's finding (:meth:`AskTellProtocol.model_check`)."""
     model_rejected: bool = False
     """The measurements reject the model or the noise level the stopping rule assumes:
     a stop is then not a certificate."""
@@ -375,12 +366,11 @@ def status(state: str | Path, *, simulations: int = 5) -> Status:
         remaining, basis = _predict_remaining(pol, algorithm, theta, m, simulations)
     model = extra.get("model", {}).get("description", "the features as given (a state "
                                        "written before models were recorded)")
-    check = _model_check(pol)
+    check = pol.model_check()
     return Status(algorithm, pol.samples, [pol.ids[a] for a in pol.outstanding],
                   [pol.ids[a] for a in sorted(best)], pol.done and pol.stopped_by == "rule",
                   pol.stopped_by, remaining, basis, model, heuristic,
-                  bool(identified) or pol.done, "" if check is None else check.message,
-                  check is not None and check.rejected)
+                  bool(identified) or pol.done, check.message, check.rejected)
 
 
 def _simulate(algorithm: str, X: np.ndarray, theta: np.ndarray, m: int, args: dict,
