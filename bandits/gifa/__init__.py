@@ -77,9 +77,6 @@ _CHOICES = {
                   "heuristic": G.THR_HEURISTIC, "lucb1": G.THR_LUCB1},
 }
 MAX_OPTIMIZED_K = 300
-#: Thresholds without the ``sqrt(lam) S`` term: a rule stop with them also needs the
-#: measured arms to span every arm (:meth:`_Engine.unseen_arm`).
-THRESHOLDS_WITHOUT_S = ("heuristic", "lucb1")
 #: An arm farther than this (relative to its norm) from the measured arms' span is a
 #: direction no measurement has seen.
 SPAN_TOL = 1e-9
@@ -281,7 +278,7 @@ class _Engine:
         (docs/choices.md, "No stop on unmeasured directions without S"). Called by the
         simulation after its kernel stops and by the ask/tell policy after its decision,
         so both keep one trajectory; numpy, so nothing more is compiled."""
-        if self.algo.threshold not in THRESHOLDS_WITHOUT_S:
+        if self.algo.threshold in THRESHOLDS_NEEDING_S:  # their S term covers the prior
             return -1
         X = self.features
         seen = self.state.counts > 0
