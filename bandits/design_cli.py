@@ -332,13 +332,16 @@ def _interest(spec: str | None, labels: list[str]) -> list[int]:
     return out
 
 
+#: ``--exact`` only: the exchange's search options, ``(flag, design.exact keyword)``.
+EXACT_SEARCH = (("--restarts", "restarts"), ("--ils-rounds", "ils_rounds"), ("--seed", "seed"))
+
+
 def handles(args: argparse.Namespace) -> bool:
     """Whether the request needs this module (new criterion, exact, constraints)."""
     return (args.criterion in NEW_CRITERIA or args.exact is not None or args.caps is not None
             or args.costs is not None or args.budget is not None or args.fixed is not None
             or getattr(args, "total_budget", None) is not None or args.bin
-            or any(getattr(args, k, None) is not None
-                   for k in ("restarts", "ils_rounds", "seed")))
+            or any(getattr(args, key, None) is not None for _, key in EXACT_SEARCH))
 
 
 def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
@@ -404,9 +407,8 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
         # --budget is the most average cost per run: the total for N runs is budget * N
         total = None if costs is None else (
             total_budget if total_budget is not None else args.budget * args.exact)
-        search = {k: v for k, v in (("restarts", args.restarts),
-                                    ("ils_rounds", args.ils_rounds), ("seed", args.seed))
-                  if v is not None}
+        search = {key: getattr(args, key) for _, key in EXACT_SEARCH
+                  if getattr(args, key) is not None}
         res = design.exact(X, args.exact, crit, bin=args.bin, fixed=fixed, caps=caps,
                            costs=costs, budget=total, **kw, **search)
         out = {"criterion": res.criterion, "n": res.n, "value": res.value,
@@ -421,11 +423,9 @@ def run(args: argparse.Namespace, X: np.ndarray, model: dict, columns: dict
             out["cost"] = {"total": spent, "per_run": spent / res.n,
                            "budget_per_run": per_run, "budget_total": total}
         return res, out
-    if args.bin:
-        raise ValueError("--bin is for exact designs (with --exact N)")
-    for flag, value in (("--restarts", args.restarts), ("--ils-rounds", args.ils_rounds),
-                        ("--seed", args.seed)):
-        if value is not None:
+    for flag, given in (("--bin", args.bin),
+                        *((f, getattr(args, key) is not None) for f, key in EXACT_SEARCH)):
+        if given:
             raise ValueError(f"{flag} is for exact designs (with --exact N)")
     tol = args.tol
     if caps is None and costs is None and fixed is None:
