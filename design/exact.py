@@ -631,18 +631,28 @@ ILS_BATCH = 4
 """Perturbations of the current design per round of the iterated local search
 (:func:`_ils_d`), exchanged as one stack."""
 ILS_BATCH_KL = 2
+"""Perturbations per round of the iterated local search of A, I and Ds (each exchanged by
+the KL exchange in turn, moved to at once when better: the first improvement)."""
 ILS_AGREE = 4
 """The D search is skipped when at least ``ILS_AGREE`` starts ended on the best ``log det``
 (within ``1e-9``; mirror images count): on the 24 cells of ``benchmarks/bench_exact.py`` at
 seeds 0..4 it never improved such a design (it improved only where 1-3 starts tied), and
 it saves most of its time on the small grids. Not for A/I/Ds: there the KL exchange's
 starts often agree on a design the search improves (Ds: 27 against 23 of 54 improved)."""
-"""Perturbations per round of the iterated local search of A, I and Ds (each exchanged by
-the KL exchange in turn, moved to at once when better: the first improvement)."""
 ILS_KICK = 24
 """Most runs moved by one perturbation of the iterated local search: ``1..min(ILS_KICK, n //
 2)`` runs, uniform (large moves pay: with at most 3 runs moved the search found little, with
 6, 10, 24 more each time)."""
+
+
+def _kick_space(cap: np.ndarray, n: int, d: int, budget_k: float
+                ) -> tuple[np.ndarray, bool, bool]:
+    """``(pool, spread, free)`` of :func:`_kick` for designs of ``n`` runs in ``d``
+    parameters: the candidates a run may move to (cap above 0), whether only to
+    candidates without a run (``n < 2 d``), whether every draw fits (no cap below ``n``,
+    no budget)."""
+    return (np.flatnonzero(cap > 0), n < 2 * d,
+            bool(np.all(cap >= n)) and not np.isfinite(budget_k))
 
 
 def _kick(c: np.ndarray, runs: np.ndarray, rng: np.random.Generator, pool: np.ndarray,
@@ -691,10 +701,7 @@ def _ils_d(Xq: np.ndarray, c0: np.ndarray, rounds: int, rng: np.random.Generator
     than ``1e-9`` relative. ``(design, rounds that improved)``; ``c0`` itself when none
     did. The caller verifies the design among all candidates and keeps it only if its value
     is better than ``c0``'s."""
-    allowed = np.flatnonzero(cap > 0)
-    n = int(c0.sum())
-    spread = n < 2 * Xq.shape[1]
-    free = bool(np.all(cap >= n)) and not np.isfinite(budget_k)
+    allowed, spread, free = _kick_space(cap, int(c0.sum()), Xq.shape[1], budget_k)
     cur, cur_ld = c0, _logdet(Xq, c0, Mq)
     better = 0
     for _ in range(rounds):
@@ -989,11 +996,10 @@ def _exact(X: object, n: int, criterion: str, *, bin: bool, fixed: object,  # no
     if best is not None and crit != "d" and ils_rounds and not rounding_only:
         # iterated local search: ILS_BATCH_KL perturbations of the current design per
         # round, each exchanged, moved to when better (the first improvement)
-        allowed = np.flatnonzero(cap > 0)
-        free = bool(np.all(cap >= n)) and costs is None
+        allowed, spread, free = _kick_space(cap, n, d, budget_k)
         for _ in range(int(ils_rounds) * ILS_BATCH_KL):
             c = _kick(best[2], np.repeat(np.arange(K), best[2]), rng, allowed, cap, cost_v,
-                      budget_k, n < 2 * d, free)
+                      budget_k, spread, free)
             if c is None:
                 continue
             v, n_ex = kl(c)
